@@ -1,1 +1,58 @@
-//! placeholder
+//! `PlayerPlugin`: the local player's life on a server — the join sequence up to spawn, the
+//! per-tick `PlayerAuthInput`, server teleports and corrections, and the `pos`/`status`
+//! commands.
+//!
+//! Join (protocol.md §5): PlayStatus(login_success) → ClientCacheStatus(false); resource pack
+//! info/stack → responses; StartGame → RequestChunkRadius; once both ChunkRadiusUpdated and
+//! PlayStatus(player_spawn) arrived → SetLocalPlayerAsInitialized, and from the next tick on one
+//! PlayerAuthInput per tick with `tick` strictly +1.
+
+mod commands;
+mod input;
+mod join;
+
+use bevy_app::{App, Plugin, Update};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{AppCommandExt, CorePlugin, TickSet};
+
+pub use input::{InputState, send_player_auth_input};
+pub use join::{JoinProgress, handle_join_packets, handle_movement_packets};
+
+/// Settings every bot of this process shares.
+#[derive(Resource, Debug, Clone, PartialEq)]
+pub struct PlayerSettings {
+    /// Chunk radius requested from the server.
+    pub chunk_radius: i32,
+}
+
+impl Default for PlayerSettings {
+    fn default() -> Self {
+        Self { chunk_radius: 8 }
+    }
+}
+
+/// Join sequence, input stream and position tracking of the local player.
+pub struct PlayerPlugin;
+
+/// Order inside [`TickSet::HandlePackets`]: join first, so a StartGame and a MovePlayer in the
+/// same tick apply in that order.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlayerSet {
+    Join,
+    Movement,
+}
+
+impl Plugin for PlayerPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        app.init_resource::<PlayerSettings>()
+            .configure_sets(Update, (PlayerSet::Join, PlayerSet::Movement).chain().in_set(TickSet::HandlePackets))
+            .add_systems(Update, (handle_join_packets, join::finish_spawn).chain().in_set(PlayerSet::Join))
+            .add_systems(Update, handle_movement_packets.in_set(PlayerSet::Movement))
+            .add_systems(Update, send_player_auth_input.in_set(TickSet::Input))
+            .add_agent_command::<commands::Pos>()
+            .add_agent_command::<commands::Status>();
+    }
+}

@@ -1,0 +1,102 @@
+//! clawcraft: a headless Bevy app that lets an AI agent live in Minecraft Bedrock.
+//!
+//! [`ClawcraftPlugins`] gathers one plugin per concern; trim it like any `PluginGroup`.
+//! [`run_ticks`] is the runner: one `App::update` per 20 Hz game tick, sleeping in between.
+
+pub mod cli;
+pub mod config;
+pub mod sim;
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bevy_app::{App, AppExit, PluginGroup, PluginGroupBuilder};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{BotStats, CorePlugin, Lifecycle, LocalBot};
+use clawcraft_network::udp::UdpTransport;
+use clawcraft_network::{Connection, NetworkPlugin, Transport};
+use clawcraft_player::{JoinProgress, PlayerPlugin};
+use clawcraft_protocol::codec::Protocol;
+use clawcraft_protocol::session::SessionConfig;
+
+pub use clawcraft_core as core;
+pub use clawcraft_io::IoPlugin;
+pub use clawcraft_network as network;
+pub use clawcraft_player as player;
+pub use clawcraft_protocol as protocol;
+
+/// One game tick: Bedrock runs at 20 Hz.
+pub const TICK: Duration = Duration::from_millis(50);
+
+/// Every plugin of a bot, without the I/O channels (add [`IoPlugin`] for stdin/stdout).
+pub struct ClawcraftPlugins;
+
+impl PluginGroup for ClawcraftPlugins {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>().add(CorePlugin).add(NetworkPlugin).add(PlayerPlugin)
+    }
+}
+
+/// The components a new bot entity starts with.
+pub fn bot_bundle(username: &str, transport: Box<dyn Transport>, protocol: Arc<Protocol>) -> impl Bundle {
+    (
+        LocalBot { username: username.to_owned() },
+        Lifecycle::Connecting,
+        JoinProgress::default(),
+        BotStats::default(),
+        Connection::new(transport, protocol),
+    )
+}
+
+/// Resolves `host:port`, preferring IPv4.
+pub fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
+    let addrs: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| addrs.first())
+        .copied()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("cannot resolve {host}")))
+}
+
+/// Opens a UDP connection for `username` to `server` and spawns its bot entity.
+pub fn connect_bot(
+    app: &mut App,
+    username: &str,
+    host: &str,
+    server: SocketAddr,
+    protocol: Arc<Protocol>,
+) -> std::io::Result<Entity> {
+    let info = protocol.info();
+    let session = SessionConfig {
+        username: username.to_owned(),
+        protocol_version: info.protocol,
+        game_version: info.game_version.to_owned(),
+        server_address: format!("{host}:{}", server.port()),
+    };
+    let transport = UdpTransport::connect(server, session)?;
+    Ok(app.world_mut().spawn(bot_bundle(username, Box::new(transport), protocol)).id())
+}
+
+/// The runner: one update per tick, sleeping to the next deadline (no busy loop). A tick that
+/// overran is not made up in a burst: the schedule re-anchors, as a game client would.
+pub fn run_ticks(mut app: App) -> AppExit {
+    app.finish();
+    app.cleanup();
+    let mut next = Instant::now();
+    loop {
+        app.update();
+        if let Some(exit) = app.should_exit() {
+            return exit;
+        }
+        next += TICK;
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        } else if now - next > TICK * 10 {
+            tracing::warn!(behind_ms = (now - next).as_millis() as u64, "tick loop fell behind; skipping ahead");
+            next = now;
+        }
+    }
+}

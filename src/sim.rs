@@ -1,0 +1,186 @@
+//! Deterministic simulation of a bot: no sockets, one `tick()` = one `App::update`, packets
+//! injected as encoded bytes, and exactly the packets each tick sent read back. Any warning or
+//! error log during a simulation fails the test (unless explicitly allowed).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+use clawcraft_core::{CommandResponse, PendingCommands, parse_request};
+use clawcraft_io::{EventLog, IoPlugin};
+use clawcraft_network::test_transport::{TestHandle, TestTransport};
+use clawcraft_protocol::codec::{Packet, Protocol, Value};
+use serde_json::{Map, Value as Json};
+use tracing_subscriber::layer::SubscriberExt;
+
+use crate::{ClawcraftPlugins, bot_bundle};
+
+/// Origin used for commands sent by [`Simulation::command`].
+const SIM_ORIGIN: u64 = 9_999;
+
+/// Counts warnings and errors logged on this thread.
+struct WarnCounter(Arc<AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for WarnCounter {
+    fn on_event(&self, event: &tracing::Event<'_>, _ctx: tracing_subscriber::layer::Context<'_, S>) {
+        if *event.metadata().level() <= tracing::Level::WARN {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            eprintln!("simulation log: {:?} {}", event.metadata().level(), event.metadata().name());
+        }
+    }
+}
+
+/// A bot in a headless app with an in-memory transport.
+pub struct Simulation {
+    pub app: App,
+    pub bot: Entity,
+    pub handle: TestHandle,
+    pub protocol: Arc<Protocol>,
+    warnings: Arc<AtomicUsize>,
+    /// Set to allow warnings (tests of bad input that is logged on purpose).
+    pub allow_warnings: bool,
+    _log_guard: tracing::subscriber::DefaultGuard,
+    responses: Vec<Map<String, Json>>,
+    response_cursor: bevy_ecs::message::MessageCursor<CommandResponse>,
+}
+
+impl Simulation {
+    /// A bot speaking the newest bundled version, named `ClawBot`.
+    pub fn new() -> Self {
+        let version = Protocol::versions().last().map(|v| v.game_version).unwrap_or("1.26.45");
+        Self::with_version(version)
+    }
+
+    pub fn with_version(game_version: &str) -> Self {
+        let warnings = Arc::new(AtomicUsize::new(0));
+        let subscriber = tracing_subscriber::registry().with(WarnCounter(warnings.clone()));
+        let guard = tracing::subscriber::set_default(subscriber);
+        let protocol = Arc::new(Protocol::load(game_version).expect("bundled protocol version"));
+        let mut app = App::new();
+        app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
+            stdin: false,
+            signals: false,
+            stdout: false,
+            exit_on_disconnect: false,
+        });
+        app.world_mut().resource_mut::<EventLog>().capacity = 10_000;
+        let (transport, handle) = TestTransport::new();
+        let bot = app.world_mut().spawn(bot_bundle("ClawBot", Box::new(transport), protocol.clone())).id();
+        app.finish();
+        app.cleanup();
+        Self {
+            app,
+            bot,
+            handle,
+            protocol,
+            warnings,
+            allow_warnings: false,
+            _log_guard: guard,
+            responses: Vec::new(),
+            response_cursor: Default::default(),
+        }
+    }
+
+    /// Encodes `packet` with the bot's protocol and delivers it before the next tick.
+    pub fn receive<P: Packet>(&mut self, packet: &P) {
+        let body = self.protocol.encode(packet).expect("encodable test packet");
+        self.handle.inject(vec![body]);
+    }
+
+    /// Delivers raw packet bodies before the next tick.
+    pub fn receive_raw(&mut self, bodies: Vec<Vec<u8>>) {
+        self.handle.inject(bodies);
+    }
+
+    /// Runs one game tick.
+    pub fn tick(&mut self) {
+        self.app.update();
+        self.collect_responses();
+    }
+
+    /// Runs `n` ticks.
+    pub fn ticks(&mut self, n: usize) {
+        for _ in 0..n {
+            self.tick();
+        }
+    }
+
+    /// The batches sent since the last call, each as the packets' (name, decoded value).
+    pub fn sent(&mut self) -> Vec<Vec<(String, Value)>> {
+        self.handle
+            .take_sent()
+            .into_iter()
+            .map(|batch| {
+                batch.iter().map(|body| self.protocol.decode(body).expect("we sent a decodable packet")).collect()
+            })
+            .collect()
+    }
+
+    /// Like [`sent`](Self::sent) but only names.
+    pub fn sent_names(&mut self) -> Vec<Vec<String>> {
+        self.sent().into_iter().map(|b| b.into_iter().map(|(n, _)| n).collect()).collect()
+    }
+
+    /// Decodes every sent packet called `P::NAME` as `P`.
+    pub fn sent_as<P: Packet>(&mut self) -> Vec<P> {
+        let proto = self.protocol.clone();
+        self.handle
+            .take_sent()
+            .into_iter()
+            .flatten()
+            .filter(|b| proto.packet_id(P::NAME) == clawcraft_protocol::codec::peek_packet_id(b).ok())
+            .map(|b| proto.decode_as::<P>(&b).expect("decodable"))
+            .collect()
+    }
+
+    /// Sends a JSON command line, runs one tick and returns its response.
+    pub fn command(&mut self, line: &str) -> Map<String, Json> {
+        match parse_request(SIM_ORIGIN, line) {
+            Ok(req) => self.app.world_mut().resource_mut::<PendingCommands>().0.push_back(req),
+            Err(resp) => return resp.body,
+        }
+        self.tick();
+        self.responses.pop().expect("a response to the command")
+    }
+
+    fn collect_responses(&mut self) {
+        let msgs = self.app.world().resource::<bevy_ecs::message::Messages<CommandResponse>>();
+        let fresh: Vec<_> = self.response_cursor.read(msgs).filter(|r| r.origin == SIM_ORIGIN).cloned().collect();
+        self.responses.extend(fresh.into_iter().map(|r| r.body));
+    }
+
+    /// Every event written so far, in order.
+    pub fn events(&self) -> Vec<Map<String, Json>> {
+        self.app.world().resource::<EventLog>().lines.clone()
+    }
+
+    /// Event types so far.
+    pub fn event_types(&self) -> Vec<String> {
+        self.events().iter().filter_map(|e| e.get("type").and_then(|t| t.as_str()).map(String::from)).collect()
+    }
+
+    /// A component of the bot.
+    pub fn component<C: Component + Clone>(&self) -> Option<C> {
+        self.app.world().get::<C>(self.bot).cloned()
+    }
+
+    /// Number of warnings/errors logged so far.
+    pub fn warnings(&self) -> usize {
+        self.warnings.load(Ordering::SeqCst)
+    }
+}
+
+impl Default for Simulation {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for Simulation {
+    fn drop(&mut self) {
+        if !self.allow_warnings && !std::thread::panicking() {
+            assert_eq!(self.warnings(), 0, "the simulation logged warnings or errors");
+        }
+    }
+}

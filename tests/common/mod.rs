@@ -1,0 +1,263 @@
+//! Helpers for end-to-end tests: the Node peer of `tests/peer` and the real `clawcraft` binary.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Installs the peer's npm packages once per test process (idempotent script).
+pub fn ensure_peer_installed() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    static LOCK: Mutex<()> = Mutex::new(());
+    let _g = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    DONE.get_or_init(|| {
+        let status = Command::new("bash")
+            .arg(repo_root().join("tests/peer/install.sh"))
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit())
+            .status()
+            .expect("running tests/peer/install.sh");
+        assert!(status.success(), "peer install failed");
+    });
+}
+
+/// A free loopback UDP port (bound then released).
+pub fn free_udp_port() -> u16 {
+    let s = UdpSocket::bind("127.0.0.1:0").expect("bind loopback");
+    s.local_addr().expect("addr").port()
+}
+
+/// Lines of a child's stdout, parsed as JSON when possible.
+fn spawn_line_reader(stdout: impl std::io::Read + Send + 'static) -> Receiver<Value> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let v = serde_json::from_str::<Value>(&line).unwrap_or_else(|_| json!({"__nonjson": line}));
+            if tx.send(v).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The bedrock-protocol peer server.
+pub struct Peer {
+    child: Child,
+    pub port: u16,
+    pub log: PathBuf,
+    pub lines: Receiver<Value>,
+    _dir: TempDir,
+}
+
+impl Peer {
+    pub fn start(scenario: &str) -> Peer {
+        ensure_peer_installed();
+        let dir = TempDir::new("peer");
+        let log = dir.path().join("packets.jsonl");
+        let port = free_udp_port();
+        let mut child = Command::new("node")
+            .arg(repo_root().join("tests/peer/server.js"))
+            .args(["--port", &port.to_string(), "--scenario", scenario])
+            .arg("--log")
+            .arg(&log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starting node tests/peer/server.js");
+        let lines = spawn_line_reader(child.stdout.take().expect("stdout"));
+        let mut peer = Peer { child, port, log, lines, _dir: dir };
+        peer.wait_line(|v| v["event"] == "listening", Duration::from_secs(60)).expect("peer listening");
+        peer
+    }
+
+    /// Waits for a stdout line of the peer matching `pred`.
+    pub fn wait_line(&mut self, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
+        wait_for(&self.lines, pred, timeout)
+    }
+
+    /// Every packet the client sent, as logged by the peer.
+    pub fn packets(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    pub fn packets_named(&self, name: &str) -> Vec<Value> {
+        self.packets().into_iter().filter(|p| p["name"] == name).collect()
+    }
+
+    /// Polls the packet log until `pred` holds over it (the log is the peer's event stream).
+    pub fn wait_log(&self, pred: impl Fn(&[Value]) -> bool, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if pred(&self.packets()) {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The real `clawcraft` binary with piped stdin/stdout.
+pub struct Bot {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    pub lines: Receiver<Value>,
+    pub seen: Vec<Value>,
+}
+
+impl Bot {
+    pub fn start(port: u16, username: &str) -> Bot {
+        Self::start_with(port, username, &[])
+    }
+
+    pub fn start_with(port: u16, username: &str, env: &[(&str, &str)]) -> Bot {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
+        cmd.env("HOST", "127.0.0.1")
+            .env("PORT", port.to_string())
+            .env("USERNAME", username)
+            .env_remove("BOT_USERNAME")
+            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("starting clawcraft");
+        let stdin = child.stdin.take();
+        let lines = spawn_line_reader(child.stdout.take().expect("stdout"));
+        Bot { child, stdin, lines, seen: Vec::new() }
+    }
+
+    /// Waits for a stdout line matching `pred`, remembering every line seen.
+    pub fn wait(&mut self, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
+        if let Some(v) = self.seen.iter().find(|v| pred(v)) {
+            return Some(v.clone());
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(v) => {
+                    self.seen.push(v.clone());
+                    if pred(&v) {
+                        return Some(v);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    }
+
+    pub fn wait_event(&mut self, kind: &str, timeout: Duration) -> Option<Value> {
+        self.wait(|v| v["type"] == kind, timeout)
+    }
+
+    /// Sends a command with an id and waits for its response.
+    pub fn request(&mut self, mut cmd: Value, timeout: Duration) -> Option<Value> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = format!("t{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        cmd["id"] = json!(id);
+        self.send_line(&cmd.to_string());
+        self.wait(|v| v["type"] == "response" && v["id"] == json!(id), timeout)
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to bot stdin");
+        stdin.flush().expect("flush");
+    }
+
+    /// Closes stdin (EOF), which asks the bot to leave.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                // Drain what is left on stdout.
+                while let Ok(v) = self.lines.recv_timeout(Duration::from_millis(200)) {
+                    self.seen.push(v);
+                }
+                return Some(status);
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_for(rx: &Receiver<Value>, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(v) if pred(&v) => return Some(v),
+            Ok(_) => continue,
+            Err(_) => return None,
+        }
+    }
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(prefix: &str) -> TempDir {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("clawcraft-{prefix}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).expect("create temp dir");
+        TempDir(p)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

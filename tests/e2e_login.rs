@@ -1,0 +1,130 @@
+//! End-to-end: the real `clawcraft` binary against the bedrock-protocol peer on loopback.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Bot, Peer};
+use serde_json::{Value, json};
+
+const SPAWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn as_f64(v: &Value) -> f64 {
+    v.as_f64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(f64::NAN)
+}
+
+fn as_u64(v: &Value) -> u64 {
+    v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok())).unwrap_or(u64::MAX)
+}
+
+#[test]
+fn logs_in_spawns_streams_input_and_leaves_cleanly() {
+    let peer = Peer::start("flat");
+    let mut bot = Bot::start(peer.port, "E2eBot");
+
+    let startup = bot.wait_event("startup", Duration::from_secs(10)).expect("startup event");
+    assert_eq!(startup["version"], env!("CARGO_PKG_VERSION"));
+    bot.wait_event("ready", SPAWN_TIMEOUT).expect("ready event");
+    let spawn = bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn event");
+    assert!(spawn["timestamp"].as_u64().is_some() && spawn["seq"].as_u64().is_some());
+
+    // What the server saw: our login with our name and protocol, the encrypted handshake, init.
+    let logins = peer.packets_named("login");
+    assert_eq!(logins.len(), 1, "exactly one login: {logins:?}");
+    assert_eq!(logins[0]["username"], "E2eBot");
+    assert_eq!(as_u64(&logins[0]["protocol"]), 2169);
+    assert!(peer.wait_log(|p| p.iter().any(|x| x["name"] == "client_to_server_handshake"), Duration::from_secs(5)));
+    assert!(
+        peer.wait_log(|p| p.iter().any(|x| x["name"] == "set_local_player_as_initialized"), Duration::from_secs(5)),
+        "SetLocalPlayerAsInitialized reached the server"
+    );
+
+    // `pos` reports feet at the peer's spawn point (the wire carries the eye, 1.62 higher).
+    let pos = bot.request(json!({"action": "pos"}), Duration::from_secs(5)).expect("pos response");
+    assert_eq!(pos["pos"], json!({"x": 0.5, "y": -60.0, "z": 0.5}), "{pos}");
+    let status = bot.request(json!({"action": "status"}), Duration::from_secs(5)).expect("status");
+    assert_eq!(status["spawned"], true);
+    assert_eq!(status["username"], "E2eBot");
+
+    // Inputs: at 20 Hz, ≥ 95 in any 5 s window, ticks exactly +1, positions at eye level.
+    let first_t = {
+        assert!(peer.wait_log(|p| p.iter().any(|x| x["name"] == "player_auth_input"), Duration::from_secs(5)));
+        as_f64(&peer.packets_named("player_auth_input")[0]["t"])
+    };
+    assert!(
+        peer.wait_log(
+            |p| p.iter().filter(|x| x["name"] == "player_auth_input").any(|x| as_f64(&x["t"]) >= first_t + 5_100.0),
+            Duration::from_secs(10)
+        ),
+        "inputs keep flowing for 5 s"
+    );
+    let inputs: Vec<Value> = peer.packets_named("player_auth_input");
+    let window: Vec<&Value> = inputs.iter().filter(|x| as_f64(&x["t"]) < first_t + 5_000.0).collect();
+    assert!(window.len() >= 95, "only {} PlayerAuthInput in 5 s", window.len());
+    let ticks: Vec<u64> = inputs.iter().map(|x| as_u64(&x["params"]["tick"])).collect();
+    for pair in ticks.windows(2) {
+        assert_eq!(pair[1], pair[0] + 1, "input ticks must rise by exactly 1: {ticks:?}");
+    }
+    let eye_y = as_f64(&inputs[0]["params"]["position"]["y"]);
+    assert!((eye_y - (-60.0 + 1.62)).abs() < 1e-3, "input position is the eye: {eye_y}");
+
+    // EOF on stdin: DisconnectionNotification, `shutdown`, exit 0.
+    bot.close_stdin();
+    let status = bot.wait_exit(Duration::from_secs(10)).expect("bot exits after stdin EOF");
+    assert!(status.success(), "exit status {status:?}");
+    assert!(bot.seen.iter().any(|v| v["type"] == "shutdown"), "shutdown event");
+    assert!(
+        peer.wait_log(|p| p.iter().any(|x| x["name"] == "__disconnect" && x["clean"] == true), Duration::from_secs(5)),
+        "peer saw a clean disconnect: {:?}",
+        peer.packets_named("__disconnect")
+    );
+}
+
+#[test]
+fn a_kick_becomes_a_disconnected_event_with_the_servers_message() {
+    let peer = Peer::start("kick");
+    let mut bot = Bot::start(peer.port, "KickedBot");
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn before the kick");
+    let ev = bot.wait_event("disconnected", Duration::from_secs(15)).expect("disconnected event");
+    assert_eq!(ev["reason"], "Kicked by test peer");
+    let status = bot.wait_exit(Duration::from_secs(10)).expect("bot exits after a kick");
+    assert!(!status.success(), "a lost connection exits non-zero");
+}
+
+#[test]
+fn a_bad_checksum_is_refused_cleanly() {
+    let peer = Peer::start("bad-checksum");
+    let mut bot = Bot::start(peer.port, "ChecksumBot");
+    let ev = bot.wait_event("disconnected", Duration::from_secs(30)).expect("disconnected event");
+    let reason = ev["reason"].as_str().unwrap_or_default().to_lowercase();
+    assert!(reason.contains("checksum"), "reason names the checksum: {reason}");
+    assert!(bot.seen.iter().all(|v| v["type"] != "spawn"), "never spawned on a corrupt stream");
+    let status = bot.wait_exit(Duration::from_secs(10)).expect("bot exits");
+    assert!(!status.success());
+}
+
+#[test]
+fn a_refused_connection_exits_non_zero_after_its_event() {
+    // Nothing listens on this port: RakNet gives up and the bot reports it.
+    let port = common::free_udp_port();
+    let mut bot = Bot::start(port, "LonelyBot");
+    let ev = bot.wait_event("disconnected", Duration::from_secs(30)).expect("disconnected event");
+    assert!(ev["reason"].as_str().is_some());
+    let status = bot.wait_exit(Duration::from_secs(10)).expect("bot exits");
+    assert!(!status.success());
+}
+
+#[test]
+fn bad_lines_get_errors_and_the_bot_keeps_running() {
+    let peer = Peer::start("flat");
+    let mut bot = Bot::start(peer.port, "LineBot");
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn");
+    bot.send_line("{not json");
+    let e = bot.wait(|v| v["code"] == "INVALID_JSON", Duration::from_secs(5)).expect("invalid json error");
+    assert_eq!(e["type"], "response");
+    let e = bot.request(json!({"action": "stauts"}), Duration::from_secs(5)).expect("unknown action error");
+    assert_eq!(e["code"], "UNKNOWN_ACTION");
+    assert!(e["error"].as_str().unwrap_or_default().contains("status"), "suggests status: {e}");
+    let pos = bot.request(json!({"action": "pos"}), Duration::from_secs(5)).expect("still answering");
+    assert!(pos["pos"].is_object());
+}
