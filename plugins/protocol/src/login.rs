@@ -742,6 +742,32 @@ mod tests {
         assert_ne!(other, expected);
     }
 
+    /// Cross-implementation vector from Node (what bedrock-protocol's server does): a
+    /// `jsonwebtoken` ES384 handshake JWT (padded base64 salt, extra `typ`/`signedToken` fields)
+    /// and the key Node derived as `sha256(salt ‖ crypto.diffieHellman(server, client))`.
+    #[test]
+    fn derives_the_same_key_as_node() {
+        const CLIENT_D: &str = "c7a077ec968c890a56555913a274d0a273a98ddd5f12da5a183899010d206fe374db4726a338dcbc69cd7b41e74adf2c";
+        const TOKEN: &str = "eyJhbGciOiJFUzM4NCIsInR5cCI6IkpXVCIsIng1dSI6Ik1IWXdFQVlIS29aSXpqMENBUVlGSzRFRUFDSURZZ0FFRnNSVUtDc3daK1JQQmxqWWdHcmlzbVpNdUxUc1NZNStEbUlzK2E3UEU0VXYwVnlMVXd1VEFNZm1HeVFFbUZDclE4YThKeERVdXh6ZEs3ZmJSR1RzT3VTSms5d09sWmZDUEVxN1I1azRkdGM2RjZobnhvb1I0M1lpdFkvTW5hS00ifQ.eyJzYWx0IjoibXJ0dHhFY2M2WkpISEYyS0lXR21Zdz09Iiwic2lnbmVkVG9rZW4iOiJNSFl3RUFZSEtvWkl6ajBDQVFZRks0RUVBQ0lEWWdBRVlCUjFiV2JGT1I5RU5CWE1iVDZDdW16QUdqQ29pSURPTUo5MkMySXZRV1dEZ2UyblJmakg2WEp5V3Q5MjY3V1o5anI4ZFpEdm1TL0Q4ekRvU2FLaDJmTmZCN3RFaVFEaWxGK1M1MnpWT2kvVFZtZ3NMSlBibS9hZ1B0Y0d6UUMrIiwiaWF0IjoxNzk2MDA1MDcyfQ.X-j4_e1Tmo2sGa2jbmaSJWrwXoWQ2M4i6ONZr4XlnZYwHcd6X8Pl0xs-u1yKNLltqaXtwnyTRjIeoq-GHZNauaFF8tKyQ8B8B3zB9X0SvhkEi03ZTk32jfLrJDySRbHJ";
+        const KEY: &str = "7a12c9058d0c7dc0939845305e5fede68efd592ac88554c922d45297dc4eab2a";
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+                .collect()
+        };
+        let client =
+            LoginKeys::from_signing_key(SigningKey::from_slice(&hex(CLIENT_D)).expect("scalar"));
+        // Node's signature (raw r‖s via jsonwebtoken) verifies with p384.
+        let jwt = decode_jwt(TOKEN).expect("decode");
+        jwt.verify(&jwt.x5u_key().expect("x5u"))
+            .expect("node signature verifies");
+        assert_eq!(
+            derive_shared_key(&client, TOKEN).expect("derive").to_vec(),
+            hex(KEY)
+        );
+    }
+
     #[test]
     fn bad_handshakes_are_errors() {
         let client = LoginKeys::generate();
