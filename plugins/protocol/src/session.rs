@@ -89,6 +89,9 @@ pub enum SessionError {
     /// NetworkSettings named a compression algorithm we do not know.
     #[error("NetworkSettings asks for unknown compression algorithm {0:#06x}")]
     UnknownCompression(u16),
+    /// An earlier error already ended the session.
+    #[error("session already failed; disconnect")]
+    Failed,
     /// The app tried to send before the handshake finished.
     #[error("cannot send game packets before login completes (state {0:?})")]
     NotLoggedIn(SessionState),
@@ -97,10 +100,13 @@ pub enum SessionError {
 /// Client side of one Bedrock connection above RakNet.
 #[derive(Debug, Clone)]
 pub struct ClientSession {
-    config: SessionConfig,
+    /// Everything the Login needs; built from [`SessionConfig`] with bot defaults.
+    params: LoginParams,
     keys: LoginKeys,
     framer: GameFramer,
     state: SessionState,
+    /// Set by the first error: the stream state (ciphers, counters) can no longer be trusted.
+    failed: bool,
 }
 
 impl ClientSession {
@@ -111,11 +117,18 @@ impl ClientSession {
 
     /// A new session using the given key pair (tests, or reusing a key).
     pub fn with_keys(config: SessionConfig, keys: LoginKeys) -> Self {
+        let params = LoginParams::new(
+            config.username,
+            config.protocol_version,
+            config.game_version,
+            config.server_address,
+        );
         Self {
-            config,
+            params,
             keys,
             framer: GameFramer::new(),
             state: SessionState::AwaitingNetworkSettings,
+            failed: false,
         }
     }
 
@@ -124,27 +137,43 @@ impl ClientSession {
     pub fn start(&mut self) -> Vec<u8> {
         let mut body = Vec::with_capacity(6);
         body.put_var_u32(REQUEST_NETWORK_SETTINGS);
-        body.put_i32_be(self.config.protocol_version);
+        body.put_i32_be(self.params.protocol_version);
         let mut msg = vec![GAME_PACKET_ID];
         msg.put_var_bytes(&body);
         msg
     }
 
     /// Feeds one RakNet message received from the server.
+    ///
+    /// Any error is fatal: the session refuses further messages ([`SessionError::Failed`]) and
+    /// the caller should disconnect.
     pub fn handle_message(&mut self, msg: &[u8]) -> Result<SessionOutput, SessionError> {
-        let mut out = SessionOutput::default();
-        for packet in self.framer.decode_batch(msg)? {
-            self.handle_packet(packet, &mut out)?;
+        if self.failed {
+            return Err(SessionError::Failed);
         }
-        Ok(out)
+        let result = self.process_message(msg);
+        if let Err(err) = &result {
+            tracing::warn!(%err, "session failed");
+            self.failed = true;
+        }
+        result
     }
 
     /// Packs app packets (bodies with their varu32 header) into one message to send.
     pub fn encode_batch(&mut self, packets: &[Vec<u8>]) -> Result<Vec<u8>, SessionError> {
+        if self.failed {
+            return Err(SessionError::Failed);
+        }
         if self.state != SessionState::LoggedIn {
             return Err(SessionError::NotLoggedIn(self.state));
         }
         Ok(self.framer.encode_batch(packets)?)
+    }
+
+    /// Login fields beyond [`SessionConfig`] (DeviceOS, input mode, language, …). Changes take
+    /// effect only if made before NetworkSettings arrives, when the Login is built.
+    pub fn login_params_mut(&mut self) -> &mut LoginParams {
+        &mut self.params
     }
 
     /// Where the handshake is.
@@ -155,6 +184,15 @@ impl ClientSession {
     /// The per-connection key pair (its public half is the `cpk` the server knows us by).
     pub fn keys(&self) -> &LoginKeys {
         &self.keys
+    }
+
+    /// Decodes one message and dispatches its packets in order.
+    fn process_message(&mut self, msg: &[u8]) -> Result<SessionOutput, SessionError> {
+        let mut out = SessionOutput::default();
+        for packet in self.framer.decode_batch(msg)? {
+            self.handle_packet(packet, &mut out)?;
+        }
+        Ok(out)
     }
 
     /// Consumes login-layer packets and forwards the rest to the app.
@@ -208,14 +246,8 @@ impl ClientSession {
         tracing::debug!(?compression, threshold, "network settings received");
         self.framer.enable_compression(compression, threshold);
 
-        let params = LoginParams::new(
-            self.config.username.clone(),
-            self.config.protocol_version,
-            self.config.game_version.clone(),
-            self.config.server_address.clone(),
-        );
-        let (identity, client_data) = offline_login_tokens(&params, &self.keys)?;
-        let login = encode_login_packet(self.config.protocol_version, &identity, &client_data);
+        let (identity, client_data) = offline_login_tokens(&self.params, &self.keys)?;
+        let login = encode_login_packet(self.params.protocol_version, &identity, &client_data);
         out.to_send.push(self.framer.encode_batch(&[login])?);
         self.state = SessionState::AwaitingHandshake;
         Ok(())
@@ -482,6 +514,29 @@ mod tests {
     }
 
     #[test]
+    fn login_params_can_be_adjusted_before_login() {
+        let mut client = ClientSession::new(config());
+        client.login_params_mut().device_os = 7;
+        client.login_params_mut().input_mode = 1;
+        let mut server = TestServer::new();
+        let settings = server.on_request(&client.start(), 0);
+        let out = client.handle_message(&settings).expect("settings");
+        let login = server.framer.decode_batch(&out.to_send[0]).expect("login");
+        let mut r = Reader::new(&login[0]);
+        r.var_u32().expect("header");
+        r.i32_be().expect("protocol");
+        let mut req = Reader::new(r.var_bytes().expect("request"));
+        let n = req.i32_le().expect("len") as usize;
+        req.bytes(n).expect("identity");
+        let n = req.i32_le().expect("len") as usize;
+        let jwt = std::str::from_utf8(req.bytes(n).expect("client")).expect("utf8");
+        let claims = decode_jwt(jwt).expect("jwt").claims;
+        assert_eq!(claims["DeviceOS"], 7);
+        assert_eq!(claims["CurrentInputMode"], 1);
+        assert_eq!(claims["DefaultInputMode"], 1);
+    }
+
+    #[test]
     fn tampered_batch_is_an_error() {
         let (mut client, mut server) = logged_in_pair(0);
         let mut msg = server
@@ -509,6 +564,13 @@ mod tests {
             client.handle_message(&short),
             Err(SessionError::Malformed { .. })
         ));
+        // The session refuses to continue after an error.
+        assert_eq!(client.handle_message(&short), Err(SessionError::Failed));
+        assert_eq!(
+            client.encode_batch(&[vec![0x01]]),
+            Err(SessionError::Failed)
+        );
+        let mut client = ClientSession::new(config());
         let unknown = plain_message(&[network_settings(1, 7)]);
         assert_eq!(
             client.handle_message(&unknown),
@@ -596,9 +658,10 @@ mod tests {
             };
             let slot = (i % 3) as usize;
             let s = &mut sessions[slot];
-            if s.handle_message(&input).is_ok() && s.state() != templates[slot].state() {
-                // A mutation that still parsed advanced the state; start that slot over so every
-                // state keeps being exercised.
+            let ok = s.handle_message(&input).is_ok();
+            if !ok || s.state() != templates[slot].state() {
+                // Errors poison a session and a mutation that still parsed may advance it: start
+                // that slot over so every state keeps being exercised.
                 *s = templates[slot].clone();
             }
         }
