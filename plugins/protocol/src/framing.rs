@@ -1,1 +1,491 @@
-//! (placeholder, being written)
+//! Game batches: the `0xFE` RakNet messages that carry Bedrock game packets.
+//!
+//! Outgoing layering (protocol.md §2.1):
+//! `0xFE ‖ encrypt( [algorithm byte] ‖ compress( (varu32 len ‖ packet)+ ) [‖ checksum] )`.
+//! The algorithm byte only exists once compression has been negotiated (NetworkSettings), and
+//! encryption only once the ECDH handshake is done. Packet bodies are opaque at this layer.
+
+use std::io::{Read, Write};
+
+use thiserror::Error;
+
+use crate::encryption::Encryption;
+use crate::io::{ReadError, Reader, WriteExt};
+
+/// First byte of every RakNet message that carries game packets.
+pub const GAME_PACKET_ID: u8 = 0xFE;
+/// Largest batch we accept after decompression. Real batches (chunks) stay far below this; the
+/// cap stops a "zip bomb" from exhausting memory.
+pub const MAX_DECOMPRESSED_SIZE: usize = 16 * 1024 * 1024;
+/// Most packets we accept in one batch (gophertunnel's server refuses more than 812).
+pub const MAX_PACKETS_PER_BATCH: usize = 4096;
+
+/// Per-batch algorithm byte for raw DEFLATE.
+const ALGO_DEFLATE: u8 = 0x00;
+/// Per-batch algorithm byte for raw-block snappy.
+const ALGO_SNAPPY: u8 = 0x01;
+/// Per-batch algorithm byte for an uncompressed batch.
+const ALGO_NONE: u8 = 0xFF;
+
+/// Why a game batch could not be encoded or decoded. Every variant is fatal for the connection.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum FrameError {
+    /// The message was empty.
+    #[error("empty message: expected a game batch starting with 0xfe")]
+    EmptyMessage,
+    /// The message did not start with `0xFE`.
+    #[error("not a game batch: first byte {0:#04x}, expected 0xfe")]
+    NotGameBatch(u8),
+    /// The decrypted checksum did not match: tampering, corruption, or disagreeing keys.
+    #[error(
+        "encrypted batch #{counter} failed its checksum: the data was corrupted or tampered with, or the keys disagree"
+    )]
+    BadChecksum {
+        /// Receive counter of the rejected batch.
+        counter: u64,
+    },
+    /// An encrypted batch too short to even hold its 8-byte checksum.
+    #[error("encrypted batch of {0} bytes is too short to hold an 8-byte checksum")]
+    TooShortForChecksum(usize),
+    /// The batch had no algorithm byte although compression is enabled.
+    #[error("batch is missing its compression algorithm byte")]
+    MissingAlgorithm,
+    /// The per-batch algorithm byte is not 0x00, 0x01 or 0xFF.
+    #[error("unknown compression algorithm byte {0:#04x}")]
+    UnknownAlgorithm(u8),
+    /// The compressed payload was invalid.
+    #[error("decompression failed: {0}")]
+    Decompress(String),
+    /// The batch decompresses to more than [`MAX_DECOMPRESSED_SIZE`].
+    #[error("batch decompresses to more than {limit} bytes")]
+    TooLarge {
+        /// The cap that was exceeded.
+        limit: usize,
+    },
+    /// The batch holds more than [`MAX_PACKETS_PER_BATCH`] packets.
+    #[error("batch holds more than {limit} packets")]
+    TooManyPackets {
+        /// The cap that was exceeded.
+        limit: usize,
+    },
+    /// A packet inside the batch had length zero (it could not even hold a header).
+    #[error("packet #{index} in the batch is empty")]
+    EmptyPacket {
+        /// Position of the packet in the batch.
+        index: usize,
+    },
+    /// A packet length prefix was malformed or ran past the end of the batch.
+    #[error("malformed packet length in batch: {0}")]
+    Read(#[from] ReadError),
+    /// Compressing an outgoing batch failed.
+    #[error("compression failed: {0}")]
+    Compress(String),
+    /// An outgoing packet is larger than a varu32 length can describe.
+    #[error("outgoing packet of {0} bytes is too large")]
+    PacketTooLarge(usize),
+}
+
+/// Compression algorithm negotiated by NetworkSettings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Raw DEFLATE (RFC 1951, no zlib header), called "zlib" by BDS.
+    Deflate,
+    /// Snappy raw block format (not the framed stream format).
+    Snappy,
+    /// No compression; batches still carry the `0xFF` algorithm byte.
+    None,
+}
+
+impl Compression {
+    /// Maps the NetworkSettings `u16` algorithm field (0 flate, 1 snappy, 0xFFFF none).
+    pub fn from_network_settings(value: u16) -> Option<Self> {
+        match value {
+            0 => Some(Self::Deflate),
+            1 => Some(Self::Snappy),
+            0xFFFF => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
+/// Encodes and decodes game batches for one connection (both directions).
+#[derive(Clone, Default)]
+pub struct GameFramer {
+    /// `Some` once NetworkSettings arrived: every batch then carries an algorithm byte.
+    compression: Option<(Compression, u16)>,
+    /// `Some` once the ECDH handshake is done.
+    encryption: Option<Encryption>,
+}
+
+impl std::fmt::Debug for GameFramer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print key material.
+        f.debug_struct("GameFramer")
+            .field("compression", &self.compression)
+            .field("encrypted", &self.encryption.is_some())
+            .finish()
+    }
+}
+
+impl GameFramer {
+    /// A framer with neither compression nor encryption (the state before NetworkSettings).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Turns on the per-batch algorithm byte; batches of at least `threshold` bytes are compressed.
+    pub fn enable_compression(&mut self, algorithm: Compression, threshold: u16) {
+        self.compression = Some((algorithm, threshold));
+    }
+
+    /// Turns on AES-256-CTR with checksums for both directions from the next batch on.
+    pub fn enable_encryption(&mut self, key: [u8; 32]) {
+        self.encryption = Some(Encryption::new(key));
+    }
+
+    /// Whether compression (and so the algorithm byte) is on.
+    pub fn compression_enabled(&self) -> bool {
+        self.compression.is_some()
+    }
+
+    /// Whether encryption is on.
+    pub fn encryption_enabled(&self) -> bool {
+        self.encryption.is_some()
+    }
+
+    /// Packs `packets` into one RakNet message starting with `0xFE`.
+    pub fn encode_batch(&mut self, packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
+        let batch = write_batch(packets)?;
+        let payload = match self.compression {
+            Some((algorithm, threshold)) => compress_with_prefix(&batch, algorithm, threshold)?,
+            None => batch,
+        };
+        let payload = match self.encryption.as_mut() {
+            Some(enc) => enc.encrypt(&payload),
+            None => payload,
+        };
+        let mut msg = Vec::with_capacity(payload.len() + 1);
+        msg.push(GAME_PACKET_ID);
+        msg.extend_from_slice(&payload);
+        Ok(msg)
+    }
+
+    /// Unpacks one RakNet message (starting with `0xFE`) into packet bodies.
+    pub fn decode_batch(&mut self, msg: &[u8]) -> Result<Vec<Vec<u8>>, FrameError> {
+        let (&first, payload) = msg.split_first().ok_or(FrameError::EmptyMessage)?;
+        if first != GAME_PACKET_ID {
+            return Err(FrameError::NotGameBatch(first));
+        }
+        let decrypted;
+        let payload = match self.encryption.as_mut() {
+            Some(enc) => {
+                decrypted = enc.decrypt(payload)?;
+                decrypted.as_slice()
+            }
+            None => payload,
+        };
+        let decompressed;
+        let batch = if self.compression.is_some() {
+            decompressed = decompress_with_prefix(payload)?;
+            decompressed.as_slice()
+        } else {
+            payload
+        };
+        split_batch(batch)
+    }
+}
+
+/// Concatenates packets, each prefixed by its varu32 length.
+pub(crate) fn write_batch(packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
+    let total: usize = packets.iter().map(|p| p.len() + 5).sum();
+    let mut out = Vec::with_capacity(total);
+    for p in packets {
+        let len = u32::try_from(p.len()).map_err(|_| FrameError::PacketTooLarge(p.len()))?;
+        out.put_var_u32(len);
+        out.put_bytes(p);
+    }
+    Ok(out)
+}
+
+/// Splits a decompressed batch into packet bodies, checking every length.
+fn split_batch(batch: &[u8]) -> Result<Vec<Vec<u8>>, FrameError> {
+    let mut r = Reader::new(batch);
+    let mut packets = Vec::new();
+    while !r.is_empty() {
+        if packets.len() >= MAX_PACKETS_PER_BATCH {
+            return Err(FrameError::TooManyPackets {
+                limit: MAX_PACKETS_PER_BATCH,
+            });
+        }
+        let body = r.var_bytes()?;
+        if body.is_empty() {
+            return Err(FrameError::EmptyPacket {
+                index: packets.len(),
+            });
+        }
+        packets.push(body.to_vec());
+    }
+    Ok(packets)
+}
+
+/// Adds the algorithm byte, compressing only batches of at least `threshold` bytes (as gophertunnel
+/// does); smaller ones are sent as `0xFF` + plain bytes because compressing them wastes CPU.
+fn compress_with_prefix(
+    batch: &[u8],
+    algorithm: Compression,
+    threshold: u16,
+) -> Result<Vec<u8>, FrameError> {
+    let worth_it = batch.len() >= usize::from(threshold);
+    let mut out = Vec::with_capacity(batch.len() / 2 + 16);
+    match algorithm {
+        Compression::Deflate if worth_it => {
+            out.push(ALGO_DEFLATE);
+            let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::default());
+            enc.write_all(batch)
+                .map_err(|e| FrameError::Compress(e.to_string()))?;
+            out = enc
+                .finish()
+                .map_err(|e| FrameError::Compress(e.to_string()))?;
+        }
+        Compression::Snappy if worth_it => {
+            out.push(ALGO_SNAPPY);
+            let compressed = snap::raw::Encoder::new()
+                .compress_vec(batch)
+                .map_err(|e| FrameError::Compress(e.to_string()))?;
+            out.extend_from_slice(&compressed);
+        }
+        _ => {
+            out.push(ALGO_NONE);
+            out.extend_from_slice(batch);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the algorithm byte and decompresses accordingly. The byte is honoured per batch even if
+/// it differs from the negotiated algorithm, because servers send small batches as `0xFF`.
+fn decompress_with_prefix(payload: &[u8]) -> Result<Vec<u8>, FrameError> {
+    let (&algo, data) = payload.split_first().ok_or(FrameError::MissingAlgorithm)?;
+    match algo {
+        ALGO_DEFLATE => inflate_capped(data),
+        ALGO_SNAPPY => unsnappy_capped(data),
+        ALGO_NONE => Ok(data.to_vec()),
+        other => Err(FrameError::UnknownAlgorithm(other)),
+    }
+}
+
+/// Raw-DEFLATE decompression that stops reading one byte past the cap.
+fn inflate_capped(data: &[u8]) -> Result<Vec<u8>, FrameError> {
+    let limit = MAX_DECOMPRESSED_SIZE as u64 + 1;
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(data)
+        .take(limit)
+        .read_to_end(&mut out)
+        .map_err(|e| FrameError::Decompress(e.to_string()))?;
+    if out.len() > MAX_DECOMPRESSED_SIZE {
+        return Err(FrameError::TooLarge {
+            limit: MAX_DECOMPRESSED_SIZE,
+        });
+    }
+    Ok(out)
+}
+
+/// Snappy raw-block decompression; the declared length is checked before allocating.
+fn unsnappy_capped(data: &[u8]) -> Result<Vec<u8>, FrameError> {
+    let len = snap::raw::decompress_len(data).map_err(|e| FrameError::Decompress(e.to_string()))?;
+    if len > MAX_DECOMPRESSED_SIZE {
+        return Err(FrameError::TooLarge {
+            limit: MAX_DECOMPRESSED_SIZE,
+        });
+    }
+    snap::raw::Decoder::new()
+        .decompress_vec(data)
+        .map_err(|e| FrameError::Decompress(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    fn packets() -> Vec<Vec<u8>> {
+        vec![vec![0x04], vec![0x90, 0x01, 1, 2, 3], vec![0x0B; 300]]
+    }
+
+    #[test]
+    fn plain_batch_has_no_prefix() {
+        let mut f = GameFramer::new();
+        let msg = f
+            .encode_batch(&[vec![0xc1, 0x01, 0, 0, 0x08, 0x79]])
+            .expect("encode");
+        assert_eq!(msg, [0xfe, 0x06, 0xc1, 0x01, 0x00, 0x00, 0x08, 0x79]);
+        assert_eq!(
+            f.decode_batch(&msg).expect("decode"),
+            vec![vec![0xc1, 0x01, 0, 0, 0x08, 0x79]]
+        );
+    }
+
+    #[test]
+    fn round_trips_every_algorithm_and_threshold() {
+        for algo in [Compression::Deflate, Compression::Snappy, Compression::None] {
+            for threshold in [0u16, 1, 256, 60000] {
+                let mut tx = GameFramer::new();
+                let mut rx = GameFramer::new();
+                tx.enable_compression(algo, threshold);
+                rx.enable_compression(algo, threshold);
+                let msg = tx.encode_batch(&packets()).expect("encode");
+                let expected_byte = match algo {
+                    _ if threshold == 60000 => ALGO_NONE,
+                    Compression::Deflate => ALGO_DEFLATE,
+                    Compression::Snappy => ALGO_SNAPPY,
+                    Compression::None => ALGO_NONE,
+                };
+                assert_eq!(msg[1], expected_byte, "{algo:?} threshold {threshold}");
+                assert_eq!(rx.decode_batch(&msg).expect("decode"), packets());
+            }
+        }
+    }
+
+    #[test]
+    fn deflate_is_raw_without_zlib_header() {
+        let mut tx = GameFramer::new();
+        tx.enable_compression(Compression::Deflate, 0);
+        let msg = tx.encode_batch(&packets()).expect("encode");
+        let mut out = Vec::new();
+        flate2::read::DeflateDecoder::new(&msg[2..])
+            .read_to_end(&mut out)
+            .expect("raw inflate");
+        assert_eq!(out, write_batch(&packets()).expect("batch"));
+    }
+
+    #[test]
+    fn decoder_honours_per_batch_byte() {
+        // Negotiated deflate, but the server sends a small batch uncompressed and one as snappy.
+        let mut rx = GameFramer::new();
+        rx.enable_compression(Compression::Deflate, 1);
+        assert_eq!(
+            rx.decode_batch(&[0xfe, 0xff, 0x01, 0x02]).expect("none"),
+            vec![vec![0x02]]
+        );
+        let mut msg = vec![0xfe, 0x01];
+        msg.extend(
+            snap::raw::Encoder::new()
+                .compress_vec(&[0x01, 0x02])
+                .expect("snappy"),
+        );
+        assert_eq!(rx.decode_batch(&msg).expect("snappy"), vec![vec![0x02]]);
+    }
+
+    #[test]
+    fn encrypted_round_trip() {
+        let key = [7u8; 32];
+        let mut tx = GameFramer::new();
+        let mut rx = GameFramer::new();
+        for f in [&mut tx, &mut rx] {
+            f.enable_compression(Compression::Deflate, 1);
+            f.enable_encryption(key);
+        }
+        for _ in 0..5 {
+            let msg = tx.encode_batch(&packets()).expect("encode");
+            assert_eq!(rx.decode_batch(&msg).expect("decode"), packets());
+        }
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let mut rx = GameFramer::new();
+        assert_eq!(rx.decode_batch(&[]), Err(FrameError::EmptyMessage));
+        assert_eq!(
+            rx.decode_batch(&[0x84, 1]),
+            Err(FrameError::NotGameBatch(0x84))
+        );
+        assert!(matches!(
+            rx.decode_batch(&[0xfe, 0x05, 0x01]),
+            Err(FrameError::Read(_))
+        ));
+        assert_eq!(
+            rx.decode_batch(&[0xfe, 0x00]),
+            Err(FrameError::EmptyPacket { index: 0 })
+        );
+        rx.enable_compression(Compression::Deflate, 1);
+        assert_eq!(rx.decode_batch(&[0xfe]), Err(FrameError::MissingAlgorithm));
+        assert_eq!(
+            rx.decode_batch(&[0xfe, 0x07]),
+            Err(FrameError::UnknownAlgorithm(7))
+        );
+        assert!(matches!(
+            rx.decode_batch(&[0xfe, 0x00, 0xff, 0xff]),
+            Err(FrameError::Decompress(_))
+        ));
+    }
+
+    #[test]
+    fn caps_decompressed_size_and_packet_count() {
+        let mut rx = GameFramer::new();
+        rx.enable_compression(Compression::Deflate, 0);
+        // 17 MiB of zeros deflates to a few KiB: a bomb.
+        let mut enc = flate2::write::DeflateEncoder::new(vec![0x00], flate2::Compression::best());
+        enc.write_all(&vec![0u8; 17 * 1024 * 1024]).expect("write");
+        let mut msg = vec![0xfe];
+        msg.extend(enc.finish().expect("finish"));
+        assert_eq!(
+            rx.decode_batch(&msg),
+            Err(FrameError::TooLarge {
+                limit: MAX_DECOMPRESSED_SIZE
+            })
+        );
+
+        let many = vec![vec![0x01]; MAX_PACKETS_PER_BATCH + 1];
+        let mut tx = GameFramer::new();
+        tx.enable_compression(Compression::None, 0);
+        let msg = tx.encode_batch(&many).expect("encode");
+        assert_eq!(
+            rx.decode_batch(&msg),
+            Err(FrameError::TooManyPackets {
+                limit: MAX_PACKETS_PER_BATCH
+            })
+        );
+    }
+
+    /// Random and mutated inputs must produce errors, never panics.
+    #[test]
+    fn decode_batch_survives_garbage() {
+        let mut rng = StdRng::seed_from_u64(0x5eed_f4a3);
+        let mut seeds = Vec::new();
+        for algo in [Compression::Deflate, Compression::Snappy, Compression::None] {
+            let mut tx = GameFramer::new();
+            tx.enable_compression(algo, 0);
+            seeds.push(tx.encode_batch(&packets()).expect("encode"));
+        }
+        let mut plain = GameFramer::new();
+        let mut compressed = GameFramer::new();
+        compressed.enable_compression(Compression::Deflate, 0);
+        let mut encrypted = GameFramer::new();
+        encrypted.enable_compression(Compression::Deflate, 0);
+        encrypted.enable_encryption([3u8; 32]);
+        for i in 0..120_000u32 {
+            let input = if i % 2 == 0 {
+                let len = rng.gen_range(0..64);
+                let mut v: Vec<u8> = (0..len).map(|_| rng.r#gen()).collect();
+                if rng.gen_bool(0.7) && !v.is_empty() {
+                    v[0] = 0xfe;
+                }
+                v
+            } else {
+                let mut v = seeds[rng.gen_range(0..seeds.len())].clone();
+                for _ in 0..rng.gen_range(1..4) {
+                    let at = rng.gen_range(0..v.len());
+                    match rng.gen_range(0..3) {
+                        0 => v[at] = rng.r#gen(),
+                        1 => v.truncate(at.max(1)),
+                        _ => v.insert(at, rng.r#gen()),
+                    }
+                }
+                v
+            };
+            let _ = plain.decode_batch(&input);
+            let _ = compressed.decode_batch(&input);
+            let _ = encrypted.decode_batch(&input);
+        }
+    }
+}
