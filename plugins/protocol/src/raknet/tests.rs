@@ -1,0 +1,1 @@
+//! Client state-machine tests driven by hand-built server datagrams.
