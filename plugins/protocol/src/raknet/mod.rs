@@ -155,6 +155,9 @@ pub enum RakError {
         /// Largest payload that can be sent at the current MTU.
         max: usize,
     },
+    /// Too much data is queued behind a congested connection; retry after transmitting.
+    #[error("send queue full")]
+    QueueFull,
     /// RakNet cannot carry an empty message.
     #[error("empty payload")]
     EmptyPayload,

@@ -374,7 +374,11 @@ impl Receiver {
                 );
                 return;
             }
-            if ch.buffer.insert(frame.order_index, frame.payload).is_none() {
+            // Keep the first copy of an order index; a second one is a duplicate (or hostile).
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                ch.buffer.entry(frame.order_index)
+            {
+                slot.insert(frame.payload);
                 self.ordered_bytes += len;
             }
             return;
@@ -470,6 +474,18 @@ mod tests {
         rx.receive_frame(ordered(2, 0, b"a"), &mut out);
         rx.receive_frame(ordered(3, 0, b"a"), &mut out);
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn duplicate_order_index_keeps_first_and_accounting_stays_exact() {
+        let mut rx = Receiver::default();
+        let mut out = Vec::new();
+        rx.receive_frame(ordered(0, 1, b"short"), &mut out);
+        rx.receive_frame(ordered(1, 1, b"a much longer payload"), &mut out);
+        assert_eq!(rx.ordered_bytes, 5);
+        rx.receive_frame(ordered(2, 0, b"z"), &mut out);
+        assert_eq!(out, [b"z".to_vec(), b"short".to_vec()]);
+        assert_eq!(rx.ordered_bytes, 0);
     }
 
     #[test]

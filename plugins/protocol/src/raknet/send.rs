@@ -14,6 +14,8 @@ use super::{ORDER_CHANNELS, RakError, UDP_OVERHEAD, u24_add, u24_diff};
 
 /// Most datagrams awaiting ACK before we stop packing new frames (congestion/memory bound).
 const MAX_IN_FLIGHT: usize = 1024;
+/// Most payload bytes queued but not yet packed; beyond this `send` reports backpressure.
+const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 /// Resend timeout floor: below this, ordinary ACK delay would trigger spurious resends.
 const MIN_RTO: Duration = Duration::from_millis(100);
 /// Resend timeout ceiling after backoff.
@@ -38,6 +40,9 @@ pub(crate) struct Sender {
     next_seq: u32,
     next_message_index: u32,
     order_index: [u32; ORDER_CHANNELS],
+    sequence_index: [u32; ORDER_CHANNELS],
+    /// Payload bytes waiting in `queue`, to refuse unbounded buffering.
+    queued_bytes: usize,
     next_split_id: u16,
     queue: VecDeque<Frame>,
     in_flight: HashMap<u32, InFlight>,
@@ -51,6 +56,8 @@ impl Default for Sender {
             next_seq: 0,
             next_message_index: 0,
             order_index: [0; ORDER_CHANNELS],
+            sequence_index: [0; ORDER_CHANNELS],
+            queued_bytes: 0,
             next_split_id: 0,
             queue: VecDeque::new(),
             in_flight: HashMap::new(),
@@ -113,20 +120,32 @@ impl Sender {
                 max,
             });
         }
-        let order_index = if reliability.has_order() {
-            let slot = &mut self.order_index[usize::from(channel) % ORDER_CHANNELS];
-            let idx = *slot;
-            // Sequenced frames reuse the current order index; only ordered ones advance it.
-            if reliability == Reliability::ReliableOrdered {
-                *slot = u24_add(idx, 1);
+        if self.queued_bytes + payload.len() > MAX_QUEUED_BYTES {
+            return Err(RakError::QueueFull);
+        }
+        let channel = channel % ORDER_CHANNELS as u8;
+        let ch = usize::from(channel);
+        let (order_index, sequence_index) = match reliability {
+            // Sequenced frames carry the current order index and their own sequence counter.
+            Reliability::UnreliableSequenced | Reliability::ReliableSequenced => {
+                let seq = self.sequence_index[ch];
+                self.sequence_index[ch] = u24_add(seq, 1);
+                (self.order_index[ch], seq)
             }
-            idx
-        } else {
-            0
+            // An ordered message advances the order index and restarts sequencing, as RakNet does.
+            Reliability::ReliableOrdered => {
+                let idx = self.order_index[ch];
+                self.order_index[ch] = u24_add(idx, 1);
+                self.sequence_index[ch] = 0;
+                (idx, 0)
+            }
+            _ => (0, 0),
         };
+        self.queued_bytes += payload.len();
         let template = |payload: &[u8]| {
             let mut f = Frame::new(reliability, payload.to_vec());
             f.order_index = order_index;
+            f.sequence_index = sequence_index;
             f.order_channel = channel;
             f
         };
@@ -189,7 +208,10 @@ impl Sender {
                 break;
             }
             used += len;
-            frames.extend(self.queue.pop_front());
+            if let Some(f) = self.queue.pop_front() {
+                self.queued_bytes -= f.payload.len();
+                frames.push(f);
+            }
         }
         Some(self.transmit(frames, now, 0))
     }
@@ -330,6 +352,30 @@ mod tests {
         assert_eq!((frames[0].message_index, frames[0].order_index), (0, 0));
         assert_eq!((frames[1].message_index, frames[1].order_index), (1, 1));
         assert!(s.pack(1400, t, false).is_none());
+    }
+
+    #[test]
+    fn sequenced_indices_follow_raknet() {
+        let t = Instant::now();
+        let mut s = Sender::default();
+        s.queue(b"s0", Reliability::UnreliableSequenced, 1, 1400)
+            .expect("fits");
+        s.queue(b"s1", Reliability::UnreliableSequenced, 1, 1400)
+            .expect("fits");
+        s.queue(b"o0", Reliability::ReliableOrdered, 1, 1400)
+            .expect("fits");
+        s.queue(b"s2", Reliability::ReliableSequenced, 1, 1400)
+            .expect("fits");
+        let (_, f) = frames_of(&s.pack(1400, t, false).expect("datagram"));
+        let idx: Vec<(u32, u32, u8)> = f
+            .iter()
+            .map(|f| (f.order_index, f.sequence_index, f.order_channel))
+            .collect();
+        assert_eq!(idx, [(0, 0, 1), (0, 1, 1), (0, 0, 1), (1, 0, 1)]);
+        assert_eq!(
+            f[3].message_index, 1,
+            "only reliable frames take message indices"
+        );
     }
 
     #[test]
