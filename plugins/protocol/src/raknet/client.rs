@@ -220,7 +220,8 @@ impl RakClient {
 
     fn on_reply2(&mut self, reply: message::Reply2, now: Instant) {
         if (MIN_MTU..=MAX_MTU).contains(&reply.mtu) {
-            self.mtu = reply.mtu;
+            // Never exceed what we asked for: only that size is known to pass the path.
+            self.mtu = reply.mtu.min(self.mtu);
         } else {
             debug!(
                 mtu = reply.mtu,

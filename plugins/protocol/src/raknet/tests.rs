@@ -867,12 +867,37 @@ fn corpus() -> Vec<Vec<u8>> {
         });
         v.push(srv.dgram(&[f]));
     }
+    for ch in [0u8, 5, 31, 40] {
+        let mut f = srv.frame(Reliability::UnreliableSequenced, b"\xfeseq");
+        f.order_channel = ch;
+        let mut g = srv.frame(Reliability::ReliableOrdered, b"\xfeord");
+        g.order_channel = ch;
+        v.push(srv.dgram(&[f, g]));
+    }
+    let mut big = srv.frame(Reliability::Reliable, &[0xfe; 600]);
+    big.split = Some(SplitInfo {
+        count: 512,
+        id: 3,
+        index: 17,
+    });
+    v.push(srv.dgram(&[big]));
+    v.push(srv.dgram(&[srv_frame_disconnect()]));
     let mut ping = vec![0x00];
     ping.put_i64_be(5);
     let f = srv.frame(Reliability::Unreliable, &ping);
     let g = srv.frame(Reliability::Reliable, &[0x04]);
     v.push(srv.dgram(&[f, g]));
     v
+}
+
+fn srv_frame_disconnect() -> Frame {
+    let mut f = Frame::new(
+        Reliability::ReliableOrdered,
+        vec![id::DISCONNECTION_NOTIFICATION],
+    );
+    f.message_index = 0x100;
+    f.order_index = 0x100;
+    f
 }
 
 fn client_in_state(state: u64, t: Instant) -> RakClient {
@@ -899,9 +924,11 @@ fn fuzz_never_panics() {
     let corpus = corpus();
     let mut rng = Rng(0x1234_5678_9abc_def1);
     let mut fed = 0usize;
+    let mut messages = 0usize;
     for state in 0..5u64 {
         let mut c = client_in_state(state, t);
         let mut now = t;
+        let mut next_seq = 1u32; // 0 was the CRA datagram
         for _ in 0..25_000 {
             let mut d = if rng.chance(30) {
                 let len = rng.below(1500) as usize;
@@ -927,6 +954,12 @@ fn fuzz_never_panics() {
             if rng.chance(5) {
                 d.extend((0..rng.below(64)).map(|_| rng.next() as u8));
             }
+            // Give most data datagrams a fresh sequence number so their (mutated) frames are
+            // actually processed instead of being discarded as duplicates.
+            if d.len() >= 4 && d[0] & 0xe0 == 0x80 && rng.chance(70) {
+                d[1..4].copy_from_slice(&next_seq.to_le_bytes()[..3]);
+                next_seq = (next_seq + 1 + u32::from(rng.chance(5))) & 0xff_ffff;
+            }
             c.handle_datagram(&d, now);
             fed += 1;
             if rng.chance(5) {
@@ -938,11 +971,17 @@ fn fuzz_never_panics() {
                 let _ = c.send(&vec![0xfe; len], now);
             }
             drain(&mut c);
-            events(&mut c);
+            messages += events(&mut c)
+                .iter()
+                .filter(|e| matches!(e, RakEvent::Message(_)))
+                .count();
             if c.is_closed() && state < 4 {
                 c = client_in_state(state, now);
+                next_seq = 1;
             }
         }
     }
     assert!(fed >= 100_000);
+    // The fuzzer must get deep enough to deliver messages, or it only tests the first checks.
+    assert!(messages > 1000, "only {messages} messages delivered");
 }
