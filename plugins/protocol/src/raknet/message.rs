@@ -119,7 +119,8 @@ pub fn write_address(out: &mut Vec<u8>, addr: &SocketAddr) {
 /// Reads a system address written by [`write_address`].
 pub fn read_address(r: &mut Reader<'_>) -> Result<SocketAddr, RakError> {
     match r.u8()? {
-        4 => {
+        // Some implementations write 0 for an unset IPv4 address; go-raknet accepts it too.
+        4 | 0 => {
             let b = r.array::<4>()?;
             let ip = Ipv4Addr::new(!b[0], !b[1], !b[2], !b[3]);
             let port = r.u16_be()?;
