@@ -112,7 +112,8 @@ impl RakClient {
         self.mtu
     }
 
-    /// Smoothed round-trip time estimate.
+    /// Smoothed round-trip time estimate (300 ms until the first ACK, pong or accepted request
+    /// has been measured).
     pub fn rtt(&self) -> Duration {
         self.sender.rtt()
     }

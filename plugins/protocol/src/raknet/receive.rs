@@ -18,7 +18,7 @@ const MAX_PENDING_ACKS: usize = 8192;
 /// index per part, so this is generous.
 const RELIABLE_WINDOW: i32 = 16384;
 /// Most fragments one split message may have (go-raknet's limit).
-pub const MAX_SPLIT_PARTS: u32 = 512;
+pub(crate) const MAX_SPLIT_PARTS: u32 = 512;
 /// Most split messages being reassembled at once.
 const MAX_CONCURRENT_SPLITS: usize = 16;
 /// Most bytes held across all split messages being reassembled.
