@@ -190,3 +190,97 @@ fn codec_vectors_decode_match_params_and_reencode_identically() {
         );
     }
 }
+
+/// decode_as::<T> → encode must reproduce the vector bytes exactly.
+fn typed_round_trip<T: clawcraft_protocol::codec::Packet + std::fmt::Debug>(
+    proto: &Protocol,
+    bytes: &[u8],
+) -> Result<(), String> {
+    let typed: T = proto
+        .decode_as(bytes)
+        .map_err(|e| format!("decode_as: {e}"))?;
+    let out = proto.encode(&typed).map_err(|e| format!("encode: {e}"))?;
+    if out != bytes {
+        return Err(format!(
+            "typed re-encode differs\n want {bytes:02x?}\n  got {out:02x?}\n typed {typed:?}"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn codec_vectors_typed_views_round_trip() {
+    use clawcraft_protocol::packets::*;
+    for info in Protocol::versions() {
+        let proto = Protocol::load(info.game_version).expect("load");
+        let mut failures = Vec::new();
+        let mut covered = std::collections::BTreeSet::new();
+        for (name, _, bytes) in vectors(info.game_version) {
+            let r = match name.as_str() {
+                "play_status" => typed_round_trip::<PlayStatus>(&proto, &bytes),
+                "disconnect" => typed_round_trip::<Disconnect>(&proto, &bytes),
+                "resource_packs_info" => typed_round_trip::<ResourcePacksInfo>(&proto, &bytes),
+                "resource_pack_stack" => typed_round_trip::<ResourcePackStack>(&proto, &bytes),
+                "resource_pack_client_response" => {
+                    typed_round_trip::<ResourcePackClientResponse>(&proto, &bytes)
+                }
+                "client_cache_status" => typed_round_trip::<ClientCacheStatus>(&proto, &bytes),
+                "start_game" => typed_round_trip::<StartGame>(&proto, &bytes),
+                "item_registry" => typed_round_trip::<ItemRegistry>(&proto, &bytes),
+                "request_chunk_radius" => typed_round_trip::<RequestChunkRadius>(&proto, &bytes),
+                "chunk_radius_update" => typed_round_trip::<ChunkRadiusUpdate>(&proto, &bytes),
+                "set_local_player_as_initialized" => {
+                    typed_round_trip::<SetLocalPlayerAsInitialized>(&proto, &bytes)
+                }
+                "player_auth_input" => typed_round_trip::<PlayerAuthInput>(&proto, &bytes),
+                "network_stack_latency" => typed_round_trip::<NetworkStackLatency>(&proto, &bytes),
+                "move_player" => typed_round_trip::<MovePlayer>(&proto, &bytes),
+                "correct_player_move_prediction" => {
+                    typed_round_trip::<CorrectPlayerMovePrediction>(&proto, &bytes)
+                }
+                "respawn" => typed_round_trip::<Respawn>(&proto, &bytes),
+                "set_time" => typed_round_trip::<SetTime>(&proto, &bytes),
+                "text" => typed_round_trip::<Text>(&proto, &bytes),
+                "level_chunk" => typed_round_trip::<LevelChunk>(&proto, &bytes),
+                "network_chunk_publisher_update" => {
+                    typed_round_trip::<NetworkChunkPublisherUpdate>(&proto, &bytes)
+                }
+                "serverbound_loading_screen" => {
+                    typed_round_trip::<ServerboundLoadingScreen>(&proto, &bytes)
+                }
+                "update_attributes" => typed_round_trip::<UpdateAttributes>(&proto, &bytes),
+                "set_movement_authority" => {
+                    typed_round_trip::<SetMovementAuthority>(&proto, &bytes)
+                }
+                "network_settings" => typed_round_trip::<NetworkSettings>(&proto, &bytes),
+                "request_network_settings" => {
+                    typed_round_trip::<RequestNetworkSettings>(&proto, &bytes)
+                }
+                "login" => typed_round_trip::<Login>(&proto, &bytes),
+                "server_to_client_handshake" => {
+                    typed_round_trip::<ServerToClientHandshake>(&proto, &bytes)
+                }
+                "client_to_server_handshake" => {
+                    typed_round_trip::<ClientToServerHandshake>(&proto, &bytes)
+                }
+                other => Err(format!("no typed view for vector {other}")),
+            };
+            covered.insert(name.clone());
+            if let Err(e) = r {
+                failures.push(format!("{name}: {e}"));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{}: {} failures:\n{}",
+            info.game_version,
+            failures.len(),
+            failures.join("\n")
+        );
+        assert!(
+            covered.len() >= 28,
+            "only {} packets covered",
+            covered.len()
+        );
+    }
+}

@@ -10,6 +10,8 @@
 //! - A packet body is a varu32 header whose low 10 bits are the packet id, then the fields.
 //! - `uuid` is two little-endian u64 halves (vanilla order), exposed as canonical text.
 //! - Mapper values are their mapped names ([`Value::Str`]); an unknown raw value stays a number.
+//!   When encoding, an empty string or an absent value means the mapper's neutral value (the name
+//!   of 0, else the smallest), and a decimal string is written as that raw number.
 //! - Bitflags decode to an object of booleans, one per flag, plus `_value` with the raw bits.
 //!   When encoding, `_value` (if present) is OR-ed with every flag set to `true`; a list of set
 //!   flag names is accepted too.
@@ -194,7 +196,7 @@ impl Protocol {
             .get(&id)
             .ok_or_else(|| CodecError::UnknownPacket(format!("id {id}")))?;
         let mut r = Reader::new(body);
-        r.var_u32().map_err(|source| header_err(source))?;
+        r.var_u32().map_err(header_err)?;
         let fields = &body[r.position()..];
         let mut d = read::Decoder::new(&self.schema, &self.vars, fields);
         let root = &self.schema.types[*ty];
@@ -279,4 +281,127 @@ pub fn peek_packet_id(body: &[u8]) -> Result<u32, CodecError> {
 /// Reads a typed value out of a [`Value`] tree.
 pub fn from_value<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, SerdeError> {
     T::deserialize(ValueDeserializer::new(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packets::{PlayStatus, ResourcePacksInfo, Text};
+
+    fn proto() -> Protocol {
+        Protocol::load("1.26.45").expect("embedded 1.26.45")
+    }
+
+    #[test]
+    fn codec_versions_and_ids() {
+        assert!(
+            Protocol::versions()
+                .iter()
+                .any(|v| v.game_version == "1.26.45" && v.protocol == 2169)
+        );
+        let p = Protocol::for_protocol(2169).expect("by protocol");
+        assert_eq!(p.info().game_version, "1.26.45");
+        assert_eq!(p.packet_id("play_status"), Some(2));
+        assert_eq!(p.packet_name(2), Some("play_status"));
+        assert!(matches!(
+            Protocol::load("0.0.1"),
+            Err(CodecError::UnknownVersion(_))
+        ));
+        // Sub-client bits above the low 10 are ignored.
+        assert_eq!(peek_packet_id(&[0x82, 0x10]).expect("header"), 2);
+    }
+
+    #[test]
+    fn codec_uuid_is_two_little_endian_halves() {
+        let p = proto();
+        let u = "00112233-4455-6677-8899-aabbccddeeff";
+        let info = ResourcePacksInfo {
+            world_template: crate::packets::WorldTemplate {
+                uuid: u.into(),
+                version: String::new(),
+            },
+            ..Default::default()
+        };
+        let bytes = p.encode(&info).expect("encode");
+        // header(1) + four bools, then the UUID.
+        assert_eq!(
+            &bytes[5..21],
+            &[
+                0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa,
+                0x99, 0x88
+            ]
+        );
+        let back: ResourcePacksInfo = p.decode_as(&bytes).expect("decode");
+        assert_eq!(back.world_template.uuid, u);
+    }
+
+    #[test]
+    fn codec_omitted_fields_get_neutral_defaults() {
+        let p = proto();
+        // An empty object encodes as every field's neutral value.
+        let bytes = p
+            .encode_value("play_status", &Value::Object(Vec::new()))
+            .expect("encode");
+        assert_eq!(bytes, [0x02, 0, 0, 0, 0]);
+        let s: PlayStatus = p.decode_as(&bytes).expect("decode");
+        assert_eq!(s.status, "login_success");
+        // Switch branches follow the (defaulted) discriminant.
+        let t = Text {
+            kind: "chat".into(),
+            source_name: Some("a".into()),
+            message: "b".into(),
+            ..Default::default()
+        };
+        let back: Text = p.decode_as(&p.encode(&t).expect("encode")).expect("decode");
+        assert_eq!(
+            (back.source_name.as_deref(), back.message.as_str()),
+            (Some("a"), "b")
+        );
+    }
+
+    #[test]
+    fn codec_errors_name_packet_and_field() {
+        let p = proto();
+        let id = p.packet_id("text").expect("text");
+        let mut body = Vec::new();
+        body.put_var_u32(id);
+        body.extend([0, 1, 1, 5, b'x']); // chat; source_name claims 5 bytes, 1 present
+        let err = p.decode(&body).expect_err("truncated");
+        let msg = err.to_string();
+        assert!(msg.contains("text") && msg.contains("source_name"), "{msg}");
+        let bad = Value::Object(vec![("status".into(), Value::Str("nope".into()))]);
+        let msg = p
+            .encode_value("play_status", &bad)
+            .expect_err("bad mapper")
+            .to_string();
+        assert!(
+            msg.contains("play_status") && msg.contains("status"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn codec_nbt_round_trips_both_flavours() {
+        use super::nbt::{Flavour, read_root, write_root};
+        let n = Nbt {
+            name: String::new(),
+            tag: NbtTag::Compound(vec![
+                ("i".into(), NbtTag::Int(-5)),
+                ("l".into(), NbtTag::Long(i64::MIN)),
+                ("s".into(), NbtTag::String("é".into())),
+                (
+                    "li".into(),
+                    NbtTag::List(3, vec![NbtTag::Int(1), NbtTag::Int(2)]),
+                ),
+                ("ia".into(), NbtTag::IntArray(vec![1, -1])),
+            ]),
+        };
+        for f in [Flavour::Network, Flavour::Little] {
+            let mut out = Vec::new();
+            write_root(&mut out, f, &n);
+            let mut r = Reader::new(&out);
+            assert_eq!(read_root(&mut r, f).expect("read"), n);
+            assert!(r.is_empty());
+        }
+    }
 }

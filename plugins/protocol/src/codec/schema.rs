@@ -180,11 +180,14 @@ fn schema_err(msg: &str) -> CodecError {
     CodecError::Schema(msg.to_owned())
 }
 
+/// Packet id → (name, type index), and name → id.
+type PacketTables = (HashMap<u32, (String, usize)>, HashMap<String, u32>);
+
 /// Reads the id → name mapper of `mcpe_packet` and pairs each name with its `packet_*` type.
 fn packet_table(
     types: &serde_json::Map<String, Json>,
     index: &HashMap<String, usize>,
-) -> Result<(HashMap<u32, (String, usize)>, HashMap<String, u32>), CodecError> {
+) -> Result<PacketTables, CodecError> {
     let mappings = types
         .get("mcpe_packet")
         .and_then(|p| p.get(1))

@@ -125,6 +125,8 @@ impl<'s, 'v> Encoder<'s, 'v> {
                 neutral: n,
             } => {
                 let raw = match v {
+                    // "" is what a `Default` typed struct holds: treat it as "not set".
+                    Value::Str(s) if s.is_empty() => entries.get(*n).map_or(0, |e| e.0),
                     Value::Str(s) => match entries.iter().find(|e| e.1 == *s) {
                         Some(e) => e.0,
                         None => s
