@@ -284,3 +284,68 @@ fn codec_vectors_typed_views_round_trip() {
         );
     }
 }
+
+/// `T::default()` must encode (neutral values everywhere) and decode back to itself.
+fn default_round_trip<T>(proto: &Protocol) -> Result<(), String>
+where
+    T: clawcraft_protocol::codec::Packet + Default + PartialEq + std::fmt::Debug,
+{
+    let bytes = proto
+        .encode(&T::default())
+        .map_err(|e| format!("{}: encode: {e}", T::NAME))?;
+    let back: T = proto
+        .decode_as(&bytes)
+        .map_err(|e| format!("{}: decode: {e}", T::NAME))?;
+    let again = proto
+        .encode(&back)
+        .map_err(|e| format!("{}: re-encode: {e}", T::NAME))?;
+    if again != bytes {
+        return Err(format!("{}: default re-encode differs", T::NAME));
+    }
+    Ok(())
+}
+
+#[test]
+fn codec_default_typed_packets_encode() {
+    use clawcraft_protocol::packets::*;
+    for info in Protocol::versions() {
+        let p = Protocol::load(info.game_version).expect("load");
+        let results = [
+            default_round_trip::<PlayStatus>(&p),
+            default_round_trip::<Disconnect>(&p),
+            default_round_trip::<ResourcePacksInfo>(&p),
+            default_round_trip::<ResourcePackStack>(&p),
+            default_round_trip::<ResourcePackClientResponse>(&p),
+            default_round_trip::<ClientCacheStatus>(&p),
+            default_round_trip::<StartGame>(&p),
+            default_round_trip::<ItemRegistry>(&p),
+            default_round_trip::<RequestChunkRadius>(&p),
+            default_round_trip::<ChunkRadiusUpdate>(&p),
+            default_round_trip::<SetLocalPlayerAsInitialized>(&p),
+            default_round_trip::<PlayerAuthInput>(&p),
+            default_round_trip::<NetworkStackLatency>(&p),
+            default_round_trip::<MovePlayer>(&p),
+            default_round_trip::<CorrectPlayerMovePrediction>(&p),
+            default_round_trip::<Respawn>(&p),
+            default_round_trip::<SetTime>(&p),
+            default_round_trip::<Text>(&p),
+            default_round_trip::<LevelChunk>(&p),
+            default_round_trip::<NetworkChunkPublisherUpdate>(&p),
+            default_round_trip::<ServerboundLoadingScreen>(&p),
+            default_round_trip::<UpdateAttributes>(&p),
+            default_round_trip::<SetMovementAuthority>(&p),
+            default_round_trip::<NetworkSettings>(&p),
+            default_round_trip::<RequestNetworkSettings>(&p),
+            default_round_trip::<Login>(&p),
+            default_round_trip::<ServerToClientHandshake>(&p),
+            default_round_trip::<ClientToServerHandshake>(&p),
+        ];
+        let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
+        assert!(
+            failures.is_empty(),
+            "{}:\n{}",
+            info.game_version,
+            failures.join("\n")
+        );
+    }
+}

@@ -301,7 +301,8 @@ impl<'s, 'b> Decoder<'s, 'b> {
             let scopes_len = self.scopes.len();
             match self.read(elem) {
                 Ok(v) => items.push(v),
-                Err(ReadError::Eof { .. }) => {
+                // Like bedrock-protocol, only a short read ends the list early.
+                Err(ReadError::Eof { .. } | ReadError::TooLong { .. }) => {
                     self.r = save;
                     self.depth = depth;
                     self.path.truncate(path_len);

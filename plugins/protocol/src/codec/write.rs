@@ -85,6 +85,12 @@ impl<'s, 'v> Encoder<'s, 'v> {
                     self.path.pop();
                 }
                 if let Count::Fixed(n) = count {
+                    if items.len() > *n {
+                        return Err(format!(
+                            "{} elements for a fixed {n}-element array",
+                            items.len()
+                        ));
+                    }
                     // Pad a short fixed-size array with neutral elements.
                     for _ in items.len()..*n {
                         let d = neutral(self.schema, elem, 0);
@@ -94,11 +100,16 @@ impl<'s, 'v> Encoder<'s, 'v> {
             }
             Ty::Buffer(count) => {
                 let b = bytes_of(v)?;
-                self.count(count, b.len())?;
-                self.out.put_bytes(&b);
                 if let Count::Fixed(n) = count {
-                    self.out
-                        .extend(std::iter::repeat_n(0, n.saturating_sub(b.len())));
+                    if b.len() > *n {
+                        return Err(format!("{} bytes for a fixed {n}-byte buffer", b.len()));
+                    }
+                    // Pad a short fixed-size buffer with zeros.
+                    self.out.put_bytes(&b);
+                    self.out.extend(std::iter::repeat_n(0, n - b.len()));
+                } else {
+                    self.count(count, b.len())?;
+                    self.out.put_bytes(&b);
                 }
             }
             Ty::PString { count, latin1 } => {
@@ -259,7 +270,7 @@ impl<'s, 'v> Encoder<'s, 'v> {
                         }
                         (_, Some(given)) => {
                             self.write(&f.ty, given)?;
-                            Cow::Borrowed(given)
+                            self.effective(&f.ty, given)
                         }
                         (ty, None) => {
                             let ty = self.resolve(ty);
@@ -279,6 +290,20 @@ impl<'s, 'v> Encoder<'s, 'v> {
         }
         self.scopes.pop();
         Ok(())
+    }
+
+    /// What a switch later in this container must compare against: the value as written. Only
+    /// differs from `given` for an empty mapper name, which was written as the neutral name.
+    fn effective(&self, ty: &'s Ty, given: &'v Value) -> Cow<'v, Value> {
+        if matches!(given, Value::Str(s) if s.is_empty())
+            && let Ty::Mapper {
+                entries, neutral, ..
+            } = self.resolve(ty)
+            && let Some(e) = entries.get(*neutral)
+        {
+            return Cow::Owned(Value::Str(e.1.clone()));
+        }
+        Cow::Borrowed(given)
     }
 
     /// Follows references and switches (against the current scope) to a concrete type.
@@ -574,7 +599,9 @@ pub(crate) fn write_prim(out: &mut Vec<u8>, p: Prim, v: &Value) -> R<()> {
 /// Writes a canonical UUID string as two little-endian u64 halves (vanilla order).
 fn write_uuid(out: &mut Vec<u8>, v: &Value) -> R<()> {
     let n = match v {
+        // "" is what a `Default` typed struct holds: the nil UUID.
         Value::Void => 0,
+        Value::Str(s) if s.is_empty() => 0,
         Value::Str(s) => parse_uuid(s).ok_or_else(|| format!("bad UUID {s:?}"))?,
         other => return Err(format!("expected a UUID string, got {}", kind(other))),
     };
