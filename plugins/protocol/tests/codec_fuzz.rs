@@ -85,10 +85,21 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 fn codec_fuzz_decode_never_panics() {
     for info in Protocol::versions() {
         let proto = Protocol::load(info.game_version).expect("load");
-        let seeds = seeds(info.game_version);
         let ids: Vec<u32> = (0..1024)
             .filter(|id| proto.packet_name(*id).is_some())
             .collect();
+        // Golden vectors plus the all-neutral encoding of every packet, so mutations reach
+        // every definition.
+        let mut seeds = seeds(info.game_version);
+        for id in &ids {
+            let name = proto.packet_name(*id).expect("listed");
+            let empty = clawcraft_protocol::codec::Value::Object(Vec::new());
+            seeds.push(
+                proto
+                    .encode_value(name, &empty)
+                    .expect("neutral packet encodes"),
+            );
+        }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut decoded = 0usize;
         let total = 220_000;

@@ -410,9 +410,27 @@ pub(crate) fn read_prim(r: &mut Reader<'_>, p: Prim) -> R<Value> {
         Prim::F64(Big) => Value::Float(r.f64_be()?),
         Prim::VarU32 => Value::UInt(u64::from(r.var_u32()?)),
         Prim::VarU64 => Value::UInt(r.var_u64()?),
+        Prim::VarU128 => match read_var_u128(r)? {
+            v if v <= u128::from(u64::MAX) => Value::UInt(v as u64),
+            v => Value::Str(v.to_string()),
+        },
         Prim::VarI32 => Value::Int(i64::from(r.var_i32()?)),
         Prim::VarI64 => Value::Int(r.var_i64()?),
     })
+}
+
+/// Unsigned LEB128 of up to 128 bits.
+fn read_var_u128(r: &mut Reader<'_>) -> R<u128> {
+    let at = r.position();
+    let mut v: u128 = 0;
+    for shift in (0..128).step_by(7) {
+        let b = r.u8()?;
+        v |= u128::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(ReadError::VarIntTooLong(at))
 }
 
 /// Reads a UUID stored as two little-endian u64 halves (vanilla order) into canonical text.

@@ -24,6 +24,8 @@ pub(crate) enum Prim {
     VarU32,
     /// Unsigned LEB128, 64-bit (`varint64`).
     VarU64,
+    /// Unsigned LEB128, 128-bit (`varint128`); values above u64 decode as decimal text.
+    VarU128,
     /// ZigZag LEB128 (`zigzag32`).
     VarI32,
     /// ZigZag LEB128 (`zigzag64`).
@@ -305,7 +307,7 @@ impl Compiler<'_> {
             "uuid" => Ty::Uuid,
             "byterot" => Ty::ByteRot,
             "enum_size_based_on_values_len" => Ty::EnumSizeBasedOnValuesLen,
-            "MapInfo" | "varint128" | "ipAddress" => Ty::Unsupported(name.to_owned()),
+            "MapInfo" | "ipAddress" => Ty::Unsupported(name.to_owned()),
             other => match self.index.get(other) {
                 Some(&i) => Ty::Ref(i),
                 None => return Err(format!("unknown type {other}")),
@@ -487,6 +489,7 @@ fn prim(name: &str) -> Option<Prim> {
         "lf64" => Prim::F64(L),
         "varint" => Prim::VarU32,
         "varint64" => Prim::VarU64,
+        "varint128" => Prim::VarU128,
         "zigzag32" => Prim::VarI32,
         "zigzag64" => Prim::VarI64,
         _ => return None,

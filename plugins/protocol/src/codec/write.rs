@@ -590,6 +590,25 @@ pub(crate) fn write_prim(out: &mut Vec<u8>, p: Prim, v: &Value) -> R<()> {
             }
             i => u64::try_from(i).map_err(|_| format!("integer {i} out of range"))?,
         }),
+        Prim::VarU128 => {
+            let mut x: u128 = match v {
+                Value::Str(s) => s
+                    .parse()
+                    .map_err(|_| format!("expected an integer, got {s:?}"))?,
+                other => {
+                    u128::try_from(int(other)?).map_err(|_| "negative varint128".to_owned())?
+                }
+            };
+            loop {
+                let b = (x & 0x7f) as u8;
+                x >>= 7;
+                if x == 0 {
+                    out.put_u8(b);
+                    break;
+                }
+                out.put_u8(b | 0x80);
+            }
+        }
         Prim::VarI32 => out.put_var_i32(ranged(v)?),
         Prim::VarI64 => out.put_var_i64(ranged(v)?),
     }
