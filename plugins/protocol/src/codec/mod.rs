@@ -103,12 +103,23 @@ pub trait Packet: serde::Serialize + serde::de::DeserializeOwned {
 }
 
 /// The compiled protocol of one version. Cloning is cheap (shared schema).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Protocol {
     info: VersionInfo,
     schema: Arc<schema::Schema>,
     /// Named context variables for `/Name` switch labels (e.g. `ShieldItemID`).
     vars: Arc<Vec<(String, i64)>>,
+}
+
+impl std::fmt::Debug for Protocol {
+    /// Concise: the compiled type table is large and not useful in logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Protocol")
+            .field("info", &self.info)
+            .field("packets", &self.schema.packets.len())
+            .field("vars", &self.vars)
+            .finish()
+    }
 }
 
 impl Protocol {
