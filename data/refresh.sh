@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Re-vendors minecraft-data's Bedrock protocol definitions listed in data/versions.txt.
+#
+# Usage: data/refresh.sh [minecraft-data version]
+# Installs the npm package into a throwaway directory (no install scripts run) and copies
+# data/bedrock/<ver>/protocol.json for every version. Adding a Bedrock version = add a line to
+# versions.txt, run this, add test vectors; the Rust build picks the new file up by itself.
+set -euo pipefail
+
+MCDATA_VERSION="${1:-3.119.0}"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$tmp" && npm init -y >/dev/null && npm install --ignore-scripts --no-audit --no-fund "minecraft-data@${MCDATA_VERSION}" >/dev/null)
+src="$tmp/node_modules/minecraft-data/minecraft-data/data/bedrock"
+
+grep -v '^\s*#' "$here/versions.txt" | while read -r ver proto; do
+  [ -z "${ver:-}" ] && continue
+  if [ ! -f "$src/$ver/protocol.json" ]; then
+    echo "minecraft-data@${MCDATA_VERSION} has no bedrock/$ver/protocol.json" >&2
+    exit 1
+  fi
+  mkdir -p "$here/bedrock/$ver"
+  cp "$src/$ver/protocol.json" "$here/bedrock/$ver/protocol.json"
+  echo "bedrock $ver (protocol $proto): copied"
+done
+# The npm tarball ships no LICENSE file; data/SOURCE.md carries the MIT notice.

@@ -1,0 +1,38 @@
+//! Generates the table of embedded protocol definitions from `data/versions.txt`, so adding a
+//! Bedrock version is a data drop: a line in that file plus `data/bedrock/<ver>/protocol.json`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
+    let data = manifest.join("../../data");
+    let list = data.join("versions.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    let text = std::fs::read_to_string(&list).expect("read data/versions.txt");
+    let mut out = String::from("&[\n");
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let (Some(ver), Some(proto)) = (parts.next(), parts.next()) else {
+            panic!("bad line in data/versions.txt: {line:?}");
+        };
+        let proto: i32 = proto.parse().expect("protocol number");
+        let json = data.join("bedrock").join(ver).join("protocol.json");
+        assert!(Path::new(&json).exists(), "missing {}", json.display());
+        println!("cargo:rerun-if-changed={}", json.display());
+        let path = json.canonicalize().expect("canonical path");
+        writeln!(
+            out,
+            "    (VersionInfo {{ game_version: {ver:?}, protocol: {proto} }}, include_str!({:?})),",
+            path.display().to_string()
+        )
+        .expect("write to string");
+    }
+    out.push(']');
+    let dest = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("versions.rs");
+    std::fs::write(dest, out).expect("write versions.rs");
+}

@@ -1,0 +1,350 @@
+#!/usr/bin/env node
+// Generates golden packet vectors with bedrock-protocol's own ProtoDef serializer, so the Rust
+// interpreter is checked against an independent implementation of the same definitions.
+//
+// Usage: NODE_PATH=<dir containing bedrock-protocol + minecraft-data> node make-vectors.js [version...]
+// Writes tests/vectors/<version>.json: [{ name, params, hex }], hex = varuint header + fields.
+//
+// JSON conventions (what the Rust test expects):
+// - 64-bit integers are written as decimal strings (BigInt-safe).
+// - Buffers are written as lowercase hex strings prefixed "hex:".
+// - UUIDs: the wire format (vanilla/Mojang/gophertunnel) is two little-endian u64 halves, i.e.
+//   canonical bytes 7..0 then 15..8. bedrock-protocol instead writes the RFC byte order. So for
+//   every UUID recorded in `params` we hand bedrock-protocol a *pre-swapped* UUID whose RFC bytes
+//   equal the vanilla encoding of the recorded one (see `U()` / `swapUuid()`).
+// - NBT values are prismarine-nbt objects ({type, name, value}); 64-bit NBT longs as strings.
+'use strict'
+const fs = require('fs')
+const path = require('path')
+const { createSerializer, createDeserializer } = require('bedrock-protocol/src/transforms/serializer')
+
+const versions = process.argv.length > 2 ? process.argv.slice(2) : ['1.26.45']
+
+// --- UUID pre-swap ----------------------------------------------------------------------------
+const uuidSwaps = new Map()
+function swapUuid (u) {
+  const h = u.replace(/-/g, '')
+  const bytes = h.match(/../g)
+  const swapped = bytes.slice(0, 8).reverse().concat(bytes.slice(8, 16).reverse()).join('')
+  return `${swapped.slice(0, 8)}-${swapped.slice(8, 12)}-${swapped.slice(12, 16)}-${swapped.slice(16, 20)}-${swapped.slice(20)}`
+}
+/** Registers a UUID used in params; bedrock-protocol will be given its swapped form. */
+function U (u) { uuidSwaps.set(u, swapUuid(u)); return u }
+
+// Deep copy for bedrock-protocol: swap registered UUIDs, keep BigInt/Buffer as they are.
+function forBedrockProtocol (v) {
+  if (typeof v === 'string') return uuidSwaps.has(v) ? uuidSwaps.get(v) : v
+  if (Array.isArray(v)) return v.map(forBedrockProtocol)
+  if (v && typeof v === 'object' && !Buffer.isBuffer(v)) {
+    const o = {}
+    for (const [k, x] of Object.entries(v)) o[k] = forBedrockProtocol(x)
+    return o
+  }
+  return v
+}
+
+// BigInt -> string, Buffer -> "hex:..." for the recorded params.
+function toJson (v) {
+  if (typeof v === 'bigint') return v.toString()
+  if (Buffer.isBuffer(v)) return 'hex:' + v.toString('hex')
+  if (Array.isArray(v)) return v.map(toJson)
+  if (v && typeof v === 'object') {
+    const o = {}
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) o[k] = toJson(x)
+    return o
+  }
+  return v
+}
+
+// --- neutral values from the schema, so big packets only spell out what matters ----------------
+// `siblings` holds the fields decided so far (given values win), for switch compareTo lookups.
+function neutral (types, t, siblings, given) {
+  if (typeof t === 'string') {
+    switch (t) {
+      case 'bool': return false
+      case 'varint64': case 'zigzag64': case 'li64': case 'lu64': case 'i64': case 'u64': return 0n
+      case 'lf32': case 'lf64': case 'f32': case 'f64': return 0
+      case 'void': return undefined
+      case 'uuid': return U('00000000-0000-0000-0000-000000000000')
+      case 'nbt': return { type: 'compound', name: '', value: {} }
+      case 'restBuffer': return Buffer.alloc(0)
+      default:
+        if (types[t] === undefined || types[t] === 'native') return 0
+        return neutral(types, types[t], siblings, given)
+    }
+  }
+  const [kind, args] = t
+  switch (kind) {
+    case 'container': {
+      const o = {}
+      const g = (given && typeof given === 'object') ? given : {}
+      for (const f of args) {
+        const scope = { ...o, ...g }
+        const v = neutral(types, f.type, scope, f.anon ? g : g[f.name])
+        if (f.anon) Object.assign(o, v || {})
+        else o[f.name] = v
+      }
+      return o
+    }
+    case 'mapper': {
+      const keys = Object.keys(args.mappings).map(Number).sort((a, b) => a - b)
+      const k = keys.includes(0) ? 0 : keys[0]
+      return args.mappings[String(k)]
+    }
+    case 'switch': {
+      const c = siblings ? siblings[args.compareTo] : undefined
+      const branch = args.fields[String(c)] ?? args.default ?? 'void'
+      return neutral(types, branch, siblings, given)
+    }
+    case 'option': return undefined
+    case 'array': return []
+    case 'buffer': return Buffer.alloc(args.count || 0)
+    case 'pstring': return ''
+    case 'bitflags': return {}
+    case 'encapsulated': return undefined
+    default: return undefined
+  }
+}
+
+function merge (base, over) {
+  if (over === undefined) return base
+  if (base && over && typeof base === 'object' && typeof over === 'object' && !Array.isArray(over) &&
+      !Buffer.isBuffer(over) && typeof over !== 'bigint') {
+    const o = { ...base }
+    for (const [k, v] of Object.entries(over)) o[k] = merge(base[k], v)
+    return o
+  }
+  return over
+}
+
+// --- the packets -------------------------------------------------------------------------------
+const nbtState = {
+  type: 'compound',
+  name: '',
+  value: {
+    name: { type: 'string', value: 'minecraft:stone' },
+    version: { type: 'int', value: 18100737 },
+    big: { type: 'long', value: 1234567890123n },
+    tags: { type: 'list', value: { type: 'string', value: ['a', 'b'] } }
+  }
+}
+
+function packets () {
+  return [
+    ['play_status', { status: 'player_spawn' }],
+    ['disconnect', { reason: 'kicked', hide_disconnect_reason: false, message: 'You were kicked', filtered_message: '' }],
+    ['disconnect', { reason: 'server_full', hide_disconnect_reason: true }],
+    ['resource_packs_info', {
+      must_accept: true,
+      has_addons: false,
+      has_scripts: true,
+      disable_vibrant_visuals: false,
+      world_template: { uuid: U('0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9'), version: '1.0.0' },
+      texture_packs: [{
+        uuid: U('5f3c1a9e-2b7d-4c88-9e01-abcdef123456'),
+        version: '1.2.3',
+        size: 1048576n,
+        content_key: '',
+        sub_pack_name: '',
+        content_identity: 'ident',
+        has_scripts: false,
+        addon_pack: false,
+        rtx_enabled: true,
+        cdn_url: 'https://cdn.example/pack.zip'
+      }]
+    }],
+    ['resource_pack_stack', {
+      must_accept: false,
+      resource_packs: [{ uuid: '0f9e8d7c-6b5a-4938-2716-0a1b2c3d4e5f', version: '1.2.3', name: 'Vanilla+' }],
+      game_version: '1.26.45',
+      experiments: [{ name: 'gametest', enabled: true }],
+      experiments_previously_used: true,
+      has_editor_packs: false
+    }],
+    ['resource_pack_client_response', { response_status: 'have_all_packs', response_status_name: '', resourcepackids: undefined }],
+    ['resource_pack_client_response', { response_status: 'send_packs', response_status_name: '', resourcepackids: ['5f3c1a9e-2b7d-4c88-9e01-abcdef123456_1.2.3'] }],
+    ['client_cache_status', { enabled: true }],
+    ['start_game', {
+      entity_id: -4294967301n,
+      runtime_entity_id: 9007199254740993n,
+      player_gamemode: 'creative',
+      player_position: { x: 12.5, y: 64, z: -3.25 },
+      rotation: { x: 10.5, z: 90 },
+      seed: 18446744073709551615n,
+      biome_type: 0,
+      biome_name: 'plains',
+      dimension: 'overworld',
+      generator: 1,
+      world_gamemode: 'survival',
+      hardcore: false,
+      difficulty: 2,
+      spawn_position: { x: 100, y: 70, z: -200 },
+      day_cycle_stop_time: -1,
+      rain_level: 0.5,
+      game_version: '1.26.45',
+      gamerules: [
+        { name: 'dodaylightcycle', editable: true, type: 'bool', value: true },
+        { name: 'randomtickspeed', editable: false, type: 'int', value: 3 }
+      ],
+      experiments: [{ name: 'data_driven_items', enabled: true }],
+      permission_level: 'member',
+      server_chunk_tick_range: 4,
+      level_id: 'bGV2ZWw=',
+      world_name: 'Bedrock level',
+      premium_world_template_id: '',
+      rewind_history_size: 40,
+      server_authoritative_block_breaking: true,
+      current_tick: 123456789012n,
+      enchantment_seed: -559038737,
+      block_properties: [{ name: 'custom:block', state: nbtState }],
+      multiplayer_correlation_id: 'abc-123',
+      server_authoritative_inventory: true,
+      engine: '1.26.45',
+      property_data: { type: 'compound', name: '', value: {} },
+      block_pallette_checksum: 1311768467463790320n,
+      world_template_id: U('123e4567-e89b-12d3-a456-426614174000'),
+      client_side_generation: false,
+      block_network_ids_are_hashes: true,
+      server_controlled_sound: true,
+      has_server_join_info: false,
+      server_identifier: 'srv',
+      scenario_identifier: '',
+      world_identifier: 'world-1',
+      owner_identifier: ''
+    }],
+    ['item_registry', {
+      itemstates: [
+        { name: 'minecraft:shield', runtime_id: 380, component_based: false, version: 'legacy', nbt: { type: 'compound', name: '', value: {} } },
+        { name: 'custom:wand', runtime_id: -12, component_based: true, version: 'data_driven', nbt: nbtState }
+      ]
+    }],
+    ['request_chunk_radius', { chunk_radius: 12, max_radius: 16 }],
+    ['chunk_radius_update', { chunk_radius: 10 }],
+    ['set_local_player_as_initialized', { runtime_entity_id: 4611686018427387905n }],
+    ['player_auth_input', {
+      pitch: -12.5,
+      yaw: 181.25,
+      position: { x: 100.5, y: 65.62, z: -20.5 },
+      move_vector: { x: 0, z: 1 },
+      head_yaw: 181.25,
+      input_data: ['up', 'sprint_down', 'sprinting', 'jumping', 'block_breaking_delay_enabled'],
+      input_mode: 'mouse',
+      play_mode: 'normal',
+      interaction_model: 'crosshair',
+      interact_rotation: { x: -12.5, z: 181.25 },
+      tick: 123456n,
+      delta: { x: 0, y: -0.0784, z: 0.2 },
+      transaction_presence: false,
+      item_stack_request_presence: false,
+      block_action_presence: true,
+      block_action: [{ action: 'start_break', position: { x: 1, y: 64, z: -2 }, face: 1 }, { action: 'abort_break', position: { x: 1, y: 64, z: -2 }, face: 0 }],
+      vehicle_rotation_presence: false,
+      predicted_vehicle_presence: true,
+      predicted_vehicle: -77n,
+      analogue_move_vector: { x: 0, z: 1 },
+      camera_orientation: { x: 0.1, y: -0.2, z: 0.97 },
+      raw_move_vector: { x: 0, z: 1 }
+    }],
+    ['network_stack_latency', { timestamp: 1717171717171000n, needs_response: 1 }],
+    ['move_player', {
+      runtime_id: 1234,
+      position: { x: 0.5, y: 65.62, z: 0.5 },
+      pitch: 3.5,
+      yaw: -90,
+      head_yaw: -90,
+      mode: 'teleport',
+      on_ground: true,
+      ridden_runtime_id: 0,
+      teleport: { cause: 'command', source_entity_type: 0 },
+      tick: 987654321n
+    }],
+    ['correct_player_move_prediction', {
+      prediction_type: 'player',
+      position: { x: 1, y: 2, z: 3 },
+      delta: { x: 0.5, y: -0.25, z: 0 },
+      rotation: { x: 10, z: 20 },
+      angular_velocity: 0.75,
+      on_ground: false,
+      tick: 42n
+    }],
+    ['respawn', { position: { x: 0.5, y: 70, z: 0.5 }, state: 1, runtime_entity_id: 99n }],
+    ['set_time', { time: 6000 }],
+    ['text', {
+      needs_translation: false,
+      category: 'authored',
+      type: 'chat',
+      source_name: 'Steve',
+      message: 'hello §aworld ✓',
+      xuid: '2535400000000000',
+      platform_chat_id: '',
+      has_filtered_message: true,
+      filtered_message: 'hello world'
+    }],
+    ['text', {
+      needs_translation: true,
+      category: 'parameters',
+      type: 'translation',
+      message: 'chat.type.announcement',
+      parameters: ['Server', 'restart in 5'],
+      xuid: '',
+      platform_chat_id: '',
+      has_filtered_message: false
+    }],
+    ['level_chunk', {
+      x: -3,
+      z: 7,
+      dimension: 0,
+      sub_chunk_count: 4,
+      highest_subchunk_count: undefined,
+      cache_enabled: false,
+      blobs: [],
+      payload: Buffer.from('0901020304050607', 'hex')
+    }],
+    ['network_chunk_publisher_update', {
+      coordinates: { x: 100, y: 64, z: -200 },
+      radius: 128,
+      saved_chunks: [{ x: 6, z: -13 }, { x: 7, z: -13 }]
+    }],
+    ['serverbound_loading_screen', { type: 1, loading_screen_id: 7 }],
+    ['update_attributes', {
+      runtime_entity_id: 1n,
+      attributes: [{
+        min: 0, max: 20, current: 18, default_min: 0, default_max: 20, default: 20,
+        name: 'minecraft:health',
+        modifiers: [{ id: 'mod-1', name: 'boost', amount: 2, operation: 0, operand: 1, serializable: true }]
+      }, {
+        min: 0, max: 3.4028234663852886e38, current: 0.1, default_min: 0, default_max: 3.4028234663852886e38, default: 0.1,
+        name: 'minecraft:movement',
+        modifiers: []
+      }],
+      tick: 5000n
+    }],
+    ['set_movement_authority', { movement_authority: 'server_with_rewind' }],
+    ['network_settings', { compression_threshold: 256, compression_algorithm: 'snappy', client_throttle: false, client_throttle_threshold: 0, client_throttle_scalar: 0 }],
+    ['request_network_settings', { client_protocol: 2169 }],
+    ['login', { protocol_version: 2169, tokens: { identity: '{"AuthenticationType":2,"Certificate":"{\\"chain\\":[]}"}', client: 'eyJhbGciOiJFUzM4NCJ9.eyJ9.sig' } }],
+    ['server_to_client_handshake', { token: 'eyJ4NXUiOiJNSFl3In0.eyJzYWx0IjoiQUFBQSJ9.c2ln' }],
+    ['client_to_server_handshake', {}]
+  ]
+}
+
+function make (version) {
+  const ser = createSerializer(version)
+  const des = createDeserializer(version)
+  const types = require('minecraft-data')('bedrock_' + version).protocol.types
+  const out = []
+  for (const [name, given] of packets()) {
+    const typeName = 'packet_' + name
+    if (!types[typeName]) { console.warn(`${version}: no ${name}, skipped`); continue }
+    const params = merge(neutral(types, types[typeName], undefined, given), given)
+    const buf = ser.createPacketBuffer({ name, params: forBedrockProtocol(params) })
+    const back = des.parsePacketBuffer(buf)
+    if (back.data.name !== name) throw new Error(`${name}: read back as ${back.data.name}`)
+    out.push({ name, params: toJson(params), hex: buf.toString('hex') })
+  }
+  const file = path.join(__dirname, `${version}.json`)
+  fs.writeFileSync(file, JSON.stringify(out, null, 1) + '\n')
+  console.log(`wrote ${out.length} vectors to ${file}`)
+}
+
+for (const v of versions) make(v)
