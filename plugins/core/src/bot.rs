@@ -51,8 +51,10 @@ pub struct EntityIds {
 /// Facts from StartGame that other plugins read.
 #[derive(Component, Debug, Clone, PartialEq, Default)]
 pub struct WorldInfo {
-    pub dimension: i32,
-    pub gamemode: i32,
+    /// `overworld`, `nether`, `the_end`.
+    pub dimension: String,
+    /// The player's game mode name, e.g. `survival`.
+    pub gamemode: String,
     pub world_name: String,
     pub block_network_ids_are_hashes: bool,
     pub server_authoritative_block_breaking: bool,

@@ -110,10 +110,13 @@ impl UdpTransport {
         socket.connect(server)?;
         let now = Instant::now();
         let config = RakConfig { client_guid: rand::random(), ..RakConfig::default() };
+        let mut session = ClientSession::new(session);
+        // The login's input mode must match the PlayerAuthInput we send (mouse).
+        session.login_params_mut().input_mode = 1;
         let mut inner = Inner {
             socket: socket.try_clone()?,
             rak: RakClient::new(config, server, now),
-            session: ClientSession::new(session),
+            session,
             inbound: Vec::new(),
             closed: false,
             stop: false,

@@ -16,7 +16,6 @@ fn to_map(v: Value) -> Map<String, Value> {
 
 /// `{"action":"pos"}`: feet position and rotation.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Pos {}
 
 impl AgentCommand for Pos {
@@ -39,7 +38,6 @@ impl AgentCommand for Pos {
 
 /// `{"action":"status"}`: connection and bot health summary. Works before spawn.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Status {}
 
 impl AgentCommand for Status {

@@ -33,7 +33,7 @@ pub fn send_player_auth_input(
             flags.push("handled_teleport");
         }
         let eye = pos.0.offset_y(EYE_HEIGHT);
-        let packet = PlayerAuthInput::idle(eye, rot.yaw, rot.pitch, input.next_tick, &flags);
+        let packet = PlayerAuthInput::idle([eye.x, eye.y, eye.z], rot.yaw, rot.pitch, input.next_tick, &flags);
         conn.send(&packet);
         input.next_tick += 1;
         stats.inputs_sent += 1;

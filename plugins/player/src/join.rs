@@ -63,8 +63,8 @@ pub fn handle_join_packets(
                 Position(feet),
                 Rotation { pitch: start.rotation.x, yaw: start.rotation.z },
                 WorldInfo {
-                    dimension: start.dimension_id(),
-                    gamemode: start.player_gamemode_id(),
+                    dimension: start.dimension.clone(),
+                    gamemode: start.player_gamemode.clone(),
                     world_name: start.world_name.clone(),
                     block_network_ids_are_hashes: start.block_network_ids_are_hashes,
                     server_authoritative_block_breaking: start.server_authoritative_block_breaking,
@@ -84,8 +84,11 @@ pub fn handle_join_packets(
                 conn.send(&NetworkStackLatency { timestamp: latency.timestamp, needs_response: 0 });
             }
         } else if let Some(disconnect) = packet.decode::<Disconnect>() {
-            let reason =
-                disconnect.message.clone().unwrap_or_else(|| format!("disconnected by server ({})", disconnect.reason));
+            let reason = if disconnect.message.is_empty() {
+                format!("disconnected by server ({})", disconnect.reason)
+            } else {
+                disconnect.message.clone()
+            };
             tracing::info!(%reason, "server disconnected us");
             events.write(AgentEvent::new("disconnected").with("reason", &reason));
             closed.write(ConnectionClosed { bot: packet.bot, reason, error: true });

@@ -812,3 +812,41 @@ pub struct UpdateAttributes {
     pub tick: u64,
 }
 packet!(UpdateAttributes, "update_attributes");
+
+impl ResourcePackClientResponse {
+    /// A response with no pack ids (`"have_all_packs"`, `"completed"`, `"refused"`).
+    pub fn status(status: &str) -> Self {
+        Self { response_status: status.to_owned(), ..Self::default() }
+    }
+}
+
+impl PlayerAuthInput {
+    /// The input of a player standing still at `eye` looking along `yaw`/`pitch` (degrees).
+    ///
+    /// Every optional block is written as present-flag `1` + absent option (`01 00`), the form
+    /// vanilla and gophertunnel write for 1.26.40–1.26.45 "double optionals".
+    pub fn idle(eye: [f64; 3], yaw: f32, pitch: f32, tick: u64, flags: &[&str]) -> Self {
+        let (sy, cy) = f64::from(yaw).to_radians().sin_cos();
+        let (sp, cp) = f64::from(pitch).to_radians().sin_cos();
+        Self {
+            pitch,
+            yaw,
+            position: Vec3 { x: eye[0] as f32, y: eye[1] as f32, z: eye[2] as f32 },
+            head_yaw: yaw,
+            input_data: Some(flags.iter().map(|f| (*f).to_owned()).collect()),
+            input_mode: "mouse".into(),
+            play_mode: "normal".into(),
+            interaction_model: "crosshair".into(),
+            interact_rotation: Vec2 { x: pitch, z: yaw },
+            tick,
+            transaction_presence: true,
+            item_stack_request_presence: true,
+            block_action_presence: true,
+            vehicle_rotation_presence: true,
+            predicted_vehicle_presence: true,
+            // Bedrock's yaw 0 faces +Z (south); pitch positive looks down.
+            camera_orientation: Vec3 { x: (-sy * cp) as f32, y: (-sp) as f32, z: (cy * cp) as f32 },
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Measures the figures reported in README.md (a bench script, not a timed test).
+
+  python3 tests/bench/figures.py [--runs 5] [--idle-seconds 60] [--build]
+
+- connect -> spawn time of `clawcraft` and of bedrock-protocol's own client against the same peer
+- RSS and CPU of an idle spawned bot over --idle-seconds
+- with --build: release build time from clean (in a throw-away target dir)
+
+Prints one JSON object. Needs `cargo build --release` done (or --build) and the peer installed.
+"""
+import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PEER = os.path.join(ROOT, "tests", "peer")
+BIN = os.path.join(ROOT, "target", "release", "clawcraft")
+
+
+def free_port():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_peer(port):
+    p = subprocess.Popen(["node", os.path.join(PEER, "server.js"), "--port", str(port), "--scenario", "flat"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    for line in p.stdout:
+        if '"listening"' in line:
+            return p
+    raise RuntimeError("peer did not start")
+
+
+def clawcraft_spawn_ms(port):
+    env = dict(os.environ, HOST="127.0.0.1", PORT=str(port), USERNAME="BenchBot", RUST_LOG="warn")
+    t0 = time.perf_counter()
+    p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    for line in p.stdout:
+        if json.loads(line).get("type") == "spawn":
+            ms = (time.perf_counter() - t0) * 1000
+            break
+    else:
+        raise RuntimeError("clawcraft did not spawn")
+    return ms, p
+
+
+def stop(p):
+    try:
+        p.stdin.close()
+    except Exception:
+        pass
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
+def proc_cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def proc_rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--idle-seconds", type=int, default=60)
+    ap.add_argument("--build", action="store_true")
+    a = ap.parse_args()
+    out = {}
+    if a.build:
+        with tempfile.TemporaryDirectory() as td:
+            t0 = time.perf_counter()
+            subprocess.run(["cargo", "build", "--release", "--locked"], cwd=ROOT, check=True,
+                           env=dict(os.environ, CARGO_TARGET_DIR=td), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            out["release_build_from_clean_s"] = round(time.perf_counter() - t0, 1)
+    subprocess.run(["bash", os.path.join(PEER, "install.sh")], check=True, stdout=subprocess.DEVNULL)
+    port = free_port()
+    peer = start_peer(port)
+    try:
+        ours = []
+        for _ in range(a.runs):
+            ms, p = clawcraft_spawn_ms(port)
+            ours.append(round(ms, 1))
+            stop(p)
+        bp = subprocess.run(["node", os.path.join(PEER, "client-bench.js"), "--port", str(port), "--runs", str(a.runs)],
+                            capture_output=True, text=True, check=True)
+        bp_json = json.loads(bp.stdout.strip().splitlines()[-1])
+        out["connect_to_spawn_ms"] = {
+            "clawcraft": {"runs": ours, "median": statistics.median(ours)},
+            "bedrock_protocol_client": bp_json,
+        }
+        ms, p = clawcraft_spawn_ms(port)
+        time.sleep(1)
+        cpu0, t0 = proc_cpu_seconds(p.pid), time.perf_counter()
+        time.sleep(a.idle_seconds)
+        cpu1, t1 = proc_cpu_seconds(p.pid), time.perf_counter()
+        out["idle_spawned_bot"] = {
+            "seconds": a.idle_seconds,
+            "rss_mib": round(proc_rss_kib(p.pid) / 1024, 1),
+            "cpu_percent_of_one_core": round(100 * (cpu1 - cpu0) / (t1 - t0), 2),
+        }
+        stop(p)
+    finally:
+        peer.kill()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
