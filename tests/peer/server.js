@@ -72,21 +72,41 @@ const toJson = (obj) => JSON.stringify(obj, replacer)
 // files and ttys) for our events, then point fd 1 at /dev/null for everybody else. Falls back to fd 1 if that fails.
 let outFd = 1
 function isolateStdout () {
+  console.log = console.info = console.debug = (...a) => console.error(...a)
+  if (process.env.CLAWCRAFT_PEER_RELAYED === '1') return true // our parent filters our stdout
   try {
     const fd = fs.openSync('/proc/self/fd/1', 'a')
     fs.closeSync(1)
     const nul = fs.openSync('/dev/null', 'w')
+    outFd = fd
     if (nul !== 1) { // should not happen: 1 is the lowest free descriptor
       fs.closeSync(nul)
-      outFd = fd
       diag(`stdout isolation: /dev/null got fd ${nul}, native output may still reach stdout`)
-      return
     }
-    outFd = fd
+    return true
   } catch (e) {
-    diag(`stdout isolation not possible (${e.code || e.message}); non-JSON native output may appear on stdout`)
+    // e.g. ENXIO: stdout is a socket (Node's child_process 'pipe' is a socketpair); use relayThroughChild() instead
+    diag(`stdout isolation via /proc/self/fd/1 not possible (${e.code || e.message}); relaying through a child process`)
+    return false
   }
-  console.log = console.info = console.debug = (...a) => console.error(...a)
+}
+
+// Fallback when stdout cannot be reopened: run the real server as a child whose stdout we read line by line; JSON
+// lines go to our stdout, anything else to stderr. Signals are forwarded; the child exits when our pipe to its stdin
+// closes (so it cannot outlive us even if we are SIGKILLed).
+function relayThroughChild () {
+  const { spawn } = require('child_process')
+  const readline = require('readline')
+  const child = spawn(process.execPath, [__filename, ...process.argv.slice(2)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, CLAWCRAFT_PEER_RELAYED: '1' }
+  })
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line.startsWith('{')) fs.writeSync(1, line + '\n')
+    else process.stderr.write(`[native stdout] ${line}\n`)
+  })
+  for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
+  child.on('exit', (code, sig) => process.exit(code ?? (sig ? 1 : 0)))
 }
 
 function emitEvent (obj) {
@@ -481,6 +501,7 @@ function flatScenario (session) {
       }
       emitEvent({ event: 'chunks_sent', count: coords.length, radius })
       session.write('play_status', { status: 'player_spawn' })
+      emitEvent({ event: 'player_spawn_sent', username: session.username })
     },
     // client sent set_local_player_as_initialized
     onSpawn () {
@@ -617,7 +638,11 @@ function summarizeLogin (params) {
 
 async function main () {
   const args = parseArgs(process.argv.slice(2))
-  isolateStdout()
+  if (!isolateStdout()) return relayThroughChild()
+  if (process.env.CLAWCRAFT_PEER_RELAYED === '1') {
+    process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')) // parent went away
+    process.stdin.resume()
+  }
   if (!SCENARIOS[args.scenario]) usage(`unknown scenario ${args.scenario} (have: ${Object.keys(SCENARIOS).join(', ')})`)
   if (args.log) {
     fs.mkdirSync(path.dirname(path.resolve(args.log)), { recursive: true })
