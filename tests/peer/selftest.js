@@ -62,6 +62,37 @@ function connect (bedrock, port, { waitMs = 4000 } = {}) {
   })
 }
 
+// Independent decoder for a full-mode LevelChunk payload (protocol.md §6.2/§6.4) -> column of block ids by absolute y
+function decodeColumn (buf, subChunkCount) {
+  let o = 0
+  const u8 = () => buf[o++]
+  const varu = () => { let v = 0; let shift = 0; let b; do { b = buf[o++]; v += (b & 0x7f) * 2 ** shift; shift += 7 } while (b & 0x80); return v }
+  const vari = () => { const v = varu(); return (v % 2) ? -(v + 1) / 2 : v / 2 }
+  const column = {} // absolute y -> runtime id at x=3,z=5 (any column: the world is flat)
+  for (let i = 0; i < subChunkCount; i++) {
+    const version = u8(); if (version !== 9) throw new Error(`sub-chunk ${i}: version ${version}`)
+    const count = u8(); const y = (u8() << 24) >> 24
+    if (count < 1) throw new Error('no storages')
+    for (let s = 0; s < count; s++) {
+      const header = u8(); const bits = header >> 1; if ((header & 1) !== 1) throw new Error('not runtime')
+      let words = []
+      if (bits > 0) {
+        const perWord = Math.floor(32 / bits); const n = Math.ceil(4096 / perWord)
+        for (let w = 0; w < n; w++) { words.push(buf.readUInt32LE(o)); o += 4 }
+        const pal = []; const pc = vari(); for (let k = 0; k < pc; k++) pal.push(vari())
+        if (s === 0) for (let by = 0; by < 16; by++) { const idx = (3 << 8) | (5 << 4) | by; column[y * 16 + by] = pal[(words[Math.floor(idx / perWord)] >>> ((idx % perWord) * bits)) & ((1 << bits) - 1)] }
+      } else {
+        const id = vari(); if (s === 0) for (let by = 0; by < 16; by++) column[y * 16 + by] = id
+      }
+      words = null
+    }
+  }
+  for (let i = 0; i < 24; i++) { const h = u8(); if (h === 0xff) continue; const bits = h >> 1; if (bits !== 0) throw new Error('biome bits'); vari() }
+  if (u8() !== 0) throw new Error('border byte')
+  if (o !== buf.length) throw new Error(`trailing ${buf.length - o} bytes`)
+  return column
+}
+
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 const CHECKS = {
@@ -76,10 +107,19 @@ const CHECKS = {
     const login = peer.readLog().find(l => l.name === 'login')
     const want = ['request_network_settings', 'login', 'client_to_server_handshake', 'resource_pack_client_response', 'request_chunk_radius', 'set_local_player_as_initialized', 'network_stack_latency', '__disconnect']
     const missing = want.filter(n => !names.includes(n))
-    const chunks = r.packets.filter(p => p.name === 'level_chunk').length
+    const chunkPackets = r.packets.filter(p => p.name === 'level_chunk')
+    const chunks = chunkPackets.length
+    const states = require('minecraft-data')('bedrock_1.26.45').blockStates
+    const col = decodeColumn(chunkPackets[0].params.payload, chunkPackets[0].params.sub_chunk_count)
+    const nameAt = (y) => states[col[y]]?.name
+    const terrain = [-64, -63, -62, -61, -60, 100].map(y => `${y}:${nameAt(y)}`).join(' ')
+    const terrainOk = terrain === '-64:bedrock -63:dirt -62:dirt -61:grass_block -60:air 100:air'
+    const ns = r.packets.find(p => p.name === 'network_settings')?.params
+    const sg = r.packets.find(p => p.name === 'start_game')?.params
     const ok = r.spawned && r2.spawned && missing.length === 0 && login?.username === 'BpSelfTest' && login?.protocol_version > 0 && code === 0 &&
-      peer.events[0].event === 'listening' && peer.nonJson.length === 0 && chunks > 0
-    return { ok, spawned: [r.spawned, r2.spawned], level_chunks: chunks, missing, login_username: login?.username, login_protocol: login?.protocol_version, exit: code, non_json_stdout: peer.nonJson, events: peer.events.map(e => e.event) }
+      peer.events[0].event === 'listening' && peer.nonJson.length === 0 && chunks > 0 && terrainOk &&
+      ns?.compression_threshold === 1 && Math.abs(sg?.player_position?.y + 58.38) < 1e-4
+    return { ok, terrain, network_settings: ns, start_game_pos: sg?.player_position, spawned: [r.spawned, r2.spawned], level_chunks: chunks, missing, login_username: login?.username, login_protocol: login?.protocol_version, exit: code, non_json_stdout: peer.nonJson, events: peer.events.map(e => e.event) }
   },
   async kick (bedrock) {
     const peer = await startPeer('kick')
