@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// Self-test of the peer with bedrock-protocol's own client: starts server.js for each scenario on a free loopback
+// port, connects, and checks the expected outcome. Usage: node selftest.js [scenario...]   (exit 0 = all passed)
+'use strict'
+
+const { spawn } = require('child_process')
+const dgram = require('dgram')
+const fs = require('fs')
+const os = require('os')
+const path = require('path')
+const readline = require('readline')
+
+console.log = console.info = console.debug = (...a) => console.error(...a) // bp client chatter -> stderr
+
+function freePort () {
+  return new Promise((resolve, reject) => {
+    const s = dgram.createSocket('udp4')
+    s.on('error', reject)
+    s.bind(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)) })
+  })
+}
+
+async function startPeer (scenario) {
+  const port = await freePort()
+  const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'peer-selftest-')), 'peer.jsonl')
+  const proc = spawn(process.execPath, [path.join(__dirname, 'server.js'), '--port', String(port), '--log', log, '--scenario', scenario],
+    { stdio: ['ignore', 'pipe', 'pipe'] })
+  const events = []
+  const stderr = []
+  proc.stderr.on('data', d => stderr.push(d.toString()))
+  const rl = readline.createInterface({ input: proc.stdout })
+  const nonJson = []
+  await new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('peer did not print listening within 15 s\n' + stderr.join(''))), 15000)
+    rl.on('line', (line) => {
+      let ev
+      try { ev = JSON.parse(line) } catch (e) { nonJson.push(line); return }
+      events.push(ev)
+      if (ev.event === 'listening') { clearTimeout(t); resolve() }
+    })
+    proc.on('exit', (code) => { clearTimeout(t); reject(new Error(`peer exited early (${code})\n${stderr.join('')}`)) })
+  })
+  const readLog = () => fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l)) : []
+  const stop = () => new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve(proc.exitCode)
+    proc.once('exit', (code, sig) => resolve(code ?? sig))
+    proc.kill('SIGTERM')
+  })
+  return { port, log, proc, events, nonJson, readLog, stop, stderr }
+}
+
+function connect (bedrock, port, { waitMs = 4000 } = {}) {
+  return new Promise((resolve) => {
+    const r = { spawned: false, kick: null, errors: [], closed: false, packets: [] }
+    const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000 })
+    client.on('packet', (des) => r.packets.push({ name: des.data.name, params: des.data.params }))
+    client.on('spawn', () => { r.spawned = true })
+    client.on('kick', (p) => { r.kick = p })
+    client.on('error', (e) => { r.errors.push(String(e?.message || e)) })
+    client.on('close', () => { r.closed = true })
+    setTimeout(() => { try { client.close() } catch (e) { } setTimeout(() => resolve(r), 500) }, waitMs)
+  })
+}
+
+// Independent decoder for a full-mode LevelChunk payload (protocol.md §6.2/§6.4) -> column of block ids by absolute y
+function decodeColumn (buf, subChunkCount) {
+  let o = 0
+  const u8 = () => buf[o++]
+  const varu = () => { let v = 0; let shift = 0; let b; do { b = buf[o++]; v += (b & 0x7f) * 2 ** shift; shift += 7 } while (b & 0x80); return v }
+  const vari = () => { const v = varu(); return (v % 2) ? -(v + 1) / 2 : v / 2 }
+  const column = {} // absolute y -> runtime id at x=3,z=5 (any column: the world is flat)
+  for (let i = 0; i < subChunkCount; i++) {
+    const version = u8(); if (version !== 9) throw new Error(`sub-chunk ${i}: version ${version}`)
+    const count = u8(); const y = (u8() << 24) >> 24
+    if (count < 1) throw new Error('no storages')
+    for (let s = 0; s < count; s++) {
+      const header = u8(); const bits = header >> 1; if ((header & 1) !== 1) throw new Error('not runtime')
+      let words = []
+      if (bits > 0) {
+        const perWord = Math.floor(32 / bits); const n = Math.ceil(4096 / perWord)
+        for (let w = 0; w < n; w++) { words.push(buf.readUInt32LE(o)); o += 4 }
+        const pal = []; const pc = vari(); for (let k = 0; k < pc; k++) pal.push(vari())
+        if (s === 0) for (let by = 0; by < 16; by++) { const idx = (3 << 8) | (5 << 4) | by; column[y * 16 + by] = pal[(words[Math.floor(idx / perWord)] >>> ((idx % perWord) * bits)) & ((1 << bits) - 1)] }
+      } else {
+        const id = vari(); if (s === 0) for (let by = 0; by < 16; by++) column[y * 16 + by] = id
+      }
+      words = null
+    }
+  }
+  for (let i = 0; i < 24; i++) { const h = u8(); if (h === 0xff) continue; const bits = h >> 1; if (bits !== 0) throw new Error('biome bits'); vari() }
+  if (u8() !== 0) throw new Error('border byte')
+  if (o !== buf.length) throw new Error(`trailing ${buf.length - o} bytes`)
+  return column
+}
+
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
+
+const CHECKS = {
+  async flat (bedrock) {
+    const peer = await startPeer('flat')
+    const r = await connect(bedrock, peer.port, { waitMs: 3000 })
+    // second client on the same server instance
+    const r2 = await connect(bedrock, peer.port, { waitMs: 2500 })
+    await sleep(500)
+    const names = peer.readLog().map(l => l.name)
+    const code = await peer.stop()
+    const login = peer.readLog().find(l => l.name === 'login')
+    const want = ['request_network_settings', 'login', 'client_to_server_handshake', 'resource_pack_client_response', 'request_chunk_radius', 'set_local_player_as_initialized', 'network_stack_latency', '__disconnect']
+    const missing = want.filter(n => !names.includes(n))
+    const chunkPackets = r.packets.filter(p => p.name === 'level_chunk')
+    const chunks = chunkPackets.length
+    const states = require('minecraft-data')('bedrock_1.26.45').blockStates
+    const col = decodeColumn(chunkPackets[0].params.payload, chunkPackets[0].params.sub_chunk_count)
+    const nameAt = (y) => states[col[y]]?.name
+    const terrain = [-64, -63, -62, -61, -60, 100].map(y => `${y}:${nameAt(y)}`).join(' ')
+    const terrainOk = terrain === '-64:bedrock -63:dirt -62:dirt -61:grass_block -60:air 100:air'
+    const ns = r.packets.find(p => p.name === 'network_settings')?.params
+    const sg = r.packets.find(p => p.name === 'start_game')?.params
+    const ok = r.spawned && r2.spawned && missing.length === 0 && login?.username === 'BpSelfTest' && login?.protocol_version > 0 && code === 0 &&
+      peer.events[0].event === 'listening' && peer.nonJson.length === 0 && chunks > 0 && terrainOk &&
+      ns?.compression_threshold === 1 && Math.abs(sg?.player_position?.y + 58.38) < 1e-4
+    return { ok, terrain, network_settings: ns, start_game_pos: sg?.player_position, spawned: [r.spawned, r2.spawned], level_chunks: chunks, missing, login_username: login?.username, login_protocol: login?.protocol_version, exit: code, non_json_stdout: peer.nonJson, events: peer.events.map(e => e.event) }
+  },
+  async kick (bedrock) {
+    const peer = await startPeer('kick')
+    const r = await connect(bedrock, peer.port, { waitMs: 3500 })
+    await peer.stop()
+    const ok = r.spawned && r.kick?.message === 'Kicked by test peer'
+    return { ok, spawned: r.spawned, kick: r.kick, events: peer.events.map(e => e.event) }
+  },
+  async 'bad-checksum' (bedrock) {
+    const peer = await startPeer('bad-checksum')
+    const r = await connect(bedrock, peer.port, { waitMs: 3000 })
+    await sleep(300)
+    const names = peer.readLog().map(l => l.name)
+    await peer.stop()
+    const ok = !r.spawned && r.errors.some(e => /checksum/i.test(e))
+    return { ok, spawned: r.spawned, client_errors: r.errors, peer_log: names, events: peer.events.map(e => e.event) }
+  },
+  async teleport (bedrock) {
+    const peer = await startPeer('teleport')
+    const r = await connect(bedrock, peer.port, { waitMs: 3000 })
+    await peer.stop()
+    const mp = r.packets.find(p => p.name === 'move_player')
+    const ok = r.spawned && mp && mp.params.mode === 'teleport' && Math.abs(mp.params.position.x - 10.5) < 1e-4 &&
+      Math.abs(mp.params.position.y + 58.38) < 1e-4 && Math.abs(mp.params.position.z - 3.5) < 1e-4
+    return { ok, spawned: r.spawned, move_player: mp?.params }
+  }
+}
+
+async function main () {
+  const bedrock = require('bedrock-protocol')
+  const which = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(CHECKS)
+  let failed = 0
+  for (const name of which) {
+    if (!CHECKS[name]) { process.stderr.write(`unknown scenario ${name}\n`); process.exit(2) }
+    let res
+    try { res = await CHECKS[name](bedrock) } catch (e) { res = { ok: false, error: e.stack || String(e) } }
+    if (!res.ok) failed++
+    process.stdout.write(JSON.stringify({ scenario: name, ...res }, (k, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
+  }
+  process.exit(failed ? 1 : 0)
+}
+
+main()

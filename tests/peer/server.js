@@ -1,0 +1,819 @@
+#!/usr/bin/env node
+// clawcraft end-to-end test peer: a minimal Bedrock server built on bedrock-protocol.
+//
+//   node server.js --port N [--log FILE] [--scenario NAME] [--version 1.26.45] [--motd TEXT]
+//
+// stdout: one JSON object per line (lifecycle events, first one is {"event":"listening","port":N}).
+// stderr: human-readable diagnostics.
+// --log FILE: one JSON line per packet the client sent (after decode) plus raw-level events (names starting with "__").
+// See README.md for the formats and the scenario list.
+'use strict'
+
+const fs = require('fs')
+const path = require('path')
+const zlib = require('zlib')
+const crypto = require('crypto')
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------------------------------------------------
+
+function parseArgs (argv) {
+  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1' }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const next = () => {
+      if (i + 1 >= argv.length) usage(`missing value for ${a}`)
+      return argv[++i]
+    }
+    switch (a) {
+      case '--port': out.port = parseInt(next(), 10); break
+      case '--log': out.log = next(); break
+      case '--scenario': out.scenario = next(); break
+      case '--version': out.version = next(); break
+      case '--motd': out.motd = next(); break
+      case '-h': case '--help': usage(null); break
+      default: usage(`unknown argument ${a}`)
+    }
+  }
+  if (!Number.isInteger(out.port) || out.port <= 0 || out.port > 65535) usage('--port N is required (1..65535)')
+  return out
+}
+
+function usage (err) {
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT]`
+  if (err) {
+    process.stderr.write(`server.js: ${err}\n${text}\n`)
+    process.exit(2)
+  }
+  process.stdout.write(text + '\n')
+  process.exit(0)
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Output helpers
+// ---------------------------------------------------------------------------------------------------------------------
+
+// JSON.stringify replacer: BigInt -> decimal string, Buffer/Uint8Array -> hex string.
+function replacer (key, value) {
+  const raw = this[key]
+  if (Buffer.isBuffer(raw)) return raw.toString('hex')
+  if (raw instanceof Uint8Array) return Buffer.from(raw).toString('hex')
+  if (typeof value === 'bigint') return value.toString()
+  // protodef decodes 64-bit ints as [hi, lo] Array subclasses whose valueOf() is the BigInt
+  if (Array.isArray(raw) && raw.length === 2 && raw.constructor !== Array && typeof raw.valueOf() === 'bigint') return raw.valueOf().toString()
+  return value
+}
+const toJson = (obj) => JSON.stringify(obj, replacer)
+
+// stdout carries only our JSON lines. The raknet-native prebuild prints RakNet debug text with C printf to fd 1
+// (e.g. "Unknown bind__() error -1; port N." from its failing, IPv4-only-build IPv6 bind attempt), and
+// bedrock-protocol may console.log. So: open a second descriptor on the same stdout (/proc/self/fd/1 works for pipes,
+// files and ttys) for our events, then point fd 1 at /dev/null for everybody else. Falls back to fd 1 if that fails.
+let outFd = 1
+function isolateStdout () {
+  console.log = console.info = console.debug = (...a) => console.error(...a)
+  if (process.env.CLAWCRAFT_PEER_RELAYED === '1') return true // our parent filters our stdout
+  try {
+    const fd = fs.openSync('/proc/self/fd/1', 'a')
+    fs.closeSync(1)
+    const nul = fs.openSync('/dev/null', 'w')
+    outFd = fd
+    if (nul !== 1) { // should not happen: 1 is the lowest free descriptor
+      fs.closeSync(nul)
+      diag(`stdout isolation: /dev/null got fd ${nul}, native output may still reach stdout`)
+    }
+    return true
+  } catch (e) {
+    // e.g. ENXIO: stdout is a socket (Node's child_process 'pipe' is a socketpair); use relayThroughChild() instead
+    diag(`stdout isolation via /proc/self/fd/1 not possible (${e.code || e.message}); relaying through a child process`)
+    return false
+  }
+}
+
+// Fallback when stdout cannot be reopened: run the real server as a child whose stdout we read line by line; JSON
+// lines go to our stdout, anything else to stderr. Signals are forwarded; the child exits when our pipe to its stdin
+// closes (so it cannot outlive us even if we are SIGKILLed).
+function relayThroughChild () {
+  const { spawn } = require('child_process')
+  const readline = require('readline')
+  const child = spawn(process.execPath, [__filename, ...process.argv.slice(2)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, CLAWCRAFT_PEER_RELAYED: '1' }
+  })
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line.startsWith('{')) fs.writeSync(1, line + '\n')
+    else process.stderr.write(`[native stdout] ${line}\n`)
+  })
+  for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
+  child.on('exit', (code, sig) => process.exit(code ?? (sig ? 1 : 0)))
+}
+
+function emitEvent (obj) {
+  // Synchronous write so tests reading the pipe line by line see events promptly and in order.
+  fs.writeSync(outFd, toJson(obj) + '\n')
+}
+
+function diag (...args) {
+  process.stderr.write(`[peer ${new Date().toISOString()}] ${args.map(a => typeof a === 'string' ? a : toJson(a)).join(' ')}\n`)
+}
+
+let logFd = null
+function logLine (obj) {
+  if (logFd === null) return
+  try {
+    fs.writeSync(logFd, toJson({ t: Date.now(), ...obj }) + '\n') // unbuffered: tests tail the file
+  } catch (e) {
+    diag('log write failed:', e.message)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// UUIDs: bedrock-protocol writes a UUID string's bytes in RFC order; vanilla writes two little-endian u64 halves
+// (most significant half first). Pre-swapping each 8-byte half makes the bytes on the wire match vanilla.
+// ---------------------------------------------------------------------------------------------------------------------
+
+function vanillaUuid (uuidStr) {
+  const hex = uuidStr.replace(/-/g, '')
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`bad uuid ${uuidStr}`)
+  const b = Buffer.from(hex, 'hex')
+  const swapped = Buffer.concat([Buffer.from(b.subarray(0, 8)).reverse(), Buffer.from(b.subarray(8, 16)).reverse()]).toString('hex')
+  return `${swapped.slice(0, 8)}-${swapped.slice(8, 12)}-${swapped.slice(12, 16)}-${swapped.slice(16, 20)}-${swapped.slice(20)}`
+}
+const NIL_UUID = '00000000-0000-0000-0000-000000000000'
+
+// ---------------------------------------------------------------------------------------------------------------------
+// World constants
+// ---------------------------------------------------------------------------------------------------------------------
+
+const SPAWN_FEET = { x: 0.5, y: -60, z: 0.5 }
+const EYE_HEIGHT = 1.62
+const SPAWN_EYE = { x: SPAWN_FEET.x, y: SPAWN_FEET.y + EYE_HEIGHT, z: SPAWN_FEET.z } // y = -58.38
+const MAX_CHUNK_RADIUS = 8
+const OVERWORLD_MIN_SUBCHUNK = -4 // y -64
+const OVERWORLD_SUBCHUNKS = 24 // y -64..319
+const PLAINS_BIOME_ID = 1
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Chunk encoding (protocol.md §6.2 / §6.4): full (non-request) mode LevelChunk payload.
+// Block network ids = index of the state in minecraft-data's blockStates.json for the version (1.26.40 data for 1.26.45).
+// ---------------------------------------------------------------------------------------------------------------------
+
+function writeVarUint (out, v) {
+  v >>>= 0
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80)
+    v >>>= 7
+  }
+  out.push(v)
+}
+function writeVarInt (out, v) { // zigzag32
+  writeVarUint(out, ((v << 1) ^ (v >> 31)) >>> 0)
+}
+
+class FlatWorld {
+  constructor (mcData) {
+    const states = mcData.blockStates
+    const find = (name) => {
+      const i = states.findIndex(s => s.name === name || s.name === 'minecraft:' + name)
+      if (i < 0) throw new Error(`block state ${name} not found in minecraft-data`)
+      return i
+    }
+    this.ids = { air: find('air'), bedrock: find('bedrock'), dirt: find('dirt'), grass_block: find('grass_block') }
+    // column (y = 0..15 inside the bottom sub-chunk, absolute y -64..-49): bedrock, dirt, dirt, grass, air...
+    this.layers = ['bedrock', 'dirt', 'dirt', 'grass_block'] // y -64, -63, -62, -61
+    this.payload = this._encodeColumn()
+  }
+
+  blockAt (x, y, z) {
+    const i = y + 64
+    return i >= 0 && i < this.layers.length ? this.layers[i] : 'air'
+  }
+
+  _terrainSubChunk () {
+    const out = []
+    const palette = ['air', 'bedrock', 'dirt', 'grass_block']
+    const bits = 2
+    const perWord = Math.floor(32 / bits)
+    const wordCount = Math.ceil(4096 / perWord)
+    out.push(9, 1, OVERWORLD_MIN_SUBCHUNK & 0xff) // version 9, one storage, absolute sub-chunk y
+    out.push((bits << 1) | 1)
+    const words = new Uint32Array(wordCount)
+    for (let x = 0; x < 16; x++) {
+      for (let z = 0; z < 16; z++) {
+        for (let y = 0; y < 16; y++) {
+          const idx = (x << 8) | (z << 4) | y
+          const name = y < this.layers.length ? this.layers[y] : 'air'
+          const v = palette.indexOf(name)
+          words[Math.floor(idx / perWord)] |= v << ((idx % perWord) * bits)
+        }
+      }
+    }
+    const wb = Buffer.alloc(wordCount * 4)
+    for (let i = 0; i < wordCount; i++) wb.writeUInt32LE(words[i] >>> 0, i * 4)
+    for (const b of wb) out.push(b)
+    writeVarInt(out, palette.length)
+    for (const name of palette) writeVarInt(out, this.ids[name])
+    return out
+  }
+
+  _airSubChunk (absY) {
+    const out = [9, 1, absY & 0xff, (0 << 1) | 1] // 0 bits per block: no words, one palette entry, no count
+    writeVarInt(out, this.ids.air)
+    return out
+  }
+
+  _encodeColumn () {
+    const out = []
+    out.push(...this._terrainSubChunk())
+    for (let i = 1; i < OVERWORLD_SUBCHUNKS; i++) out.push(...this._airSubChunk(OVERWORLD_MIN_SUBCHUNK + i))
+    for (let i = 0; i < OVERWORLD_SUBCHUNKS; i++) { // one biome storage per sub-chunk, all plains, 0-bit storage
+      out.push((0 << 1) | 1)
+      writeVarInt(out, PLAINS_BIOME_ID)
+    }
+    out.push(0) // border blocks
+    return Buffer.from(out) // no block entities
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Packet builders
+// ---------------------------------------------------------------------------------------------------------------------
+
+function startGameParams (session, version) {
+  return {
+    entity_id: BigInt(session.runtimeId),
+    runtime_entity_id: BigInt(session.runtimeId),
+    player_gamemode: 'survival',
+    player_position: { ...SPAWN_EYE },
+    rotation: { x: 0, z: 0 },
+    seed: 0n,
+    biome_type: 0,
+    biome_name: 'plains',
+    dimension: 'overworld',
+    generator: 2, // flat
+    world_gamemode: 'survival',
+    hardcore: false,
+    difficulty: 1,
+    spawn_position: { x: 0, y: SPAWN_FEET.y, z: 0 },
+    achievements_disabled: true,
+    editor_world_type: 'not_editor',
+    created_in_editor: false,
+    exported_from_editor: false,
+    day_cycle_stop_time: 0,
+    edu_offer: 0,
+    edu_features_enabled: false,
+    edu_product_uuid: '',
+    rain_level: 0,
+    lightning_level: 0,
+    has_confirmed_platform_locked_content: false,
+    is_multiplayer: true,
+    broadcast_to_lan: false,
+    xbox_live_broadcast_mode: 0,
+    platform_broadcast_mode: 0,
+    enable_commands: true,
+    is_texturepacks_required: false,
+    gamerules: [
+      { name: 'dodaylightcycle', editable: false, type: 'bool', value: false },
+      { name: 'domobspawning', editable: false, type: 'bool', value: false },
+      { name: 'naturalregeneration', editable: false, type: 'bool', value: true },
+      { name: 'showcoordinates', editable: false, type: 'bool', value: true },
+      { name: 'spawnradius', editable: false, type: 'int', value: 0 }
+    ],
+    experiments: [],
+    experiments_previously_used: false,
+    bonus_chest: false,
+    map_enabled: false,
+    permission_level: 'member',
+    server_chunk_tick_range: 4,
+    has_locked_behavior_pack: false,
+    has_locked_resource_pack: false,
+    is_from_locked_world_template: false,
+    msa_gamertags_only: false,
+    is_from_world_template: false,
+    is_world_template_option_locked: false,
+    only_spawn_v1_villagers: false,
+    persona_disabled: false,
+    custom_skins_disabled: false,
+    emote_chat_muted: false,
+    game_version: version,
+    limited_world_width: 0,
+    limited_world_length: 0,
+    is_new_nether: true,
+    edu_resource_uri: { button_name: '', link_uri: '' },
+    experimental_gameplay_override: false,
+    chat_restriction_level: 'none',
+    disable_player_interactions: false,
+    server_editor_connection_policy: 0,
+    allow_anonymous_block_drops_in_editor_worlds: false,
+    level_id: 'Y2xhd2NyYWZ0',
+    world_name: 'clawcraft flat',
+    premium_world_template_id: '',
+    is_trial: false,
+    rewind_history_size: 40,
+    server_authoritative_block_breaking: true,
+    current_tick: 0n,
+    enchantment_seed: 0,
+    block_properties: [],
+    multiplayer_correlation_id: crypto.randomUUID(),
+    server_authoritative_inventory: true,
+    engine: version,
+    property_data: { type: 'compound', name: '', value: {} },
+    block_pallette_checksum: 0n,
+    world_template_id: vanillaUuid(NIL_UUID),
+    client_side_generation: false,
+    block_network_ids_are_hashes: false,
+    server_controlled_sound: false,
+    has_server_join_info: false,
+    server_identifier: '',
+    scenario_identifier: '',
+    world_identifier: '',
+    owner_identifier: ''
+  }
+}
+
+const REGISTRY_ITEMS = ['stone', 'grass_block', 'dirt', 'cobblestone', 'oak_planks', 'oak_log', 'torch', 'wooden_pickaxe',
+  'stone_pickaxe', 'diamond_pickaxe', 'diamond_sword', 'shield', 'bread', 'apple']
+
+function itemRegistryParams (mcData) {
+  const itemstates = []
+  for (const name of REGISTRY_ITEMS) {
+    const it = mcData.itemsByName[name]
+    if (!it) continue
+    itemstates.push({
+      name: 'minecraft:' + it.name,
+      runtime_id: it.id,
+      component_based: !!it.componentBased,
+      version: it.version || 'none',
+      nbt: it.nbt || { type: 'compound', name: '', value: {} }
+    })
+  }
+  return { itemstates }
+}
+
+function attribute (name, min, max, value, def = value) {
+  return { min, max, current: value, default_min: min, default_max: max, default: def, name, modifiers: [] }
+}
+
+function updateAttributesParams (session) {
+  return {
+    runtime_entity_id: BigInt(session.runtimeId),
+    attributes: [
+      attribute('minecraft:health', 0, 20, 20),
+      attribute('minecraft:player.hunger', 0, 20, 20),
+      attribute('minecraft:player.saturation', 0, 20, 5),
+      attribute('minecraft:player.exhaustion', 0, 5, 0),
+      attribute('minecraft:player.level', 0, 24791, 0),
+      attribute('minecraft:player.experience', 0, 1, 0),
+      attribute('minecraft:movement', 0, 3.4028234663852886e38, 0.1),
+      attribute('minecraft:absorption', 0, 16, 0),
+      attribute('minecraft:knockback_resistance', 0, 1, 0),
+      attribute('minecraft:follow_range', 0, 2048, 16),
+      attribute('minecraft:attack_damage', 0, 3.4028234663852886e38, 1)
+    ],
+    tick: 0n
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Sessions and scenarios
+// ---------------------------------------------------------------------------------------------------------------------
+
+class Session {
+  constructor (ctx, player, id) {
+    this.ctx = ctx
+    this.player = player
+    this.id = id
+    this.runtimeId = 1 // one player per world; runtime id == unique id == 1
+    this.address = player.connection?.address
+    this.username = null
+    this.stackSent = false
+    this.startGameSent = false
+    this.pendingRadius = null
+    this.chunksSent = false
+    this.spawned = false
+    this.closed = false
+    this.timers = []
+  }
+
+  write (name, params) {
+    if (this.closed) return
+    try {
+      this.player.write(name, params)
+    } catch (e) {
+      diag(`failed to write ${name}:`, e.stack || e.message)
+      throw e
+    }
+  }
+
+  queue (name, params) {
+    if (this.closed) return
+    this.player.queue(name, params)
+  }
+
+  later (ms, fn) {
+    const t = setTimeout(() => { if (!this.closed) fn() }, ms)
+    this.timers.push(t)
+  }
+
+  clearTimers () { for (const t of this.timers) clearTimeout(t) }
+}
+
+// Default join flow. Each scenario is a function (session) => hooks; it may wrap / replace the flat hooks.
+function flatScenario (session) {
+  const { ctx } = session
+  return {
+    // after client_to_server_handshake; bedrock-protocol already sent play_status login_success
+    onJoin () {
+      session.write('resource_packs_info', {
+        must_accept: false,
+        has_addons: false,
+        has_scripts: false,
+        disable_vibrant_visuals: false,
+        world_template: { uuid: vanillaUuid(NIL_UUID), version: '' },
+        texture_packs: []
+      })
+    },
+    onResourcePackResponse (p) {
+      if (p.response_status === 'refused') {
+        diag('client refused resource packs')
+        return
+      }
+      if (!session.stackSent) {
+        session.stackSent = true
+        session.write('resource_pack_stack', {
+          must_accept: false,
+          resource_packs: [],
+          game_version: '*',
+          experiments: [],
+          experiments_previously_used: false,
+          has_editor_packs: false
+        })
+        return
+      }
+      if (p.response_status === 'completed' && !session.startGameSent) this.sendStartGame()
+    },
+    sendStartGame () {
+      session.startGameSent = true
+      session.write('start_game', startGameParams(session, ctx.version))
+      session.write('item_registry', itemRegistryParams(ctx.mcData))
+      session.write('set_time', { time: 6000 })
+      session.write('update_attributes', updateAttributesParams(session))
+      if (session.pendingRadius !== null) this.sendChunks(session.pendingRadius)
+    },
+    onRequestChunkRadius (p) {
+      if (!session.startGameSent) { // answer once StartGame is out
+        session.pendingRadius = p.chunk_radius
+        return
+      }
+      this.sendChunks(p.chunk_radius)
+    },
+    sendChunks (requested) {
+      const radius = Math.max(1, Math.min(requested, MAX_CHUNK_RADIUS))
+      session.write('chunk_radius_update', { chunk_radius: radius })
+      if (session.chunksSent) return
+      session.chunksSent = true
+      session.write('network_chunk_publisher_update', {
+        coordinates: { x: Math.floor(SPAWN_FEET.x), y: SPAWN_FEET.y, z: Math.floor(SPAWN_FEET.z) },
+        radius: radius * 16,
+        saved_chunks: []
+      })
+      const cx0 = Math.floor(SPAWN_FEET.x) >> 4
+      const cz0 = Math.floor(SPAWN_FEET.z) >> 4
+      const coords = []
+      for (let dx = -radius; dx <= radius; dx++) {
+        for (let dz = -radius; dz <= radius; dz++) {
+          if (dx * dx + dz * dz <= radius * radius) coords.push([cx0 + dx, cz0 + dz])
+        }
+      }
+      coords.sort((a, b) => (Math.abs(a[0] - cx0) + Math.abs(a[1] - cz0)) - (Math.abs(b[0] - cx0) + Math.abs(b[1] - cz0)))
+      for (const [x, z] of coords) {
+        session.write('level_chunk', {
+          x,
+          z,
+          dimension: 0,
+          sub_chunk_count: OVERWORLD_SUBCHUNKS,
+          highest_subchunk_count: undefined, // absent => full (non-request) mode
+          cache_enabled: false,
+          blobs: [],
+          payload: ctx.world.payload
+        })
+      }
+      emitEvent({ event: 'chunks_sent', count: coords.length, radius })
+      session.write('play_status', { status: 'player_spawn' })
+      emitEvent({ event: 'player_spawn_sent', username: session.username })
+    },
+    // client sent set_local_player_as_initialized
+    onSpawn () {
+      const timestamp = BigInt(Date.now()) * 1000n
+      session.networkStackLatencyTimestamp = timestamp
+      session.write('network_stack_latency', { timestamp, needs_response: 1 })
+      emitEvent({ event: 'network_stack_latency_sent', timestamp: timestamp.toString() })
+    }
+  }
+}
+
+function kickScenario (session) {
+  const hooks = flatScenario(session)
+  const onSpawn = hooks.onSpawn.bind(hooks)
+  hooks.onSpawn = () => {
+    onSpawn()
+    session.later(1000, () => {
+      const message = 'Kicked by test peer'
+      session.write('disconnect', { reason: 'kicked', hide_disconnect_reason: false, message, filtered_message: '' })
+      emitEvent({ event: 'kicked', username: session.username, message })
+      logLine({ name: '__server_kick', message })
+      setTimeout(() => session.ctx.closeSession(session, 'kick'), 200) // let the disconnect packet go out first
+    })
+  }
+  return hooks
+}
+
+function badChecksumScenario (session) {
+  // Replace the connection's encryptor with a copy of bedrock-protocol's (src/transforms/encryption.js createEncryptor)
+  // that corrupts the 8-byte SHA-256 checksum of the first encrypted batch the server sends after the handshake
+  // (the batch carrying play_status login_success). The client must reject the stream.
+  const player = session.player
+  const origEnable = player.enableEncryption.bind(player)
+  player.enableEncryption = (material) => {
+    origEnable(material)
+    let corrupted = false
+    player.encrypt = (chunk) => {
+      const compressed = zlib.deflateRawSync(chunk, { level: player.compressionLevel })
+      const plain = player.features.compressorInHeader ? Buffer.concat([Buffer.from([0]), compressed]) : compressed
+      const counter = Buffer.alloc(8)
+      counter.writeBigInt64LE(player.sendCounter, 0)
+      const checksum = crypto.createHash('sha256').update(counter).update(plain).update(player.secretKeyBytes).digest().subarray(0, 8)
+      const sent = Buffer.from(checksum)
+      if (!corrupted) {
+        corrupted = true
+        for (let i = 0; i < 8; i++) sent[i] ^= 0xa5
+        emitEvent({ event: 'checksum_corrupted', counter: player.sendCounter.toString(), good: checksum.toString('hex'), sent: sent.toString('hex') })
+        logLine({ name: '__checksum_corrupted', counter: player.sendCounter, good: checksum, sent })
+      }
+      player.sendCounter++
+      player.cipher.write(Buffer.concat([plain, sent]))
+    }
+  }
+  return flatScenario(session)
+}
+
+function teleportScenario (session) {
+  const hooks = flatScenario(session)
+  const onSpawn = hooks.onSpawn.bind(hooks)
+  hooks.onSpawn = () => {
+    onSpawn()
+    session.later(500, () => {
+      const position = { x: 10.5, y: -58.38, z: 3.5 }
+      session.write('move_player', {
+        runtime_id: session.runtimeId,
+        position,
+        pitch: 0,
+        yaw: 0,
+        head_yaw: 0,
+        mode: 'teleport',
+        on_ground: false,
+        ridden_runtime_id: 0,
+        teleport: { cause: 'unknown', source_entity_type: 0 },
+        tick: 0n
+      })
+      emitEvent({ event: 'teleport_sent', runtime_id: session.runtimeId, position })
+    })
+  }
+  return hooks
+}
+
+const SCENARIOS = {
+  flat: flatScenario,
+  kick: kickScenario,
+  'bad-checksum': badChecksumScenario,
+  teleport: teleportScenario
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Login logging helpers
+// ---------------------------------------------------------------------------------------------------------------------
+
+function decodeJwtPayload (jwt) {
+  try {
+    const parts = String(jwt).split('.')
+    if (parts.length < 2) return null
+    return JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'))
+  } catch (e) {
+    return null
+  }
+}
+
+function shrinkLongStrings (obj, max = 256) {
+  if (obj === null || typeof obj !== 'object') return obj
+  const out = Array.isArray(obj) ? [] : {}
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v === 'string' && v.length > max) out[k] = `<${v.length} chars>`
+    else if (typeof v === 'object') out[k] = shrinkLongStrings(v, max)
+    else out[k] = v
+  }
+  return out
+}
+
+// The login params hold the whole client-data JWT (skin images, ~100s of KB). Log the identity JSON as-is and the
+// client-data claims with long strings replaced by "<N chars>".
+function summarizeLogin (params) {
+  const tokens = params.tokens || {}
+  let identity = tokens.identity
+  try { identity = JSON.parse(tokens.identity) } catch (e) { }
+  return {
+    protocol_version: params.protocol_version,
+    tokens: {
+      identity,
+      identity_claims: identity && typeof identity === 'object' ? decodeJwtPayload(identity.Token) : null,
+      client_len: tokens.client ? tokens.client.length : 0,
+      client_claims: shrinkLongStrings(decodeJwtPayload(tokens.client))
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------------------------------------------------
+
+async function main () {
+  const args = parseArgs(process.argv.slice(2))
+  if (!isolateStdout()) return relayThroughChild()
+  if (process.env.CLAWCRAFT_PEER_RELAYED === '1') {
+    process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')) // parent went away
+    process.stdin.resume()
+  }
+  if (!SCENARIOS[args.scenario]) usage(`unknown scenario ${args.scenario} (have: ${Object.keys(SCENARIOS).join(', ')})`)
+  if (args.log) {
+    fs.mkdirSync(path.dirname(path.resolve(args.log)), { recursive: true })
+    logFd = fs.openSync(args.log, 'a')
+  }
+
+  let bedrock
+  try {
+    bedrock = require('bedrock-protocol')
+  } catch (e) {
+    process.stderr.write(`server.js: cannot load bedrock-protocol (run tests/peer/install.sh first): ${e.message}\n`)
+    process.exit(3)
+  }
+  const mcData = require('minecraft-data')('bedrock_' + args.version)
+
+  const server = new bedrock.Server({
+    host: args.host, // loopback only
+    port: args.port,
+    version: args.version,
+    offline: true, // no Xbox Live auth; encryption still happens (bedrock-protocol always does the ECDH handshake)
+    raknetBackend: 'raknet-native',
+    compressionAlgorithm: 'deflate',
+    compressionThreshold: 1,
+    compressionLevel: 7,
+    maxPlayers: 10,
+    motd: { motd: args.motd, levelName: 'clawcraft flat' }
+  })
+
+  const ctx = {
+    server,
+    version: args.version,
+    mcData,
+    world: new FlatWorld(mcData),
+    sessions: new Map(), // address -> Session
+    nextId: 1,
+    closeSession (session, reason) {
+      if (session.closed) return
+      session.clearTimers()
+      try { session.player.close(reason) } catch (e) { diag('close failed', e.message) }
+      session.closed = true
+      if (ctx.sessions.get(session.address) === session) ctx.sessions.delete(session.address)
+    }
+  }
+
+  // Log every decoded packet the client sends: wrap the shared deserializer and note which player is reading.
+  let currentSession = null
+  const deserializer = server.deserializer
+  const origParse = deserializer.parsePacketBuffer.bind(deserializer)
+  deserializer.parsePacketBuffer = (buf) => {
+    let des
+    try {
+      des = origParse(buf)
+    } catch (e) {
+      logLine({ name: '__decode_error', error: e.message, raw: buf })
+      diag('decode error:', e.message)
+      throw e
+    }
+    const name = des?.data?.name
+    const params = des?.data?.params
+    if (name === 'login') {
+      // Written once the server has verified the login and extracted the username (see 'login' handler below).
+      if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version }
+    } else {
+      logLine({ name, params })
+    }
+    return des
+  }
+
+  server.on('connect', (player) => {
+    const session = new Session(ctx, player, ctx.nextId++)
+    ctx.sessions.set(session.address, session)
+    diag(`connection ${session.id} from ${session.address}`)
+    emitEvent({ event: 'connect', address: session.address })
+
+    const origRead = player.readPacket.bind(player)
+    player.readPacket = (packet) => {
+      currentSession = session
+      try { return origRead(packet) } finally { currentSession = null }
+    }
+
+    const hooks = SCENARIOS[args.scenario](session)
+
+    player.on('login', () => {
+      session.username = player.profile?.name ?? null
+      if (session.loginLog) {
+        const l = session.loginLog
+        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username }) + '\n')
+        session.loginLog = null
+      }
+      diag(`login ${session.username} protocol ${player.version}`)
+    })
+    player.on('join', () => {
+      emitEvent({ event: 'join', username: session.username, protocol_version: player.version })
+      hooks.onJoin()
+    })
+    player.on('resource_pack_client_response', (p) => hooks.onResourcePackResponse(p))
+    player.on('request_chunk_radius', (p) => hooks.onRequestChunkRadius(p))
+    player.on('spawn', () => {
+      session.spawned = true
+      emitEvent({ event: 'spawned', username: session.username, runtime_id: session.runtimeId, position: SPAWN_EYE })
+      hooks.onSpawn()
+    })
+    player.on('error', (e) => {
+      diag(`client ${session.address} error:`, e?.message || String(e))
+      logLine({ name: '__error', error: e?.message || String(e) })
+    })
+    player.on('close', () => {
+      session.clearTimers()
+      session.closed = true
+      // A failed login never reaches 'login'; still record that a login packet arrived.
+      if (session.loginLog && logFd !== null) {
+        const l = session.loginLog
+        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true }) + '\n')
+        session.loginLog = null
+      }
+    })
+  })
+
+  try {
+    await server.listen()
+  } catch (e) {
+    process.stderr.write(`server.js: failed to listen on ${args.host}:${args.port}: ${e.message}\n`)
+    process.exit(4)
+  }
+
+  // Raw RakNet-level disconnects. raknet-native (lib/RakNet.js) emits 'closeConnection' (client, messageId) with
+  // messageId 21 = ID_DISCONNECTION_NOTIFICATION (the client closed cleanly), 22 = ID_CONNECTION_LOST (timeout,
+  // ~30 s in raknet-native's RakServer), 25 = ID_INCOMPATIBLE_PROTOCOL_VERSION.
+  const RAK_REASONS = { 21: 'disconnection_notification', 22: 'connection_lost', 25: 'incompatible_protocol' }
+  server.raknet.raknet.on('closeConnection', (con, id) => {
+    const reason = RAK_REASONS[id] || `raknet_${id}`
+    const session = ctx.sessions.get(con.address)
+    logLine({ name: '__disconnect', reason, raknet_id: id, address: con.address })
+    emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address: con.address })
+    diag(`client ${con.address} disconnected: ${reason}`)
+    if (session) {
+      session.clearTimers()
+      session.closed = true
+      ctx.sessions.delete(con.address)
+    }
+  })
+
+  emitEvent({ event: 'listening', port: args.port })
+  diag(`listening on ${args.host}:${args.port} version ${args.version} scenario ${args.scenario}`)
+
+  let stopping = false
+  const stop = async (sig) => {
+    if (stopping) return
+    stopping = true
+    diag(`${sig}: shutting down`)
+    try {
+      for (const s of ctx.sessions.values()) s.clearTimers()
+      await Promise.race([server.close('Server closed'), new Promise(resolve => setTimeout(resolve, 1500))])
+    } catch (e) {
+      diag('close error', e.message)
+    }
+    if (logFd !== null) { try { fs.closeSync(logFd) } catch (e) { } }
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+process.on('uncaughtException', (e) => {
+  diag('uncaught exception:', e?.stack || String(e))
+})
+process.on('unhandledRejection', (e) => {
+  diag('unhandled rejection:', e?.stack || String(e))
+})
+
+main().catch((e) => {
+  process.stderr.write(`server.js: fatal: ${e?.stack || e}\n`)
+  process.exit(1)
+})
