@@ -32,7 +32,7 @@ fn logs_in_spawns_streams_input_and_leaves_cleanly() {
     let logins = peer.packets_named("login");
     assert_eq!(logins.len(), 1, "exactly one login: {logins:?}");
     assert_eq!(logins[0]["username"], "E2eBot");
-    assert_eq!(as_u64(&logins[0]["protocol"]), 2169);
+    assert_eq!(as_u64(&logins[0]["protocol_version"]), 2169);
     assert!(peer.wait_log(|p| p.iter().any(|x| x["name"] == "client_to_server_handshake"), Duration::from_secs(5)));
     assert!(
         peer.wait_log(|p| p.iter().any(|x| x["name"] == "set_local_player_as_initialized"), Duration::from_secs(5)),
@@ -74,7 +74,7 @@ fn logs_in_spawns_streams_input_and_leaves_cleanly() {
     assert!(status.success(), "exit status {status:?}");
     assert!(bot.seen.iter().any(|v| v["type"] == "shutdown"), "shutdown event");
     assert!(
-        peer.wait_log(|p| p.iter().any(|x| x["name"] == "__disconnect" && x["clean"] == true), Duration::from_secs(5)),
+        peer.wait_log(|p| p.iter().any(|x| x["name"] == "__disconnect" && x["reason"] == "disconnection_notification"), Duration::from_secs(5)),
         "peer saw a clean disconnect: {:?}",
         peer.packets_named("__disconnect")
     );
