@@ -74,7 +74,10 @@ fn logs_in_spawns_streams_input_and_leaves_cleanly() {
     assert!(status.success(), "exit status {status:?}");
     assert!(bot.seen.iter().any(|v| v["type"] == "shutdown"), "shutdown event");
     assert!(
-        peer.wait_log(|p| p.iter().any(|x| x["name"] == "__disconnect" && x["reason"] == "disconnection_notification"), Duration::from_secs(5)),
+        peer.wait_log(
+            |p| p.iter().any(|x| x["name"] == "__disconnect" && x["reason"] == "disconnection_notification"),
+            Duration::from_secs(5)
+        ),
         "peer saw a clean disconnect: {:?}",
         peer.packets_named("__disconnect")
     );

@@ -169,7 +169,11 @@ fn a_server_teleport_is_adopted_and_acknowledged() {
         ..MovePlayer::default()
     });
     // Another player's move must not move us.
-    sim.receive(&MovePlayer { runtime_id: 99, position: WireVec3 { x: 100.0, y: 0.0, z: 0.0 }, ..MovePlayer::default() });
+    sim.receive(&MovePlayer {
+        runtime_id: 99,
+        position: WireVec3 { x: 100.0, y: 0.0, z: 0.0 },
+        ..MovePlayer::default()
+    });
     sim.tick();
     let inputs = sim.sent_as::<PlayerAuthInput>();
     assert_eq!(inputs.len(), 1);

@@ -94,11 +94,7 @@ fn initial_counter_block(key: &[u8; 32]) -> [u8; 16] {
 
 /// `SHA-256(u64 LE counter ‖ plain ‖ key)[0..8]`.
 fn checksum(counter: u64, plain: &[u8], key: &[u8; 32]) -> [u8; CHECKSUM_LEN] {
-    let digest = Sha256::new()
-        .chain_update(counter.to_le_bytes())
-        .chain_update(plain)
-        .chain_update(key)
-        .finalize();
+    let digest = Sha256::new().chain_update(counter.to_le_bytes()).chain_update(plain).chain_update(key).finalize();
     let mut out = [0u8; CHECKSUM_LEN];
     out.copy_from_slice(&digest[..CHECKSUM_LEN]);
     out
@@ -113,10 +109,7 @@ mod tests {
     }
 
     fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-            .collect()
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
     }
 
     /// Expected bytes computed independently with Node (what bedrock-protocol does):
@@ -124,7 +117,8 @@ mod tests {
     /// for two consecutive batches on one cipher, key = 00 01 02 … 1f.
     const PLAIN_1: &str = "ff0104";
     const CIPHER_1: &str = "b803d26225034abc3fb1cd";
-    const PLAIN_2: &str = "ff68656c6c6f20626564726f636b2c2074686973207370616e73206d6f7265207468616e206f6e652061657320626c6f636b2121";
+    const PLAIN_2: &str =
+        "ff68656c6c6f20626564726f636b2c2074686973207370616e73206d6f7265207468616e206f6e652061657320626c6f636b2121";
     const CIPHER_2: &str = "74d98c1401ecf6e5519409301f534bc5f1750073927260cf92dce17ff706c15f99e0e64618813705ad3bb3d0fa5dfb457a73c2d4d5de853b114d1db7";
 
     #[test]
@@ -180,9 +174,6 @@ mod tests {
     #[test]
     fn short_input_is_an_error() {
         let mut b = Encryption::new(key());
-        assert_eq!(
-            b.decrypt(&[1, 2, 3]),
-            Err(FrameError::TooShortForChecksum(3))
-        );
+        assert_eq!(b.decrypt(&[1, 2, 3]), Err(FrameError::TooShortForChecksum(3)));
     }
 }

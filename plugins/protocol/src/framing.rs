@@ -184,14 +184,19 @@ impl GameFramer {
             }
             None => payload,
         };
-        let decompressed;
-        let batch = if self.compression.is_some() {
-            decompressed = decompress_with_prefix(payload)?;
-            decompressed.as_slice()
-        } else {
-            payload
-        };
-        split_batch(batch)
+        if self.compression.is_some() {
+            return split_batch(&decompress_with_prefix(payload)?);
+        }
+        // Before NetworkSettings nothing is compressed on vanilla servers, but bedrock-protocol's
+        // server deflates its NetworkSettings batch (without a prefix byte) when its threshold
+        // is low. Accept that too: plain first, then raw DEFLATE.
+        match split_batch(payload) {
+            Ok(packets) => Ok(packets),
+            Err(plain_err) => match inflate_capped(payload) {
+                Ok(inflated) => split_batch(&inflated).map_err(|_| plain_err),
+                Err(_) => Err(plain_err),
+            },
+        }
     }
 }
 
@@ -213,15 +218,11 @@ fn split_batch(batch: &[u8]) -> Result<Vec<Vec<u8>>, FrameError> {
     let mut packets = Vec::new();
     while !r.is_empty() {
         if packets.len() >= MAX_PACKETS_PER_BATCH {
-            return Err(FrameError::TooManyPackets {
-                limit: MAX_PACKETS_PER_BATCH,
-            });
+            return Err(FrameError::TooManyPackets { limit: MAX_PACKETS_PER_BATCH });
         }
         let body = r.var_bytes()?;
         if body.is_empty() {
-            return Err(FrameError::EmptyPacket {
-                index: packets.len(),
-            });
+            return Err(FrameError::EmptyPacket { index: packets.len() });
         }
         packets.push(body.to_vec());
     }
@@ -230,28 +231,20 @@ fn split_batch(batch: &[u8]) -> Result<Vec<Vec<u8>>, FrameError> {
 
 /// Adds the algorithm byte, compressing only batches of at least `threshold` bytes (as gophertunnel
 /// does); smaller ones are sent as `0xFF` + plain bytes because compressing them wastes CPU.
-fn compress_with_prefix(
-    batch: &[u8],
-    algorithm: Compression,
-    threshold: u16,
-) -> Result<Vec<u8>, FrameError> {
+fn compress_with_prefix(batch: &[u8], algorithm: Compression, threshold: u16) -> Result<Vec<u8>, FrameError> {
     let worth_it = batch.len() >= usize::from(threshold);
     let mut out = Vec::with_capacity(batch.len() / 2 + 16);
     match algorithm {
         Compression::Deflate if worth_it => {
             out.push(ALGO_DEFLATE);
             let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::default());
-            enc.write_all(batch)
-                .map_err(|e| FrameError::Compress(e.to_string()))?;
-            out = enc
-                .finish()
-                .map_err(|e| FrameError::Compress(e.to_string()))?;
+            enc.write_all(batch).map_err(|e| FrameError::Compress(e.to_string()))?;
+            out = enc.finish().map_err(|e| FrameError::Compress(e.to_string()))?;
         }
         Compression::Snappy if worth_it => {
             out.push(ALGO_SNAPPY);
-            let compressed = snap::raw::Encoder::new()
-                .compress_vec(batch)
-                .map_err(|e| FrameError::Compress(e.to_string()))?;
+            let compressed =
+                snap::raw::Encoder::new().compress_vec(batch).map_err(|e| FrameError::Compress(e.to_string()))?;
             out.extend_from_slice(&compressed);
         }
         _ => {
@@ -283,9 +276,7 @@ fn inflate_capped(data: &[u8]) -> Result<Vec<u8>, FrameError> {
         .read_to_end(&mut out)
         .map_err(|e| FrameError::Decompress(e.to_string()))?;
     if out.len() > MAX_DECOMPRESSED_SIZE {
-        return Err(FrameError::TooLarge {
-            limit: MAX_DECOMPRESSED_SIZE,
-        });
+        return Err(FrameError::TooLarge { limit: MAX_DECOMPRESSED_SIZE });
     }
     Ok(out)
 }
@@ -294,13 +285,9 @@ fn inflate_capped(data: &[u8]) -> Result<Vec<u8>, FrameError> {
 fn unsnappy_capped(data: &[u8]) -> Result<Vec<u8>, FrameError> {
     let len = snap::raw::decompress_len(data).map_err(|e| FrameError::Decompress(e.to_string()))?;
     if len > MAX_DECOMPRESSED_SIZE {
-        return Err(FrameError::TooLarge {
-            limit: MAX_DECOMPRESSED_SIZE,
-        });
+        return Err(FrameError::TooLarge { limit: MAX_DECOMPRESSED_SIZE });
     }
-    snap::raw::Decoder::new()
-        .decompress_vec(data)
-        .map_err(|e| FrameError::Decompress(e.to_string()))
+    snap::raw::Decoder::new().decompress_vec(data).map_err(|e| FrameError::Decompress(e.to_string()))
 }
 
 #[cfg(test)]
@@ -315,14 +302,9 @@ mod tests {
     #[test]
     fn plain_batch_has_no_prefix() {
         let mut f = GameFramer::new();
-        let msg = f
-            .encode_batch(&[vec![0xc1, 0x01, 0, 0, 0x08, 0x79]])
-            .expect("encode");
+        let msg = f.encode_batch(&[vec![0xc1, 0x01, 0, 0, 0x08, 0x79]]).expect("encode");
         assert_eq!(msg, [0xfe, 0x06, 0xc1, 0x01, 0x00, 0x00, 0x08, 0x79]);
-        assert_eq!(
-            f.decode_batch(&msg).expect("decode"),
-            vec![vec![0xc1, 0x01, 0, 0, 0x08, 0x79]]
-        );
+        assert_eq!(f.decode_batch(&msg).expect("decode"), vec![vec![0xc1, 0x01, 0, 0, 0x08, 0x79]]);
     }
 
     #[test]
@@ -352,9 +334,7 @@ mod tests {
         tx.enable_compression(Compression::Deflate, 0);
         let msg = tx.encode_batch(&packets()).expect("encode");
         let mut out = Vec::new();
-        flate2::read::DeflateDecoder::new(&msg[2..])
-            .read_to_end(&mut out)
-            .expect("raw inflate");
+        flate2::read::DeflateDecoder::new(&msg[2..]).read_to_end(&mut out).expect("raw inflate");
         assert_eq!(out, write_batch(&packets()).expect("batch"));
     }
 
@@ -363,16 +343,9 @@ mod tests {
         // Negotiated deflate, but the server sends a small batch uncompressed and one as snappy.
         let mut rx = GameFramer::new();
         rx.enable_compression(Compression::Deflate, 1);
-        assert_eq!(
-            rx.decode_batch(&[0xfe, 0xff, 0x01, 0x02]).expect("none"),
-            vec![vec![0x02]]
-        );
+        assert_eq!(rx.decode_batch(&[0xfe, 0xff, 0x01, 0x02]).expect("none"), vec![vec![0x02]]);
         let mut msg = vec![0xfe, 0x01];
-        msg.extend(
-            snap::raw::Encoder::new()
-                .compress_vec(&[0x01, 0x02])
-                .expect("snappy"),
-        );
+        msg.extend(snap::raw::Encoder::new().compress_vec(&[0x01, 0x02]).expect("snappy"));
         assert_eq!(rx.decode_batch(&msg).expect("snappy"), vec![vec![0x02]]);
     }
 
@@ -395,28 +368,13 @@ mod tests {
     fn rejects_bad_input() {
         let mut rx = GameFramer::new();
         assert_eq!(rx.decode_batch(&[]), Err(FrameError::EmptyMessage));
-        assert_eq!(
-            rx.decode_batch(&[0x84, 1]),
-            Err(FrameError::NotGameBatch(0x84))
-        );
-        assert!(matches!(
-            rx.decode_batch(&[0xfe, 0x05, 0x01]),
-            Err(FrameError::Read(_))
-        ));
-        assert_eq!(
-            rx.decode_batch(&[0xfe, 0x00]),
-            Err(FrameError::EmptyPacket { index: 0 })
-        );
+        assert_eq!(rx.decode_batch(&[0x84, 1]), Err(FrameError::NotGameBatch(0x84)));
+        assert!(matches!(rx.decode_batch(&[0xfe, 0x05, 0x01]), Err(FrameError::Read(_))));
+        assert_eq!(rx.decode_batch(&[0xfe, 0x00]), Err(FrameError::EmptyPacket { index: 0 }));
         rx.enable_compression(Compression::Deflate, 1);
         assert_eq!(rx.decode_batch(&[0xfe]), Err(FrameError::MissingAlgorithm));
-        assert_eq!(
-            rx.decode_batch(&[0xfe, 0x07]),
-            Err(FrameError::UnknownAlgorithm(7))
-        );
-        assert!(matches!(
-            rx.decode_batch(&[0xfe, 0x00, 0xff, 0xff]),
-            Err(FrameError::Decompress(_))
-        ));
+        assert_eq!(rx.decode_batch(&[0xfe, 0x07]), Err(FrameError::UnknownAlgorithm(7)));
+        assert!(matches!(rx.decode_batch(&[0xfe, 0x00, 0xff, 0xff]), Err(FrameError::Decompress(_))));
     }
 
     #[test]
@@ -428,23 +386,13 @@ mod tests {
         enc.write_all(&vec![0u8; 17 * 1024 * 1024]).expect("write");
         let mut msg = vec![0xfe];
         msg.extend(enc.finish().expect("finish"));
-        assert_eq!(
-            rx.decode_batch(&msg),
-            Err(FrameError::TooLarge {
-                limit: MAX_DECOMPRESSED_SIZE
-            })
-        );
+        assert_eq!(rx.decode_batch(&msg), Err(FrameError::TooLarge { limit: MAX_DECOMPRESSED_SIZE }));
 
         let many = vec![vec![0x01]; MAX_PACKETS_PER_BATCH + 1];
         let mut tx = GameFramer::new();
         tx.enable_compression(Compression::None, 0);
         let msg = tx.encode_batch(&many).expect("encode");
-        assert_eq!(
-            rx.decode_batch(&msg),
-            Err(FrameError::TooManyPackets {
-                limit: MAX_PACKETS_PER_BATCH
-            })
-        );
+        assert_eq!(rx.decode_batch(&msg), Err(FrameError::TooManyPackets { limit: MAX_PACKETS_PER_BATCH }));
     }
 
     /// Random and mutated inputs must produce errors, never panics.
@@ -487,5 +435,27 @@ mod tests {
             let _ = compressed.decode_batch(&input);
             let _ = encrypted.decode_batch(&input);
         }
+    }
+}
+
+#[cfg(test)]
+mod pre_compression_tests {
+    use super::*;
+    use flate2::{Compression as Level, write::DeflateEncoder};
+    use std::io::Write;
+
+    /// bedrock-protocol's server deflates the NetworkSettings batch without an algorithm byte.
+    #[test]
+    fn accepts_a_deflated_batch_before_compression_is_negotiated() {
+        let network_settings = vec![0x8f, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00];
+        let mut batch = Vec::new();
+        batch.push(network_settings.len() as u8);
+        batch.extend_from_slice(&network_settings);
+        let mut enc = DeflateEncoder::new(Vec::new(), Level::default());
+        enc.write_all(&batch).expect("deflate");
+        let mut msg = vec![GAME_PACKET_ID];
+        msg.extend(enc.finish().expect("deflate"));
+        let packets = GameFramer::new().decode_batch(&msg).expect("inflated fallback");
+        assert_eq!(packets, vec![network_settings]);
     }
 }

@@ -27,8 +27,8 @@ const MULTIPLAYER_AUDIENCE: &str = "api://auth-minecraft-services/multiplayer";
 /// BIT STRING (0 unused bits) }, followed by the 97-byte uncompressed point. Writing it by hand
 /// keeps key generation infallible.
 const P384_SPKI_PREFIX: [u8; 23] = [
-    0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b,
-    0x81, 0x04, 0x00, 0x22, 0x03, 0x62, 0x00,
+    0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00,
+    0x22, 0x03, 0x62, 0x00,
 ];
 /// Width and height of the classic skin we send.
 const SKIN_WIDTH: u32 = 64;
@@ -76,9 +76,7 @@ pub struct LoginKeys {
 impl std::fmt::Debug for LoginKeys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print the private key.
-        f.debug_struct("LoginKeys")
-            .field("public", &self.spki_b64)
-            .finish_non_exhaustive()
+        f.debug_struct("LoginKeys").field("public", &self.spki_b64).finish_non_exhaustive()
     }
 }
 
@@ -94,10 +92,7 @@ impl LoginKeys {
         let mut der = Vec::with_capacity(P384_SPKI_PREFIX.len() + point.len());
         der.extend_from_slice(&P384_SPKI_PREFIX);
         der.extend_from_slice(point.as_bytes());
-        Self {
-            signing,
-            spki_b64: STANDARD.encode(der),
-        }
+        Self { signing, spki_b64: STANDARD.encode(der) }
     }
 
     /// Standard base64 (padded) DER SubjectPublicKeyInfo of the public key.
@@ -160,10 +155,7 @@ pub fn offline_uuid(username: &str) -> Uuid {
 }
 
 /// Builds the offline login: the identity JSON and the client-data JWT.
-pub fn offline_login_tokens(
-    params: &LoginParams,
-    keys: &LoginKeys,
-) -> Result<(String, String), LoginError> {
+pub fn offline_login_tokens(params: &LoginParams, keys: &LoginKeys) -> Result<(String, String), LoginError> {
     let token = sign_jwt(keys, &identity_claims(params, keys, unix_now()))?;
     // `Certificate` is a JSON *string* holding a chain with one empty entry (protocol.md §3.2).
     let identity = json!({
@@ -266,37 +258,18 @@ fn client_data_claims(params: &LoginParams) -> Value {
 /// it). Servers mostly pass it through to other clients; it only has to be well-formed.
 fn skin_geometry() -> Value {
     let cube = |origin: [f32; 3], size: [u32; 3], uv: [u32; 2], inflate: f32| json!({"origin": origin, "size": size, "uv": uv, "inflate": inflate});
-    let bone =
-        |name: &str, parent: Option<&str>, pivot: [f32; 3], cubes: Vec<Value>, mirror: bool| {
-            let mut b = json!({"name": name, "pivot": pivot, "cubes": cubes, "mirror": mirror});
-            if let (Some(p), Some(obj)) = (parent, b.as_object_mut()) {
-                obj.insert("parent".to_owned(), json!(p));
-            }
-            b
-        };
+    let bone = |name: &str, parent: Option<&str>, pivot: [f32; 3], cubes: Vec<Value>, mirror: bool| {
+        let mut b = json!({"name": name, "pivot": pivot, "cubes": cubes, "mirror": mirror});
+        if let (Some(p), Some(obj)) = (parent, b.as_object_mut()) {
+            obj.insert("parent".to_owned(), json!(p));
+        }
+        b
+    };
     let bones = vec![
         bone("root", None, [0.0, 0.0, 0.0], vec![], false),
-        bone(
-            "body",
-            Some("root"),
-            [0.0, 24.0, 0.0],
-            vec![cube([-4.0, 12.0, -2.0], [8, 12, 4], [16, 16], 0.0)],
-            false,
-        ),
-        bone(
-            "head",
-            Some("body"),
-            [0.0, 24.0, 0.0],
-            vec![cube([-4.0, 24.0, -4.0], [8, 8, 8], [0, 0], 0.0)],
-            false,
-        ),
-        bone(
-            "hat",
-            Some("head"),
-            [0.0, 24.0, 0.0],
-            vec![cube([-4.0, 24.0, -4.0], [8, 8, 8], [32, 0], 0.5)],
-            false,
-        ),
+        bone("body", Some("root"), [0.0, 24.0, 0.0], vec![cube([-4.0, 12.0, -2.0], [8, 12, 4], [16, 16], 0.0)], false),
+        bone("head", Some("body"), [0.0, 24.0, 0.0], vec![cube([-4.0, 24.0, -4.0], [8, 8, 8], [0, 0], 0.0)], false),
+        bone("hat", Some("head"), [0.0, 24.0, 0.0], vec![cube([-4.0, 24.0, -4.0], [8, 8, 8], [32, 0], 0.5)], false),
         bone(
             "rightArm",
             Some("body"),
@@ -304,13 +277,7 @@ fn skin_geometry() -> Value {
             vec![cube([-8.0, 12.0, -2.0], [4, 12, 4], [40, 16], 0.0)],
             false,
         ),
-        bone(
-            "leftArm",
-            Some("body"),
-            [5.0, 22.0, 0.0],
-            vec![cube([4.0, 12.0, -2.0], [4, 12, 4], [40, 16], 0.0)],
-            true,
-        ),
+        bone("leftArm", Some("body"), [5.0, 22.0, 0.0], vec![cube([4.0, 12.0, -2.0], [4, 12, 4], [40, 16], 0.0)], true),
         bone(
             "rightLeg",
             Some("root"),
@@ -318,13 +285,7 @@ fn skin_geometry() -> Value {
             vec![cube([-3.9, 0.0, -2.0], [4, 12, 4], [0, 16], 0.0)],
             false,
         ),
-        bone(
-            "leftLeg",
-            Some("root"),
-            [1.9, 12.0, 0.0],
-            vec![cube([-0.1, 0.0, -2.0], [4, 12, 4], [0, 16], 0.0)],
-            true,
-        ),
+        bone("leftLeg", Some("root"), [1.9, 12.0, 0.0], vec![cube([-0.1, 0.0, -2.0], [4, 12, 4], [0, 16], 0.0)], true),
     ];
     json!({
         "format_version": "1.12.0",
@@ -358,35 +319,22 @@ fn device_id(device_os: i32, rng: &mut OsRng) -> String {
 
 /// `bytes` random bytes as lower-case hex.
 fn random_hex(bytes: usize, rng: &mut OsRng) -> String {
-    (0..bytes)
-        .map(|_| format!("{:02x}", rng.r#gen::<u8>()))
-        .collect()
+    (0..bytes).map(|_| format!("{:02x}", rng.r#gen::<u8>())).collect()
 }
 
 /// Seconds since the Unix epoch (0 if the clock is before 1970).
 fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// Signs `claims` as a compact ES384 JWS with header `{"alg":"ES384","x5u":<our SPKI>}`.
 /// The signature is raw `r ‖ s` (96 bytes) as JWS requires, not DER.
 pub fn sign_jwt(keys: &LoginKeys, claims: &Value) -> Result<String, LoginError> {
     let header = json!({"alg": "ES384", "x5u": keys.public_key_b64()});
-    let signing_input = format!(
-        "{}.{}",
-        URL_SAFE_NO_PAD.encode(header.to_string()),
-        URL_SAFE_NO_PAD.encode(claims.to_string())
-    );
-    let signature: Signature = keys
-        .signing
-        .try_sign(signing_input.as_bytes())
-        .map_err(|_| LoginError::Signing)?;
-    Ok(format!(
-        "{signing_input}.{}",
-        URL_SAFE_NO_PAD.encode(signature.to_bytes())
-    ))
+    let signing_input =
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+    let signature: Signature = keys.signing.try_sign(signing_input.as_bytes()).map_err(|_| LoginError::Signing)?;
+    Ok(format!("{signing_input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes())))
 }
 
 /// A compact JWS split into its parts (signature not yet checked).
@@ -405,11 +353,7 @@ pub struct DecodedJwt {
 impl DecodedJwt {
     /// The public key named by the header's `x5u`.
     pub fn x5u_key(&self) -> Result<p384::PublicKey, LoginError> {
-        let x5u = self
-            .header
-            .get("x5u")
-            .and_then(Value::as_str)
-            .ok_or(LoginError::MissingField("x5u"))?;
+        let x5u = self.header.get("x5u").and_then(Value::as_str).ok_or(LoginError::MissingField("x5u"))?;
         let der = decode_b64_lenient(x5u).ok_or(LoginError::Base64("x5u"))?;
         p384::PublicKey::from_public_key_der(&der).map_err(|_| LoginError::BadPublicKey)
     }
@@ -417,40 +361,26 @@ impl DecodedJwt {
     /// Checks the ES384 signature against `key`.
     pub fn verify(&self, key: &p384::PublicKey) -> Result<(), LoginError> {
         let sig = Signature::from_slice(&self.signature).map_err(|_| LoginError::BadSignature)?;
-        VerifyingKey::from(key)
-            .verify(self.signing_input.as_bytes(), &sig)
-            .map_err(|_| LoginError::BadSignature)
+        VerifyingKey::from(key).verify(self.signing_input.as_bytes(), &sig).map_err(|_| LoginError::BadSignature)
     }
 }
 
 /// Splits and decodes a compact JWS without verifying it.
 pub fn decode_jwt(token: &str) -> Result<DecodedJwt, LoginError> {
     let mut parts = token.trim().split('.');
-    let (Some(h), Some(p), Some(s), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(LoginError::MalformedJwt(
-            "expected three dot-separated parts".to_owned(),
-        ));
+    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
+        return Err(LoginError::MalformedJwt("expected three dot-separated parts".to_owned()));
     };
     let header = decode_json_part(h, "JWT header")?;
     let claims = decode_json_part(p, "JWT payload")?;
     let signature = decode_b64url(s).ok_or(LoginError::Base64("JWT signature"))?;
-    Ok(DecodedJwt {
-        header,
-        claims,
-        signing_input: format!("{h}.{p}"),
-        signature,
-    })
+    Ok(DecodedJwt { header, claims, signing_input: format!("{h}.{p}"), signature })
 }
 
 /// base64url (padding tolerated) → JSON.
 fn decode_json_part(part: &str, what: &'static str) -> Result<Value, LoginError> {
     let bytes = decode_b64url(part).ok_or(LoginError::Base64(what))?;
-    serde_json::from_slice(&bytes).map_err(|e| LoginError::Json {
-        what,
-        reason: e.to_string(),
-    })
+    serde_json::from_slice(&bytes).map_err(|e| LoginError::Json { what, reason: e.to_string() })
 }
 
 /// base64url without padding; trailing `=` tolerated.
@@ -461,10 +391,7 @@ fn decode_b64url(s: &str) -> Option<Vec<u8>> {
 /// Standard base64 with or without padding (BDS pads, others may not), falling back to base64url.
 fn decode_b64_lenient(s: &str) -> Option<Vec<u8>> {
     let trimmed = s.trim().trim_end_matches('=');
-    STANDARD_NO_PAD
-        .decode(trimmed)
-        .ok()
-        .or_else(|| URL_SAFE_NO_PAD.decode(trimmed).ok())
+    STANDARD_NO_PAD.decode(trimmed).ok().or_else(|| URL_SAFE_NO_PAD.decode(trimmed).ok())
 }
 
 /// Encodes the Login (0x01) packet body: header, i32 BE protocol, then the varu32-length-prefixed
@@ -493,27 +420,16 @@ fn put_i32le_string(out: &mut Vec<u8>, s: &str) {
 ///
 /// The server's signature is checked but a mismatch is only logged: the key exchange does not
 /// depend on it, and a bot has no trusted server key to compare against anyway.
-pub fn derive_shared_key(
-    keys: &LoginKeys,
-    server_handshake_jwt: &str,
-) -> Result<[u8; 32], LoginError> {
+pub fn derive_shared_key(keys: &LoginKeys, server_handshake_jwt: &str) -> Result<[u8; 32], LoginError> {
     let jwt = decode_jwt(server_handshake_jwt)?;
     let server_key = jwt.x5u_key()?;
     if jwt.verify(&server_key).is_err() {
         tracing::warn!("ServerToClientHandshake JWT signature does not verify against its x5u key");
     }
-    let salt_b64 = jwt
-        .claims
-        .get("salt")
-        .and_then(Value::as_str)
-        .ok_or(LoginError::MissingField("salt"))?;
+    let salt_b64 = jwt.claims.get("salt").and_then(Value::as_str).ok_or(LoginError::MissingField("salt"))?;
     let salt = decode_b64_lenient(salt_b64).ok_or(LoginError::Base64("salt"))?;
-    let shared =
-        p384::ecdh::diffie_hellman(keys.signing.as_nonzero_scalar(), server_key.as_affine());
-    let digest = Sha256::new()
-        .chain_update(&salt)
-        .chain_update(shared.raw_secret_bytes())
-        .finalize();
+    let shared = p384::ecdh::diffie_hellman(keys.signing.as_nonzero_scalar(), server_key.as_affine());
+    let digest = Sha256::new().chain_update(&salt).chain_update(shared.raw_secret_bytes()).finalize();
     Ok(digest.into())
 }
 
@@ -530,18 +446,10 @@ mod tests {
     #[test]
     fn spki_matches_pkcs8_encoder() {
         let keys = LoginKeys::generate();
-        let der = p384::PublicKey::from(keys.verifying_key())
-            .to_public_key_der()
-            .expect("der");
+        let der = p384::PublicKey::from(keys.verifying_key()).to_public_key_der().expect("der");
         assert_eq!(keys.public_key_b64(), STANDARD.encode(der.as_bytes()));
-        assert!(
-            keys.public_key_b64()
-                .starts_with("MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAE")
-        );
-        assert_eq!(
-            STANDARD.decode(keys.public_key_b64()).expect("b64").len(),
-            120
-        );
+        assert!(keys.public_key_b64().starts_with("MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAE"));
+        assert_eq!(STANDARD.decode(keys.public_key_b64()).expect("b64").len(), 120);
     }
 
     fn decode_and_verify(token: &str, keys: &LoginKeys) -> DecodedJwt {
@@ -550,17 +458,12 @@ mod tests {
         assert!(!sig_part.contains('=') && !sig_part.contains('+') && !sig_part.contains('/'));
         let jwt = decode_jwt(token).expect("decode");
         assert_eq!(jwt.signature.len(), 96);
-        assert_eq!(
-            jwt.header,
-            json!({"alg": "ES384", "x5u": keys.public_key_b64()})
-        );
+        assert_eq!(jwt.header, json!({"alg": "ES384", "x5u": keys.public_key_b64()}));
         let key = jwt.x5u_key().expect("x5u");
         jwt.verify(&key).expect("signature verifies");
         // And with p384's verifier directly against our own public key.
         let sig = Signature::from_slice(&jwt.signature).expect("sig");
-        keys.verifying_key()
-            .verify(jwt.signing_input.as_bytes(), &sig)
-            .expect("verify");
+        keys.verifying_key().verify(jwt.signing_input.as_bytes(), &sig).expect("verify");
         jwt
     }
 
@@ -658,30 +561,18 @@ mod tests {
         assert_eq!(c["GameVersion"], "1.26.45");
         assert_eq!(c["ServerAddress"], "127.0.0.1:19132");
         assert_eq!(c["ThirdPartyName"], "ClawBot");
-        let skin = STANDARD
-            .decode(c["SkinData"].as_str().expect("skin"))
-            .expect("b64");
+        let skin = STANDARD.decode(c["SkinData"].as_str().expect("skin")).expect("b64");
         assert_eq!(skin.len(), 64 * 32 * 4);
         assert!(skin.chunks(4).all(|px| px == [0, 0, 0, 0xff]));
-        let patch = STANDARD
-            .decode(c["SkinResourcePatch"].as_str().expect("patch"))
-            .expect("b64");
+        let patch = STANDARD.decode(c["SkinResourcePatch"].as_str().expect("patch")).expect("b64");
         let patch: Value = serde_json::from_slice(&patch).expect("json");
         assert_eq!(patch["geometry"]["default"], "geometry.humanoid.custom");
-        let geo = STANDARD
-            .decode(c["SkinGeometryData"].as_str().expect("geo"))
-            .expect("b64");
+        let geo = STANDARD.decode(c["SkinGeometryData"].as_str().expect("geo")).expect("b64");
         let geo: Value = serde_json::from_slice(&geo).expect("json");
-        assert_eq!(
-            geo["minecraft:geometry"][0]["description"]["identifier"],
-            "geometry.humanoid.custom"
-        );
+        assert_eq!(geo["minecraft:geometry"][0]["description"]["identifier"], "geometry.humanoid.custom");
         let device_id = c["DeviceId"].as_str().expect("id");
         assert!(
-            device_id.len() == 32
-                && device_id
-                    .chars()
-                    .all(|ch| ch.is_ascii_hexdigit() && !ch.is_ascii_uppercase())
+            device_id.len() == 32 && device_id.chars().all(|ch| ch.is_ascii_hexdigit() && !ch.is_ascii_uppercase())
         );
         let playfab = c["PlayFabId"].as_str().expect("playfab");
         assert_eq!(playfab.len(), 16);
@@ -706,11 +597,7 @@ mod tests {
     }
 
     fn server_handshake(server: &LoginKeys, salt: &[u8], padded: bool) -> String {
-        let salt = if padded {
-            STANDARD.encode(salt)
-        } else {
-            STANDARD_NO_PAD.encode(salt)
-        };
+        let salt = if padded { STANDARD.encode(salt) } else { STANDARD_NO_PAD.encode(salt) };
         sign_jwt(server, &json!({"salt": salt})).expect("sign")
     }
 
@@ -721,24 +608,15 @@ mod tests {
         let salt = [0x5au8; 16];
         // Server side, computed independently from the client's SPKI.
         let client_pub = p384::PublicKey::from(client.verifying_key());
-        let shared =
-            p384::ecdh::diffie_hellman(server.signing.as_nonzero_scalar(), client_pub.as_affine());
-        let expected: [u8; 32] = Sha256::new()
-            .chain_update(salt)
-            .chain_update(shared.raw_secret_bytes())
-            .finalize()
-            .into();
+        let shared = p384::ecdh::diffie_hellman(server.signing.as_nonzero_scalar(), client_pub.as_affine());
+        let expected: [u8; 32] =
+            Sha256::new().chain_update(salt).chain_update(shared.raw_secret_bytes()).finalize().into();
         for padded in [true, false] {
-            let key = derive_shared_key(&client, &server_handshake(&server, &salt, padded))
-                .expect("derive");
+            let key = derive_shared_key(&client, &server_handshake(&server, &salt, padded)).expect("derive");
             assert_eq!(key, expected);
         }
         // A different client key gives a different key.
-        let other = derive_shared_key(
-            &LoginKeys::generate(),
-            &server_handshake(&server, &salt, true),
-        )
-        .expect("derive");
+        let other = derive_shared_key(&LoginKeys::generate(), &server_handshake(&server, &salt, true)).expect("derive");
         assert_ne!(other, expected);
     }
 
@@ -747,50 +625,34 @@ mod tests {
     /// and the key Node derived as `sha256(salt ‖ crypto.diffieHellman(server, client))`.
     #[test]
     fn derives_the_same_key_as_node() {
-        const CLIENT_D: &str = "c7a077ec968c890a56555913a274d0a273a98ddd5f12da5a183899010d206fe374db4726a338dcbc69cd7b41e74adf2c";
+        const CLIENT_D: &str =
+            "c7a077ec968c890a56555913a274d0a273a98ddd5f12da5a183899010d206fe374db4726a338dcbc69cd7b41e74adf2c";
         const TOKEN: &str = "eyJhbGciOiJFUzM4NCIsInR5cCI6IkpXVCIsIng1dSI6Ik1IWXdFQVlIS29aSXpqMENBUVlGSzRFRUFDSURZZ0FFRnNSVUtDc3daK1JQQmxqWWdHcmlzbVpNdUxUc1NZNStEbUlzK2E3UEU0VXYwVnlMVXd1VEFNZm1HeVFFbUZDclE4YThKeERVdXh6ZEs3ZmJSR1RzT3VTSms5d09sWmZDUEVxN1I1azRkdGM2RjZobnhvb1I0M1lpdFkvTW5hS00ifQ.eyJzYWx0IjoibXJ0dHhFY2M2WkpISEYyS0lXR21Zdz09Iiwic2lnbmVkVG9rZW4iOiJNSFl3RUFZSEtvWkl6ajBDQVFZRks0RUVBQ0lEWWdBRVlCUjFiV2JGT1I5RU5CWE1iVDZDdW16QUdqQ29pSURPTUo5MkMySXZRV1dEZ2UyblJmakg2WEp5V3Q5MjY3V1o5anI4ZFpEdm1TL0Q4ekRvU2FLaDJmTmZCN3RFaVFEaWxGK1M1MnpWT2kvVFZtZ3NMSlBibS9hZ1B0Y0d6UUMrIiwiaWF0IjoxNzk2MDA1MDcyfQ.X-j4_e1Tmo2sGa2jbmaSJWrwXoWQ2M4i6ONZr4XlnZYwHcd6X8Pl0xs-u1yKNLltqaXtwnyTRjIeoq-GHZNauaFF8tKyQ8B8B3zB9X0SvhkEi03ZTk32jfLrJDySRbHJ";
         const KEY: &str = "7a12c9058d0c7dc0939845305e5fede68efd592ac88554c922d45297dc4eab2a";
         let hex = |s: &str| -> Vec<u8> {
-            (0..s.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-                .collect()
+            (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
         };
-        let client =
-            LoginKeys::from_signing_key(SigningKey::from_slice(&hex(CLIENT_D)).expect("scalar"));
+        let client = LoginKeys::from_signing_key(SigningKey::from_slice(&hex(CLIENT_D)).expect("scalar"));
         // Node's signature (raw r‖s via jsonwebtoken) verifies with p384.
         let jwt = decode_jwt(TOKEN).expect("decode");
-        jwt.verify(&jwt.x5u_key().expect("x5u"))
-            .expect("node signature verifies");
-        assert_eq!(
-            derive_shared_key(&client, TOKEN).expect("derive").to_vec(),
-            hex(KEY)
-        );
+        jwt.verify(&jwt.x5u_key().expect("x5u")).expect("node signature verifies");
+        assert_eq!(derive_shared_key(&client, TOKEN).expect("derive").to_vec(), hex(KEY));
     }
 
     #[test]
     fn bad_handshakes_are_errors() {
         let client = LoginKeys::generate();
-        assert!(matches!(
-            derive_shared_key(&client, "abc"),
-            Err(LoginError::MalformedJwt(_))
-        ));
+        assert!(matches!(derive_shared_key(&client, "abc"), Err(LoginError::MalformedJwt(_))));
         assert!(derive_shared_key(&client, "a.b.c").is_err());
         let server = LoginKeys::generate();
         let no_salt = sign_jwt(&server, &json!({"x": 1})).expect("sign");
-        assert_eq!(
-            derive_shared_key(&client, &no_salt),
-            Err(LoginError::MissingField("salt"))
-        );
+        assert_eq!(derive_shared_key(&client, &no_salt), Err(LoginError::MissingField("salt")));
         let bad_key = format!(
             "{}.{}.AA",
             URL_SAFE_NO_PAD.encode(r#"{"alg":"ES384","x5u":"AAAA"}"#),
             URL_SAFE_NO_PAD.encode(r#"{"salt":"AAAA"}"#)
         );
-        assert_eq!(
-            derive_shared_key(&client, &bad_key),
-            Err(LoginError::BadPublicKey)
-        );
+        assert_eq!(derive_shared_key(&client, &bad_key), Err(LoginError::BadPublicKey));
     }
 
     #[test]
@@ -800,13 +662,7 @@ mod tests {
         let token = server_handshake(&server, b"salty", true);
         let (input, _) = token.rsplit_once('.').expect("parts");
         let forged = format!("{input}.{}", URL_SAFE_NO_PAD.encode([1u8; 96]));
-        assert_eq!(
-            decode_jwt(&forged).and_then(|j| j.verify(&j.x5u_key()?)),
-            Err(LoginError::BadSignature)
-        );
-        assert_eq!(
-            derive_shared_key(&client, &forged),
-            derive_shared_key(&client, &token)
-        );
+        assert_eq!(decode_jwt(&forged).and_then(|j| j.verify(&j.x5u_key()?)), Err(LoginError::BadSignature));
+        assert_eq!(derive_shared_key(&client, &forged), derive_shared_key(&client, &token));
     }
 }

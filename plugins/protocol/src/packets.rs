@@ -91,10 +91,7 @@ impl<'de> Deserialize<'de> for ByteBuf {
             fn visit_unit<E>(self) -> Result<ByteBuf, E> {
                 Ok(ByteBuf(Vec::new()))
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut a: A,
-            ) -> Result<ByteBuf, A::Error> {
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<ByteBuf, A::Error> {
                 let mut out = Vec::new();
                 while let Some(b) = a.next_element::<u8>()? {
                     out.push(b);
@@ -508,10 +505,7 @@ pub struct SetLocalPlayerAsInitialized {
     /// Our runtime entity id from `start_game`.
     pub runtime_entity_id: u64,
 }
-packet!(
-    SetLocalPlayerAsInitialized,
-    "set_local_player_as_initialized"
-);
+packet!(SetLocalPlayerAsInitialized, "set_local_player_as_initialized");
 
 /// `network_stack_latency`: ping; echo it when `needs_response` is set.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -662,10 +656,7 @@ pub struct CorrectPlayerMovePrediction {
     /// Tick the correction applies to; replay inputs after it.
     pub tick: u64,
 }
-packet!(
-    CorrectPlayerMovePrediction,
-    "correct_player_move_prediction"
-);
+packet!(CorrectPlayerMovePrediction, "correct_player_move_prediction");
 
 /// `respawn`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -755,10 +746,7 @@ pub struct NetworkChunkPublisherUpdate {
     /// Chunks the client already has.
     pub saved_chunks: Vec<ChunkPos>,
 }
-packet!(
-    NetworkChunkPublisherUpdate,
-    "network_chunk_publisher_update"
-);
+packet!(NetworkChunkPublisherUpdate, "network_chunk_publisher_update");
 
 /// One attribute modifier.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -18,10 +18,7 @@ use thiserror::Error;
 
 use crate::framing::{Compression, FrameError, GAME_PACKET_ID, GameFramer};
 use crate::io::{ReadError, Reader, WriteExt};
-use crate::login::{
-    LoginError, LoginKeys, LoginParams, derive_shared_key, encode_login_packet,
-    offline_login_tokens,
-};
+use crate::login::{LoginError, LoginKeys, LoginParams, derive_shared_key, encode_login_packet, offline_login_tokens};
 
 /// PlayStatus (S→C); before the handshake it means the server skipped encryption or refused us.
 pub const PLAY_STATUS: u32 = 0x02;
@@ -117,19 +114,9 @@ impl ClientSession {
 
     /// A new session using the given key pair (tests, or reusing a key).
     pub fn with_keys(config: SessionConfig, keys: LoginKeys) -> Self {
-        let params = LoginParams::new(
-            config.username,
-            config.protocol_version,
-            config.game_version,
-            config.server_address,
-        );
-        Self {
-            params,
-            keys,
-            framer: GameFramer::new(),
-            state: SessionState::AwaitingNetworkSettings,
-            failed: false,
-        }
+        let params =
+            LoginParams::new(config.username, config.protocol_version, config.game_version, config.server_address);
+        Self { params, keys, framer: GameFramer::new(), state: SessionState::AwaitingNetworkSettings, failed: false }
     }
 
     /// The RequestNetworkSettings message: the first thing to send once RakNet is connected.
@@ -196,16 +183,10 @@ impl ClientSession {
     }
 
     /// Consumes login-layer packets and forwards the rest to the app.
-    fn handle_packet(
-        &mut self,
-        packet: Vec<u8>,
-        out: &mut SessionOutput,
-    ) -> Result<(), SessionError> {
+    fn handle_packet(&mut self, packet: Vec<u8>, out: &mut SessionOutput) -> Result<(), SessionError> {
         let mut r = Reader::new(&packet);
-        let id = r.var_u32().map_err(|source| SessionError::Malformed {
-            packet: "packet header",
-            source,
-        })? & PACKET_ID_MASK;
+        let id =
+            r.var_u32().map_err(|source| SessionError::Malformed { packet: "packet header", source })? & PACKET_ID_MASK;
         match (self.state, id) {
             (SessionState::AwaitingNetworkSettings, NETWORK_SETTINGS) => {
                 self.on_network_settings(&mut r, out)?;
@@ -226,23 +207,16 @@ impl ClientSession {
     }
 
     /// NetworkSettings: `u16 LE threshold, u16 LE algorithm, bool, u8, f32` → compression on, send Login.
-    fn on_network_settings(
-        &mut self,
-        r: &mut Reader<'_>,
-        out: &mut SessionOutput,
-    ) -> Result<(), SessionError> {
-        let malformed = |source| SessionError::Malformed {
-            packet: "NetworkSettings",
-            source,
-        };
+    fn on_network_settings(&mut self, r: &mut Reader<'_>, out: &mut SessionOutput) -> Result<(), SessionError> {
+        let malformed = |source| SessionError::Malformed { packet: "NetworkSettings", source };
         let threshold = r.u16_le().map_err(malformed)?;
         let algorithm = r.u16_le().map_err(malformed)?;
         // Client throttling fields: read to validate the layout, unused by a bot.
         let _throttle = r.bool().map_err(malformed)?;
         let _throttle_threshold = r.u8().map_err(malformed)?;
         let _throttle_scalar = r.f32_le().map_err(malformed)?;
-        let compression = Compression::from_network_settings(algorithm)
-            .ok_or(SessionError::UnknownCompression(algorithm))?;
+        let compression =
+            Compression::from_network_settings(algorithm).ok_or(SessionError::UnknownCompression(algorithm))?;
         tracing::debug!(?compression, threshold, "network settings received");
         self.framer.enable_compression(compression, threshold);
 
@@ -254,15 +228,9 @@ impl ClientSession {
     }
 
     /// ServerToClientHandshake: derive the key, turn encryption on, answer ClientToServerHandshake.
-    fn on_server_handshake(
-        &mut self,
-        r: &mut Reader<'_>,
-        out: &mut SessionOutput,
-    ) -> Result<(), SessionError> {
-        let jwt = r.var_string().map_err(|source| SessionError::Malformed {
-            packet: "ServerToClientHandshake",
-            source,
-        })?;
+    fn on_server_handshake(&mut self, r: &mut Reader<'_>, out: &mut SessionOutput) -> Result<(), SessionError> {
+        let jwt =
+            r.var_string().map_err(|source| SessionError::Malformed { packet: "ServerToClientHandshake", source })?;
         let key = derive_shared_key(&self.keys, &jwt)?;
         self.framer.enable_encryption(key);
         let mut reply = Vec::with_capacity(1);
@@ -333,12 +301,7 @@ mod tests {
         fn new() -> Self {
             let signing = SigningKey::random(&mut rand::rngs::OsRng);
             let keys = LoginKeys::from_signing_key(signing.clone());
-            Self {
-                signing,
-                keys,
-                framer: GameFramer::new(),
-                salt: [0x42; 16],
-            }
+            Self { signing, keys, framer: GameFramer::new(), salt: [0x42; 16] }
         }
 
         /// Checks RequestNetworkSettings and answers NetworkSettings (uncompressed), then turns compression on.
@@ -361,12 +324,9 @@ mod tests {
             let mut req = Reader::new(r.var_bytes().expect("request"));
             assert!(r.is_empty());
             let n = req.i32_le().expect("len") as usize;
-            let identity: Value =
-                serde_json::from_slice(req.bytes(n).expect("identity")).expect("json");
+            let identity: Value = serde_json::from_slice(req.bytes(n).expect("identity")).expect("json");
             let n = req.i32_le().expect("len") as usize;
-            let client = std::str::from_utf8(req.bytes(n).expect("client"))
-                .expect("utf8")
-                .to_owned();
+            let client = std::str::from_utf8(req.bytes(n).expect("client")).expect("utf8").to_owned();
             assert!(req.is_empty());
             assert_eq!(identity["AuthenticationType"], 2);
             let token = decode_jwt(identity["Token"].as_str().expect("token")).expect("token jwt");
@@ -385,24 +345,16 @@ mod tests {
         /// Sends the handshake (compressed, unencrypted), plus `extra` packets in the same batch,
         /// then turns encryption on with the key it derived itself.
         fn handshake(&mut self, client_key: &p384::PublicKey, extra: &[Vec<u8>]) -> Vec<u8> {
-            let jwt =
-                sign_jwt(&self.keys, &json!({"salt": STANDARD.encode(self.salt)})).expect("sign");
+            let jwt = sign_jwt(&self.keys, &json!({"salt": STANDARD.encode(self.salt)})).expect("sign");
             let mut hs = Vec::new();
             hs.put_var_u32(SERVER_TO_CLIENT_HANDSHAKE);
             hs.put_var_string(&jwt);
             let mut packets = vec![hs];
             packets.extend_from_slice(extra);
             let msg = self.framer.encode_batch(&packets).expect("handshake batch");
-            let shared = p384::ecdh::diffie_hellman(
-                self.signing.as_nonzero_scalar(),
-                client_key.as_affine(),
-            );
+            let shared = p384::ecdh::diffie_hellman(self.signing.as_nonzero_scalar(), client_key.as_affine());
             let secret = shared.raw_secret_bytes();
-            let key: [u8; 32] = Sha256::new()
-                .chain_update(self.salt)
-                .chain_update(secret)
-                .finalize()
-                .into();
+            let key: [u8; 32] = Sha256::new().chain_update(self.salt).chain_update(secret).finalize().into();
             self.framer.enable_encryption(key);
             msg
         }
@@ -426,10 +378,7 @@ mod tests {
         // PlayStatus from the same batch as the handshake reaches the app.
         assert_eq!(out.packets, vec![play_status(0)]);
         assert_eq!(out.to_send.len(), 1);
-        let reply = server
-            .framer
-            .decode_batch(&out.to_send[0])
-            .expect("encrypted reply decrypts");
+        let reply = server.framer.decode_batch(&out.to_send[0]).expect("encrypted reply decrypts");
         assert_eq!(reply, vec![vec![0x04]]);
         (client, server)
     }
@@ -439,21 +388,13 @@ mod tests {
         for algorithm in [0u16, 1, 0xFFFF] {
             let (mut client, mut server) = logged_in_pair(algorithm);
             // Server → client, encrypted.
-            let msg = server
-                .framer
-                .encode_batch(&[play_status(3), vec![0x0b, 1, 2, 3]])
-                .expect("encode");
+            let msg = server.framer.encode_batch(&[play_status(3), vec![0x0b, 1, 2, 3]]).expect("encode");
             let out = client.handle_message(&msg).expect("encrypted batch");
             assert_eq!(out.packets, vec![play_status(3), vec![0x0b, 1, 2, 3]]);
             assert!(out.to_send.is_empty());
             // Client → server, encrypted, continuing the same stream.
-            let msg = client
-                .encode_batch(&[vec![0x81, 0x01, 0x00]])
-                .expect("app batch");
-            assert_eq!(
-                server.framer.decode_batch(&msg).expect("decode"),
-                vec![vec![0x81, 0x01, 0x00]]
-            );
+            let msg = client.encode_batch(&[vec![0x81, 0x01, 0x00]]).expect("app batch");
+            assert_eq!(server.framer.decode_batch(&msg).expect("decode"), vec![vec![0x81, 0x01, 0x00]]);
         }
     }
 
@@ -464,37 +405,25 @@ mod tests {
         let settings = server.on_request(&client.start(), 0);
         let out = client.handle_message(&settings).expect("settings");
         server.on_login(&out.to_send[0]);
-        let msg = server
-            .framer
-            .encode_batch(&[play_status(0), vec![0x06, 0]])
-            .expect("encode");
+        let msg = server.framer.encode_batch(&[play_status(0), vec![0x06, 0]]).expect("encode");
         let out = client.handle_message(&msg).expect("play status");
         assert_eq!(client.state(), SessionState::LoggedIn);
         assert_eq!(out.packets, vec![play_status(0), vec![0x06, 0]]);
         assert!(out.to_send.is_empty());
-        let msg = client
-            .encode_batch(&[vec![0x81, 0x01, 0x00]])
-            .expect("app batch");
-        assert_eq!(
-            server.framer.decode_batch(&msg).expect("plain"),
-            vec![vec![0x81, 0x01, 0x00]]
-        );
+        let msg = client.encode_batch(&[vec![0x81, 0x01, 0x00]]).expect("app batch");
+        assert_eq!(server.framer.decode_batch(&msg).expect("plain"), vec![vec![0x81, 0x01, 0x00]]);
     }
 
     #[test]
     fn early_packets_are_forwarded_and_sending_early_is_refused() {
         let mut client = ClientSession::new(config());
         // A Disconnect (0x05) before NetworkSettings, e.g. "outdated client".
-        let out = client
-            .handle_message(&plain_message(&[vec![0x05, 0x00, 0x01]]))
-            .expect("disconnect");
+        let out = client.handle_message(&plain_message(&[vec![0x05, 0x00, 0x01]])).expect("disconnect");
         assert_eq!(out.packets, vec![vec![0x05, 0x00, 0x01]]);
         assert_eq!(client.state(), SessionState::AwaitingNetworkSettings);
         assert_eq!(
             client.encode_batch(&[vec![0x81, 0x01, 0x00]]),
-            Err(SessionError::NotLoggedIn(
-                SessionState::AwaitingNetworkSettings
-            ))
+            Err(SessionError::NotLoggedIn(SessionState::AwaitingNetworkSettings))
         );
     }
 
@@ -506,9 +435,7 @@ mod tests {
         header.put_var_u32(NETWORK_SETTINGS | (1 << 10));
         settings.splice(0..2, header);
         let mut client = ClientSession::new(config());
-        let out = client
-            .handle_message(&plain_message(&[settings]))
-            .expect("settings");
+        let out = client.handle_message(&plain_message(&[settings])).expect("settings");
         assert_eq!(out.to_send.len(), 1);
         assert_eq!(client.state(), SessionState::AwaitingHandshake);
     }
@@ -539,20 +466,11 @@ mod tests {
     #[test]
     fn tampered_batch_is_an_error() {
         let (mut client, mut server) = logged_in_pair(0);
-        let mut msg = server
-            .framer
-            .encode_batch(&[play_status(3)])
-            .expect("encode");
+        let mut msg = server.framer.encode_batch(&[play_status(3)]).expect("encode");
         let last = msg.len() - 1;
         msg[last] ^= 0x80;
         let err = client.handle_message(&msg).expect_err("tampered");
-        assert!(
-            matches!(
-                err,
-                SessionError::Frame(FrameError::BadChecksum { counter: 0 })
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, SessionError::Frame(FrameError::BadChecksum { counter: 0 })), "{err}");
         assert!(err.to_string().contains("checksum"), "{err}");
     }
 
@@ -560,37 +478,23 @@ mod tests {
     fn malformed_login_packets_are_errors() {
         let mut client = ClientSession::new(config());
         let short = plain_message(&[vec![0x8f, 0x01, 0x01]]);
-        assert!(matches!(
-            client.handle_message(&short),
-            Err(SessionError::Malformed { .. })
-        ));
+        assert!(matches!(client.handle_message(&short), Err(SessionError::Malformed { .. })));
         // The session refuses to continue after an error.
         assert_eq!(client.handle_message(&short), Err(SessionError::Failed));
-        assert_eq!(
-            client.encode_batch(&[vec![0x01]]),
-            Err(SessionError::Failed)
-        );
+        assert_eq!(client.encode_batch(&[vec![0x01]]), Err(SessionError::Failed));
         let mut client = ClientSession::new(config());
         let unknown = plain_message(&[network_settings(1, 7)]);
-        assert_eq!(
-            client.handle_message(&unknown),
-            Err(SessionError::UnknownCompression(7))
-        );
+        assert_eq!(client.handle_message(&unknown), Err(SessionError::UnknownCompression(7)));
         // Handshake with a garbage JWT.
         let mut client = ClientSession::new(config());
-        client
-            .handle_message(&plain_message(&[network_settings(1, 0xFFFF)]))
-            .expect("settings");
+        client.handle_message(&plain_message(&[network_settings(1, 0xFFFF)])).expect("settings");
         let mut hs = Vec::new();
         hs.put_var_u32(SERVER_TO_CLIENT_HANDSHAKE);
         hs.put_var_string("not.a.jwt");
         let mut tx = GameFramer::new();
         tx.enable_compression(Compression::None, 0);
         let msg = tx.encode_batch(&[hs]).expect("encode");
-        assert!(matches!(
-            client.handle_message(&msg),
-            Err(SessionError::Login(_))
-        ));
+        assert!(matches!(client.handle_message(&msg), Err(SessionError::Login(_))));
     }
 
     fn mutate(rng: &mut StdRng, seed: &[u8]) -> Vec<u8> {
@@ -616,9 +520,7 @@ mod tests {
         let mut rng = StdRng::seed_from_u64(0xc1a3_c4af);
         let fresh = ClientSession::new(config());
         let mut awaiting = fresh.clone();
-        awaiting
-            .handle_message(&plain_message(&[network_settings(1, 0)]))
-            .expect("settings");
+        awaiting.handle_message(&plain_message(&[network_settings(1, 0)])).expect("settings");
         let (logged_in, mut server) = logged_in_pair(0);
 
         let mut tx = GameFramer::new();

@@ -8,21 +8,11 @@ use clawcraft_protocol::codec::Protocol;
 use clawcraft_protocol::packets::{PlayerAuthInput, StartGame};
 
 fn vector(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../../tests/vectors/1.26.45.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/../../tests/vectors/1.26.45.json", env!("CARGO_MANIFEST_DIR"));
     let list: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(path).expect("vectors")).expect("json");
-    let hex = list
-        .iter()
-        .find(|v| v["name"] == name)
-        .and_then(|v| v["hex"].as_str())
-        .expect("vector");
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
-        .collect()
+    let hex = list.iter().find(|v| v["name"] == name).and_then(|v| v["hex"].as_str()).expect("vector");
+    (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex")).collect()
 }
 
 fn time(label: &str, iters: u32, mut f: impl FnMut()) {
@@ -33,10 +23,7 @@ fn time(label: &str, iters: u32, mut f: impl FnMut()) {
     for _ in 0..iters {
         f();
     }
-    println!(
-        "{label:<40} {:>8.0} ns",
-        t.elapsed().as_nanos() as f64 / f64::from(iters)
-    );
+    println!("{label:<40} {:>8.0} ns", t.elapsed().as_nanos() as f64 / f64::from(iters));
 }
 
 #[test]
@@ -44,11 +31,7 @@ fn time(label: &str, iters: u32, mut f: impl FnMut()) {
 fn codec_bench() {
     let t = Instant::now();
     let p = Protocol::load("1.26.45").expect("load");
-    println!(
-        "{:<40} {:>8.1} ms",
-        "load + compile 1.26.45",
-        t.elapsed().as_secs_f64() * 1e3
-    );
+    println!("{:<40} {:>8.1} ms", "load + compile 1.26.45", t.elapsed().as_secs_f64() * 1e3);
     for (name, iters) in [("player_auth_input", 50_000), ("start_game", 5_000)] {
         let bytes = vector(name);
         time(&format!("decode {name} -> Value"), iters, || {
@@ -61,10 +44,7 @@ fn codec_bench() {
     }
     let bytes = vector("player_auth_input");
     time("decode_as PlayerAuthInput", 50_000, || {
-        black_box(
-            p.decode_as::<PlayerAuthInput>(black_box(&bytes))
-                .expect("decode"),
-        );
+        black_box(p.decode_as::<PlayerAuthInput>(black_box(&bytes)).expect("decode"));
     });
     let typed: PlayerAuthInput = p.decode_as(&bytes).expect("decode");
     time("encode PlayerAuthInput", 50_000, || {

@@ -19,23 +19,14 @@ impl Rng {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
 }
 
 fn seeds(version: &str) -> Vec<Vec<u8>> {
-    let path = format!(
-        "{}/../../tests/vectors/{version}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/../../tests/vectors/{version}.json", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).expect("vectors");
     let list: Vec<serde_json::Value> = serde_json::from_str(&text).expect("json");
-    list.iter()
-        .filter_map(|v| v["hex"].as_str())
-        .map(unhex)
-        .collect()
+    list.iter().filter_map(|v| v["hex"].as_str()).map(unhex).collect()
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u32) {
@@ -85,20 +76,14 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 fn codec_fuzz_decode_never_panics() {
     for info in Protocol::versions() {
         let proto = Protocol::load(info.game_version).expect("load");
-        let ids: Vec<u32> = (0..1024)
-            .filter(|id| proto.packet_name(*id).is_some())
-            .collect();
+        let ids: Vec<u32> = (0..1024).filter(|id| proto.packet_name(*id).is_some()).collect();
         // Golden vectors plus the all-neutral encoding of every packet, so mutations reach
         // every definition.
         let mut seeds = seeds(info.game_version);
         for id in &ids {
             let name = proto.packet_name(*id).expect("listed");
             let empty = clawcraft_protocol::codec::Value::Object(Vec::new());
-            seeds.push(
-                proto
-                    .encode_value(name, &empty)
-                    .expect("neutral packet encodes"),
-            );
+            seeds.push(proto.encode_value(name, &empty).expect("neutral packet encodes"));
         }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut decoded = 0usize;
@@ -134,8 +119,5 @@ fn codec_hostile_lengths_are_rejected_cheaply() {
     b.extend([0xff, 0xff, 0xff, 0xff, 0x0f]);
     let err = proto.decode(&b).expect_err("must fail");
     let msg = err.to_string();
-    assert!(
-        msg.contains("item_registry") && msg.contains("itemstates"),
-        "{msg}"
-    );
+    assert!(msg.contains("item_registry") && msg.contains("itemstates"), "{msg}");
 }

@@ -5,10 +5,7 @@ use clawcraft_protocol::codec::{Nbt, NbtTag, Protocol, Value};
 use serde_json::Value as Json;
 
 fn vectors(version: &str) -> Vec<(String, Json, Vec<u8>)> {
-    let path = format!(
-        "{}/../../tests/vectors/{version}.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/../../tests/vectors/{version}.json", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let list: Vec<Json> = serde_json::from_str(&text).expect("vector JSON");
     list.into_iter()
@@ -21,10 +18,7 @@ fn vectors(version: &str) -> Vec<(String, Json, Vec<u8>)> {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -74,10 +68,7 @@ fn nbt_payload(t: &NbtTag) -> (String, Json) {
             ("compound", Json::Object(m))
         }
         NbtTag::IntArray(v) => ("intArray", json!(v)),
-        NbtTag::LongArray(v) => (
-            "longArray",
-            json!(v.iter().map(|x| x.to_string()).collect::<Vec<_>>()),
-        ),
+        NbtTag::LongArray(v) => ("longArray", json!(v.iter().map(|x| x.to_string()).collect::<Vec<_>>())),
     };
     (ty.to_owned(), v)
 }
@@ -100,11 +91,7 @@ fn matches(want: &Json, got: &Value, path: &str) -> Result<(), String> {
         (Json::String(s), Value::Int(i)) if s.parse::<i64>().ok() == Some(*i) => Ok(()),
         (Json::String(s), Value::UInt(u)) if s.parse::<u64>().ok() == Some(*u) => Ok(()),
         (Json::String(s), Value::Str(g)) if s == g => Ok(()),
-        (Json::String(s), Value::Bytes(b))
-            if s.strip_prefix("hex:").map(unhex).as_deref() == Some(b) =>
-        {
-            Ok(())
-        }
+        (Json::String(s), Value::Bytes(b)) if s.strip_prefix("hex:").map(unhex).as_deref() == Some(b) => Ok(()),
         (Json::Array(a), Value::Array(b)) if a.len() == b.len() => {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 matches(x, y, &format!("{path}[{i}]"))?;
@@ -135,18 +122,11 @@ fn matches(want: &Json, got: &Value, path: &str) -> Result<(), String> {
 /// JSON equality with numeric tolerance and numeric strings equal to numbers.
 fn json_eq(a: &Json, b: &Json) -> bool {
     match (a, b) {
-        (Json::Number(x), Json::Number(y)) => close(
-            x.as_f64().unwrap_or(f64::NAN),
-            y.as_f64().unwrap_or(f64::NAN),
-        ),
+        (Json::Number(x), Json::Number(y)) => close(x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN)),
         (Json::Object(x), Json::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
-        (Json::Array(x), Json::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| json_eq(v, w))
-        }
+        (Json::Array(x), Json::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| json_eq(v, w)),
         _ => a == b,
     }
 }
@@ -175,19 +155,11 @@ fn codec_vectors_decode_match_params_and_reencode_identically() {
             }
             match proto.encode_value(name, &value) {
                 Ok(out) if out == *bytes => {}
-                Ok(out) => failures.push(format!(
-                    "{name}: re-encode differs\n want {bytes:02x?}\n  got {out:02x?}"
-                )),
+                Ok(out) => failures.push(format!("{name}: re-encode differs\n want {bytes:02x?}\n  got {out:02x?}")),
                 Err(e) => failures.push(format!("{name}: encode failed: {e}")),
             }
         }
-        assert!(
-            failures.is_empty(),
-            "{}: {} failures:\n{}",
-            info.game_version,
-            failures.len(),
-            failures.join("\n")
-        );
+        assert!(failures.is_empty(), "{}: {} failures:\n{}", info.game_version, failures.len(), failures.join("\n"));
     }
 }
 
@@ -196,14 +168,10 @@ fn typed_round_trip<T: clawcraft_protocol::codec::Packet + std::fmt::Debug>(
     proto: &Protocol,
     bytes: &[u8],
 ) -> Result<(), String> {
-    let typed: T = proto
-        .decode_as(bytes)
-        .map_err(|e| format!("decode_as: {e}"))?;
+    let typed: T = proto.decode_as(bytes).map_err(|e| format!("decode_as: {e}"))?;
     let out = proto.encode(&typed).map_err(|e| format!("encode: {e}"))?;
     if out != bytes {
-        return Err(format!(
-            "typed re-encode differs\n want {bytes:02x?}\n  got {out:02x?}\n typed {typed:?}"
-        ));
+        return Err(format!("typed re-encode differs\n want {bytes:02x?}\n  got {out:02x?}\n typed {typed:?}"));
     }
     Ok(())
 }
@@ -221,48 +189,30 @@ fn codec_vectors_typed_views_round_trip() {
                 "disconnect" => typed_round_trip::<Disconnect>(&proto, &bytes),
                 "resource_packs_info" => typed_round_trip::<ResourcePacksInfo>(&proto, &bytes),
                 "resource_pack_stack" => typed_round_trip::<ResourcePackStack>(&proto, &bytes),
-                "resource_pack_client_response" => {
-                    typed_round_trip::<ResourcePackClientResponse>(&proto, &bytes)
-                }
+                "resource_pack_client_response" => typed_round_trip::<ResourcePackClientResponse>(&proto, &bytes),
                 "client_cache_status" => typed_round_trip::<ClientCacheStatus>(&proto, &bytes),
                 "start_game" => typed_round_trip::<StartGame>(&proto, &bytes),
                 "item_registry" => typed_round_trip::<ItemRegistry>(&proto, &bytes),
                 "request_chunk_radius" => typed_round_trip::<RequestChunkRadius>(&proto, &bytes),
                 "chunk_radius_update" => typed_round_trip::<ChunkRadiusUpdate>(&proto, &bytes),
-                "set_local_player_as_initialized" => {
-                    typed_round_trip::<SetLocalPlayerAsInitialized>(&proto, &bytes)
-                }
+                "set_local_player_as_initialized" => typed_round_trip::<SetLocalPlayerAsInitialized>(&proto, &bytes),
                 "player_auth_input" => typed_round_trip::<PlayerAuthInput>(&proto, &bytes),
                 "network_stack_latency" => typed_round_trip::<NetworkStackLatency>(&proto, &bytes),
                 "move_player" => typed_round_trip::<MovePlayer>(&proto, &bytes),
-                "correct_player_move_prediction" => {
-                    typed_round_trip::<CorrectPlayerMovePrediction>(&proto, &bytes)
-                }
+                "correct_player_move_prediction" => typed_round_trip::<CorrectPlayerMovePrediction>(&proto, &bytes),
                 "respawn" => typed_round_trip::<Respawn>(&proto, &bytes),
                 "set_time" => typed_round_trip::<SetTime>(&proto, &bytes),
                 "text" => typed_round_trip::<Text>(&proto, &bytes),
                 "level_chunk" => typed_round_trip::<LevelChunk>(&proto, &bytes),
-                "network_chunk_publisher_update" => {
-                    typed_round_trip::<NetworkChunkPublisherUpdate>(&proto, &bytes)
-                }
-                "serverbound_loading_screen" => {
-                    typed_round_trip::<ServerboundLoadingScreen>(&proto, &bytes)
-                }
+                "network_chunk_publisher_update" => typed_round_trip::<NetworkChunkPublisherUpdate>(&proto, &bytes),
+                "serverbound_loading_screen" => typed_round_trip::<ServerboundLoadingScreen>(&proto, &bytes),
                 "update_attributes" => typed_round_trip::<UpdateAttributes>(&proto, &bytes),
-                "set_movement_authority" => {
-                    typed_round_trip::<SetMovementAuthority>(&proto, &bytes)
-                }
+                "set_movement_authority" => typed_round_trip::<SetMovementAuthority>(&proto, &bytes),
                 "network_settings" => typed_round_trip::<NetworkSettings>(&proto, &bytes),
-                "request_network_settings" => {
-                    typed_round_trip::<RequestNetworkSettings>(&proto, &bytes)
-                }
+                "request_network_settings" => typed_round_trip::<RequestNetworkSettings>(&proto, &bytes),
                 "login" => typed_round_trip::<Login>(&proto, &bytes),
-                "server_to_client_handshake" => {
-                    typed_round_trip::<ServerToClientHandshake>(&proto, &bytes)
-                }
-                "client_to_server_handshake" => {
-                    typed_round_trip::<ClientToServerHandshake>(&proto, &bytes)
-                }
+                "server_to_client_handshake" => typed_round_trip::<ServerToClientHandshake>(&proto, &bytes),
+                "client_to_server_handshake" => typed_round_trip::<ClientToServerHandshake>(&proto, &bytes),
                 other => Err(format!("no typed view for vector {other}")),
             };
             covered.insert(name.clone());
@@ -270,18 +220,8 @@ fn codec_vectors_typed_views_round_trip() {
                 failures.push(format!("{name}: {e}"));
             }
         }
-        assert!(
-            failures.is_empty(),
-            "{}: {} failures:\n{}",
-            info.game_version,
-            failures.len(),
-            failures.join("\n")
-        );
-        assert!(
-            covered.len() >= 28,
-            "only {} packets covered",
-            covered.len()
-        );
+        assert!(failures.is_empty(), "{}: {} failures:\n{}", info.game_version, failures.len(), failures.join("\n"));
+        assert!(covered.len() >= 28, "only {} packets covered", covered.len());
     }
 }
 
@@ -290,15 +230,9 @@ fn default_round_trip<T>(proto: &Protocol) -> Result<(), String>
 where
     T: clawcraft_protocol::codec::Packet + Default + PartialEq + std::fmt::Debug,
 {
-    let bytes = proto
-        .encode(&T::default())
-        .map_err(|e| format!("{}: encode: {e}", T::NAME))?;
-    let back: T = proto
-        .decode_as(&bytes)
-        .map_err(|e| format!("{}: decode: {e}", T::NAME))?;
-    let again = proto
-        .encode(&back)
-        .map_err(|e| format!("{}: re-encode: {e}", T::NAME))?;
+    let bytes = proto.encode(&T::default()).map_err(|e| format!("{}: encode: {e}", T::NAME))?;
+    let back: T = proto.decode_as(&bytes).map_err(|e| format!("{}: decode: {e}", T::NAME))?;
+    let again = proto.encode(&back).map_err(|e| format!("{}: re-encode: {e}", T::NAME))?;
     if again != bytes {
         return Err(format!("{}: default re-encode differs", T::NAME));
     }
@@ -341,12 +275,7 @@ fn codec_default_typed_packets_encode() {
             default_round_trip::<ClientToServerHandshake>(&p),
         ];
         let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
-        assert!(
-            failures.is_empty(),
-            "{}:\n{}",
-            info.game_version,
-            failures.join("\n")
-        );
+        assert!(failures.is_empty(), "{}:\n{}", info.game_version, failures.join("\n"));
     }
 }
 
@@ -363,14 +292,10 @@ fn codec_every_packet_neutral_round_trip() {
                 continue;
             };
             count += 1;
-            let r = p
-                .encode_value(&name, &Value::Object(Vec::new()))
-                .map_err(|e| format!("encode: {e}"))
-                .and_then(|b| {
+            let r =
+                p.encode_value(&name, &Value::Object(Vec::new())).map_err(|e| format!("encode: {e}")).and_then(|b| {
                     let (n, v) = p.decode(&b).map_err(|e| format!("decode: {e}"))?;
-                    let again = p
-                        .encode_value(&n, &v)
-                        .map_err(|e| format!("re-encode: {e}"))?;
+                    let again = p.encode_value(&n, &v).map_err(|e| format!("re-encode: {e}"))?;
                     if n != name || again != b {
                         return Err(format!("mismatch {b:02x?} vs {again:02x?}"));
                     }
@@ -381,12 +306,6 @@ fn codec_every_packet_neutral_round_trip() {
             }
         }
         assert!(count > 150, "only {count} packets");
-        assert!(
-            failures.is_empty(),
-            "{}: {} failures:\n{}",
-            info.game_version,
-            failures.len(),
-            failures.join("\n")
-        );
+        assert!(failures.is_empty(), "{}: {} failures:\n{}", info.game_version, failures.len(), failures.join("\n"));
     }
 }

@@ -136,37 +136,25 @@ impl Protocol {
             .ok_or_else(|| CodecError::UnknownVersion(game_version.to_owned()))?;
         let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
         // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
-        let mut map = cache
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut map = cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let schema = match map.get(info.game_version) {
             Some(s) => Arc::clone(s),
             None => {
                 let parsed: serde_json::Value =
                     serde_json::from_str(json).map_err(|e| CodecError::Schema(e.to_string()))?;
                 let s = Arc::new(schema::compile(&parsed)?);
-                tracing::debug!(
-                    version = info.game_version,
-                    packets = s.packets.len(),
-                    "compiled protocol"
-                );
+                tracing::debug!(version = info.game_version, packets = s.packets.len(), "compiled protocol");
                 map.insert(info.game_version, Arc::clone(&s));
                 s
             }
         };
-        Ok(Protocol {
-            info: *info,
-            schema,
-            vars: Arc::new(Vec::new()),
-        })
+        Ok(Protocol { info: *info, schema, vars: Arc::new(Vec::new()) })
     }
 
     /// Like [`Protocol::load`], by network protocol number.
     pub fn for_protocol(protocol: i32) -> Result<Protocol, CodecError> {
-        let info = Self::versions()
-            .iter()
-            .find(|v| v.protocol == protocol)
-            .ok_or(CodecError::UnknownProtocol(protocol))?;
+        let info =
+            Self::versions().iter().find(|v| v.protocol == protocol).ok_or(CodecError::UnknownProtocol(protocol))?;
         Self::load(info.game_version)
     }
 
@@ -201,11 +189,7 @@ impl Protocol {
     /// client does.
     pub fn decode(&self, body: &[u8]) -> Result<(String, Value), CodecError> {
         let id = peek_packet_id(body)?;
-        let (name, ty) = self
-            .schema
-            .packets
-            .get(&id)
-            .ok_or_else(|| CodecError::UnknownPacket(format!("id {id}")))?;
+        let (name, ty) = self.schema.packets.get(&id).ok_or_else(|| CodecError::UnknownPacket(format!("id {id}")))?;
         let mut r = Reader::new(body);
         r.var_u32().map_err(header_err)?;
         let fields = &body[r.position()..];
@@ -217,11 +201,7 @@ impl Protocol {
             source,
         })?;
         if !d.r.is_empty() {
-            tracing::debug!(
-                packet = name.as_str(),
-                trailing = d.r.remaining(),
-                "trailing bytes after packet"
-            );
+            tracing::debug!(packet = name.as_str(), trailing = d.r.remaining(), "trailing bytes after packet");
         }
         Ok((name.clone(), value))
     }
@@ -230,37 +210,22 @@ impl Protocol {
     pub fn decode_as<P: Packet>(&self, body: &[u8]) -> Result<P, CodecError> {
         let (name, value) = self.decode(body)?;
         if name != P::NAME {
-            return Err(CodecError::UnknownPacket(format!(
-                "expected {}, got {name}",
-                P::NAME
-            )));
+            return Err(CodecError::UnknownPacket(format!("expected {}, got {name}", P::NAME)));
         }
-        from_value(&value).map_err(|source| CodecError::Typed {
-            packet: name,
-            source,
-        })
+        from_value(&value).map_err(|source| CodecError::Typed { packet: name, source })
     }
 
     /// Encodes a typed view into a packet body (header + fields).
     pub fn encode<P: Packet>(&self, packet: &P) -> Result<Vec<u8>, CodecError> {
-        let value = to_value(packet).map_err(|source| CodecError::Typed {
-            packet: P::NAME.to_owned(),
-            source,
-        })?;
+        let value = to_value(packet).map_err(|source| CodecError::Typed { packet: P::NAME.to_owned(), source })?;
         self.encode_value(P::NAME, &value)
     }
 
     /// Encodes a value tree as packet `name`; omitted fields get neutral defaults.
     pub fn encode_value(&self, name: &str, value: &Value) -> Result<Vec<u8>, CodecError> {
-        let id = self
-            .packet_id(name)
-            .ok_or_else(|| CodecError::UnknownPacket(name.to_owned()))?;
-        let ty = self
-            .schema
-            .packets
-            .get(&id)
-            .map(|(_, t)| *t)
-            .ok_or_else(|| CodecError::UnknownPacket(name.to_owned()))?;
+        let id = self.packet_id(name).ok_or_else(|| CodecError::UnknownPacket(name.to_owned()))?;
+        let ty =
+            self.schema.packets.get(&id).map(|(_, t)| *t).ok_or_else(|| CodecError::UnknownPacket(name.to_owned()))?;
         let mut e = write::Encoder::new(&self.schema, &self.vars);
         e.out.put_var_u32(id);
         let root = &self.schema.types[ty];
@@ -274,19 +239,12 @@ impl Protocol {
 }
 
 fn header_err(source: ReadError) -> CodecError {
-    CodecError::Decode {
-        packet: "header".into(),
-        path: String::new(),
-        source,
-    }
+    CodecError::Decode { packet: "header".into(), path: String::new(), source }
 }
 
 /// The packet id of a body without decoding the rest (low 10 bits of the varu32 header).
 pub fn peek_packet_id(body: &[u8]) -> Result<u32, CodecError> {
-    Reader::new(body)
-        .var_u32()
-        .map(|h| h & 0x3ff)
-        .map_err(header_err)
+    Reader::new(body).var_u32().map(|h| h & 0x3ff).map_err(header_err)
 }
 
 /// Reads a typed value out of a [`Value`] tree.
@@ -305,19 +263,12 @@ mod tests {
 
     #[test]
     fn codec_versions_and_ids() {
-        assert!(
-            Protocol::versions()
-                .iter()
-                .any(|v| v.game_version == "1.26.45" && v.protocol == 2169)
-        );
+        assert!(Protocol::versions().iter().any(|v| v.game_version == "1.26.45" && v.protocol == 2169));
         let p = Protocol::for_protocol(2169).expect("by protocol");
         assert_eq!(p.info().game_version, "1.26.45");
         assert_eq!(p.packet_id("play_status"), Some(2));
         assert_eq!(p.packet_name(2), Some("play_status"));
-        assert!(matches!(
-            Protocol::load("0.0.1"),
-            Err(CodecError::UnknownVersion(_))
-        ));
+        assert!(matches!(Protocol::load("0.0.1"), Err(CodecError::UnknownVersion(_))));
         // Sub-client bits above the low 10 are ignored.
         assert_eq!(peek_packet_id(&[0x82, 0x10]).expect("header"), 2);
     }
@@ -327,20 +278,14 @@ mod tests {
         let p = proto();
         let u = "00112233-4455-6677-8899-aabbccddeeff";
         let info = ResourcePacksInfo {
-            world_template: crate::packets::WorldTemplate {
-                uuid: u.into(),
-                version: String::new(),
-            },
+            world_template: crate::packets::WorldTemplate { uuid: u.into(), version: String::new() },
             ..Default::default()
         };
         let bytes = p.encode(&info).expect("encode");
         // header(1) + four bools, then the UUID.
         assert_eq!(
             &bytes[5..21],
-            &[
-                0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa,
-                0x99, 0x88
-            ]
+            &[0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00, 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88]
         );
         let back: ResourcePacksInfo = p.decode_as(&bytes).expect("decode");
         assert_eq!(back.world_template.uuid, u);
@@ -350,24 +295,14 @@ mod tests {
     fn codec_omitted_fields_get_neutral_defaults() {
         let p = proto();
         // An empty object encodes as every field's neutral value.
-        let bytes = p
-            .encode_value("play_status", &Value::Object(Vec::new()))
-            .expect("encode");
+        let bytes = p.encode_value("play_status", &Value::Object(Vec::new())).expect("encode");
         assert_eq!(bytes, [0x02, 0, 0, 0, 0]);
         let s: PlayStatus = p.decode_as(&bytes).expect("decode");
         assert_eq!(s.status, "login_success");
         // Switch branches follow the (defaulted) discriminant.
-        let t = Text {
-            kind: "chat".into(),
-            source_name: Some("a".into()),
-            message: "b".into(),
-            ..Default::default()
-        };
+        let t = Text { kind: "chat".into(), source_name: Some("a".into()), message: "b".into(), ..Default::default() };
         let back: Text = p.decode_as(&p.encode(&t).expect("encode")).expect("decode");
-        assert_eq!(
-            (back.source_name.as_deref(), back.message.as_str()),
-            (Some("a"), "b")
-        );
+        assert_eq!((back.source_name.as_deref(), back.message.as_str()), (Some("a"), "b"));
     }
 
     #[test]
@@ -381,14 +316,8 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("text") && msg.contains("source_name"), "{msg}");
         let bad = Value::Object(vec![("status".into(), Value::Str("nope".into()))]);
-        let msg = p
-            .encode_value("play_status", &bad)
-            .expect_err("bad mapper")
-            .to_string();
-        assert!(
-            msg.contains("play_status") && msg.contains("status"),
-            "{msg}"
-        );
+        let msg = p.encode_value("play_status", &bad).expect_err("bad mapper").to_string();
+        assert!(msg.contains("play_status") && msg.contains("status"), "{msg}");
     }
 
     #[test]
@@ -400,10 +329,7 @@ mod tests {
                 ("i".into(), NbtTag::Int(-5)),
                 ("l".into(), NbtTag::Long(i64::MIN)),
                 ("s".into(), NbtTag::String("é".into())),
-                (
-                    "li".into(),
-                    NbtTag::List(3, vec![NbtTag::Int(1), NbtTag::Int(2)]),
-                ),
+                ("li".into(), NbtTag::List(3, vec![NbtTag::Int(1), NbtTag::Int(2)])),
                 ("ia".into(), NbtTag::IntArray(vec![1, -1])),
             ]),
         };

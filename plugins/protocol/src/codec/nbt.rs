@@ -23,10 +23,7 @@ pub(crate) fn read_root(r: &mut Reader<'_>, f: Flavour) -> Result<Nbt, ReadError
     let id = r.u8()?;
     // prismarine-nbt writes a bare 0 byte for an empty `lnbt` root but a name after it for `nbt`.
     if id == 0 && f == Flavour::Little {
-        return Ok(Nbt {
-            name: String::new(),
-            tag: NbtTag::End,
-        });
+        return Ok(Nbt { name: String::new(), tag: NbtTag::End });
     }
     let name = read_string(r, f)?;
     let tag = read_payload(r, f, id, 0)?;
@@ -71,8 +68,7 @@ fn read_len(r: &mut Reader<'_>, f: Flavour, min_elem: usize) -> Result<usize, Re
         Flavour::Network => r.var_i32()?,
         Flavour::Little => r.i32_le()?,
     };
-    let n = u64::try_from(n)
-        .map_err(|_| ReadError::Invalid(format!("negative NBT length at offset {at}")))?;
+    let n = u64::try_from(n).map_err(|_| ReadError::Invalid(format!("negative NBT length at offset {at}")))?;
     r.checked_len(n, min_elem)
 }
 
@@ -85,9 +81,7 @@ fn write_len(out: &mut Vec<u8>, f: Flavour, n: usize) {
 
 fn read_payload(r: &mut Reader<'_>, f: Flavour, id: u8, depth: usize) -> Result<NbtTag, ReadError> {
     if depth > MAX_DEPTH {
-        return Err(ReadError::Invalid(format!(
-            "NBT nested deeper than {MAX_DEPTH}"
-        )));
+        return Err(ReadError::Invalid(format!("NBT nested deeper than {MAX_DEPTH}")));
     }
     Ok(match id {
         0 => NbtTag::End,

@@ -51,23 +51,14 @@ type R<T> = Result<T, ReadError>;
 impl<'s, 'b> Decoder<'s, 'b> {
     /// A decoder over `bytes`.
     pub fn new(schema: &'s Schema, vars: &'s [(String, i64)], bytes: &'b [u8]) -> Self {
-        Decoder {
-            schema,
-            vars,
-            r: Reader::new(bytes),
-            scopes: Vec::new(),
-            path: Vec::new(),
-            depth: 0,
-        }
+        Decoder { schema, vars, r: Reader::new(bytes), scopes: Vec::new(), path: Vec::new(), depth: 0 }
     }
 
     /// Decodes one value of `ty`.
     pub fn read(&mut self, ty: &'s Ty) -> R<Value> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(ReadError::Invalid(format!(
-                "types nested deeper than {MAX_DEPTH}"
-            )));
+            return Err(ReadError::Invalid(format!("types nested deeper than {MAX_DEPTH}")));
         }
         let v = self.read_inner(ty)?;
         self.depth -= 1;
@@ -79,19 +70,11 @@ impl<'s, 'b> Decoder<'s, 'b> {
             Ty::Void => Value::Void,
             Ty::Prim(p) => read_prim(&mut self.r, *p)?,
             Ty::Ref(i) => {
-                let t = self
-                    .schema
-                    .types
-                    .get(*i)
-                    .ok_or_else(|| ReadError::Invalid("bad type index".into()))?;
+                let t = self.schema.types.get(*i).ok_or_else(|| ReadError::Invalid("bad type index".into()))?;
                 return self.read(t);
             }
             Ty::Container(fields) => self.container(fields)?,
-            Ty::Switch {
-                compare,
-                cases,
-                default,
-            } => {
+            Ty::Switch { compare, cases, default } => {
                 let t = self.pick_case(compare.as_ref(), cases, default);
                 return self.read(t);
             }
@@ -122,10 +105,7 @@ impl<'s, 'b> Decoder<'s, 'b> {
             }
             Ty::Mapper { repr, entries, .. } => {
                 let raw = self.read(repr)?;
-                match raw
-                    .as_i64()
-                    .and_then(|k| entries.binary_search_by_key(&k, |e| e.0).ok())
-                {
+                match raw.as_i64().and_then(|k| entries.binary_search_by_key(&k, |e| e.0).ok()) {
                     Some(i) => Value::Str(entries[i].1.clone()),
                     // Like ProtoDef, an unknown value passes through as the number.
                     None => raw,
@@ -133,15 +113,9 @@ impl<'s, 'b> Decoder<'s, 'b> {
             }
             Ty::Bitflags { repr, flags } => {
                 let raw = self.read(repr)?;
-                let bits = raw
-                    .as_i64()
-                    .map(|v| v as u64)
-                    .or_else(|| raw.as_u64())
-                    .unwrap_or(0);
-                let mut obj: Vec<(String, Value)> = flags
-                    .iter()
-                    .map(|(n, m)| (n.clone(), Value::Bool(*m != 0 && bits & m == *m)))
-                    .collect();
+                let bits = raw.as_i64().map(|v| v as u64).or_else(|| raw.as_u64()).unwrap_or(0);
+                let mut obj: Vec<(String, Value)> =
+                    flags.iter().map(|(n, m)| (n.clone(), Value::Bool(*m != 0 && bits & m == *m))).collect();
                 obj.push(("_value".to_owned(), raw));
                 Value::Object(obj)
             }
@@ -185,18 +159,11 @@ impl<'s, 'b> Decoder<'s, 'b> {
             Ty::Uuid => Value::Str(read_uuid(&mut self.r)?),
             Ty::ByteRot => Value::Float(f64::from(self.r.u8()?) * (360.0 / 256.0)),
             Ty::EnumSizeBasedOnValuesLen => {
-                let n = self
-                    .lookup(&FieldPath {
-                        ups: 0,
-                        segs: vec!["values_len".into()],
-                    })
-                    .and_then(Value::as_u64);
+                let n = self.lookup(&FieldPath { ups: 0, segs: vec!["values_len".into()] }).and_then(Value::as_u64);
                 Value::Str(enum_size(n.unwrap_or(0)).to_owned())
             }
             Ty::Unsupported(name) => {
-                return Err(ReadError::Invalid(format!(
-                    "unsupported native type {name}"
-                )));
+                return Err(ReadError::Invalid(format!("unsupported native type {name}")));
             }
         })
     }
@@ -211,10 +178,7 @@ impl<'s, 'b> Decoder<'s, 'b> {
             if f.name.is_some() {
                 self.path.pop();
             }
-            let scope = self
-                .scopes
-                .last_mut()
-                .ok_or_else(|| ReadError::Invalid("scope underflow".into()))?;
+            let scope = self.scopes.last_mut().ok_or_else(|| ReadError::Invalid("scope underflow".into()))?;
             match (&f.name, v) {
                 (Some(name), v) => scope.push((name.clone(), v)),
                 // Anonymous switch/bitfield: spread its object into this container.
@@ -227,30 +191,18 @@ impl<'s, 'b> Decoder<'s, 'b> {
     }
 
     /// Chooses the switch branch for the current scope.
-    fn pick_case(
-        &self,
-        compare: Option<&FieldPath>,
-        cases: &'s [(CaseKey, Ty)],
-        default: &'s Ty,
-    ) -> &'s Ty {
+    fn pick_case(&self, compare: Option<&FieldPath>, cases: &'s [(CaseKey, Ty)], default: &'s Ty) -> &'s Ty {
         let Some(v) = compare.and_then(|p| self.lookup(p)) else {
             return default;
         };
-        cases
-            .iter()
-            .find(|(k, _)| case_matches(k, v, self.vars))
-            .map_or(default, |(_, t)| t)
+        cases.iter().find(|(k, _)| case_matches(k, v, self.vars)).map_or(default, |(_, t)| t)
     }
 
     /// Resolves a compareTo/count path against the already decoded fields.
     fn lookup(&self, p: &FieldPath) -> Option<&Value> {
         let scope = self.scopes.get(self.scopes.len().checked_sub(1 + p.ups)?)?;
         let (first, rest) = p.segs.split_first()?;
-        let mut v = scope
-            .iter()
-            .rev()
-            .find(|(k, _)| k == first)
-            .map(|(_, v)| v)?;
+        let mut v = scope.iter().rev().find(|(k, _)| k == first).map(|(_, v)| v)?;
         for s in rest {
             v = v.get(s)?;
         }
@@ -262,17 +214,12 @@ impl<'s, 'b> Decoder<'s, 'b> {
             Count::Fixed(n) => return Ok(*n),
             Count::Prefixed(t) => {
                 let v = self.read(t)?;
-                v.as_u64()
-                    .ok_or_else(|| ReadError::Invalid(format!("bad length {v:?}")))?
+                v.as_u64().ok_or_else(|| ReadError::Invalid(format!("bad length {v:?}")))?
             }
             Count::Field(p) => self.lookup(p).and_then(Value::as_u64).unwrap_or(0),
         };
         if n > MAX_COUNT {
-            return Err(ReadError::TooLong {
-                offset: self.r.position(),
-                len: n,
-                limit: MAX_COUNT,
-            });
+            return Err(ReadError::TooLong { offset: self.r.position(), len: n, limit: MAX_COUNT });
         }
         // Every element takes at least one byte in practice, so a count above the remaining
         // input is garbage; checking here stops huge allocations.
@@ -443,12 +390,5 @@ fn read_uuid(r: &mut Reader<'_>) -> R<String> {
 /// Canonical `8-4-4-4-12` lower-case text of a 128-bit UUID.
 pub(crate) fn format_uuid(v: u128) -> String {
     let h = format!("{v:032x}");
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
+    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
 }

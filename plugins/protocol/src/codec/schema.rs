@@ -149,10 +149,8 @@ pub(crate) struct Schema {
 
 /// Compiles a whole `protocol.json`.
 pub(crate) fn compile(json: &Json) -> Result<Schema, CodecError> {
-    let types = json
-        .get("types")
-        .and_then(Json::as_object)
-        .ok_or_else(|| schema_err("protocol.json has no `types` object"))?;
+    let types =
+        json.get("types").and_then(Json::as_object).ok_or_else(|| schema_err("protocol.json has no `types` object"))?;
     let mut index = HashMap::new();
     let mut names = Vec::new();
     for (name, def) in types {
@@ -165,17 +163,10 @@ pub(crate) fn compile(json: &Json) -> Result<Schema, CodecError> {
     let mut compiled = Vec::with_capacity(names.len());
     for name in &names {
         let def = &types[name.as_str()];
-        compiled.push(
-            c.ty(def)
-                .map_err(|e| schema_err(&format!("type {name}: {e}")))?,
-        );
+        compiled.push(c.ty(def).map_err(|e| schema_err(&format!("type {name}: {e}")))?);
     }
     let (packets, packet_ids) = packet_table(types, &index)?;
-    Ok(Schema {
-        types: compiled,
-        packets,
-        packet_ids,
-    })
+    Ok(Schema { types: compiled, packets, packet_ids })
 }
 
 fn schema_err(msg: &str) -> CodecError {
@@ -202,9 +193,7 @@ fn packet_table(
     let mut by_id = HashMap::new();
     let mut by_name = HashMap::new();
     for (id, name) in mappings {
-        let id = parse_int(id)
-            .and_then(|i| u32::try_from(i).ok())
-            .ok_or_else(|| schema_err("bad packet id"))?;
+        let id = parse_int(id).and_then(|i| u32::try_from(i).ok()).ok_or_else(|| schema_err("bad packet id"))?;
         let name = name.as_str().ok_or_else(|| schema_err("bad packet name"))?;
         let Some(&ty) = index.get(&format!("packet_{name}")) else {
             tracing::debug!(name, "packet without a packet_ type; skipped");
@@ -259,33 +248,22 @@ impl Compiler<'_> {
             "container" => Ty::Container(self.container(args)?),
             "switch" => self.switch(args)?,
             "option" => Ty::Option(Box::new(self.ty(args)?)),
-            "array" => Ty::Array {
-                count: self.count(args)?,
-                elem: self.boxed(args.get("type"))?,
-            },
+            "array" => Ty::Array { count: self.count(args)?, elem: self.boxed(args.get("type"))? },
             "buffer" => Ty::Buffer(self.count(args)?),
             "pstring" => Ty::PString {
                 count: self.count(args)?,
-                latin1: matches!(
-                    args.get("encoding").and_then(Json::as_str),
-                    Some("latin1" | "ascii")
-                ),
+                latin1: matches!(args.get("encoding").and_then(Json::as_str), Some("latin1" | "ascii")),
             },
             "mapper" => self.mapper(args)?,
             "bitflags" => self.bitflags(args)?,
             "bitfield" => Ty::Bitfield(bitfield(args)?),
             "count" => Ty::CountFor {
                 repr: self.boxed(args.get("type"))?,
-                count_for: args
-                    .get("countFor")
-                    .and_then(Json::as_str)
-                    .ok_or("count without countFor")?
-                    .to_owned(),
+                count_for: args.get("countFor").and_then(Json::as_str).ok_or("count without countFor")?.to_owned(),
             },
-            "encapsulated" => Ty::Encapsulated {
-                len: self.boxed(args.get("lengthType"))?,
-                inner: self.boxed(args.get("type"))?,
-            },
+            "encapsulated" => {
+                Ty::Encapsulated { len: self.boxed(args.get("lengthType"))?, inner: self.boxed(args.get("type"))? }
+            }
             "restBuffer" => Ty::RestBuffer,
             "maybeIncompleteArray" => Ty::MaybeIncompleteArray {
                 count: self.boxed(args.get("countType"))?,
@@ -295,11 +273,7 @@ impl Compiler<'_> {
             "endOfArray" => Ty::EndOfArray(self.boxed(args.get("type"))?),
             "entityMetadataLoop" => Ty::EntityMetadataLoop {
                 elem: self.boxed(args.get("type"))?,
-                end: args
-                    .get("endVal")
-                    .and_then(Json::as_u64)
-                    .and_then(|v| u8::try_from(v).ok())
-                    .unwrap_or(127),
+                end: args.get("endVal").and_then(Json::as_u64).and_then(|v| u8::try_from(v).ok()).unwrap_or(127),
             },
             "nbt" => Ty::Nbt,
             "lnbt" => Ty::LNbt,
@@ -326,10 +300,7 @@ impl Compiler<'_> {
                 // ProtoDef inlines anonymous containers: their fields live in the parent's scope.
                 (true, Ty::Container(inner), _) => out.extend(inner),
                 (true, ty, _) => out.push(Field { name: None, ty }),
-                (false, ty, Some(n)) => out.push(Field {
-                    name: Some(n.to_owned()),
-                    ty,
-                }),
+                (false, ty, Some(n)) => out.push(Field { name: Some(n.to_owned()), ty }),
                 (false, _, None) => return Err("named field without a name".into()),
             }
         }
@@ -338,28 +309,17 @@ impl Compiler<'_> {
 
     fn switch(&self, args: &Json) -> R<Ty> {
         let compare = args.get("compareTo").and_then(Json::as_str).map(field_path);
-        let fields = args
-            .get("fields")
-            .and_then(Json::as_object)
-            .ok_or("switch without fields")?;
+        let fields = args.get("fields").and_then(Json::as_object).ok_or("switch without fields")?;
         let mut cases = Vec::with_capacity(fields.len());
         for (k, t) in fields {
-            let key = CaseKey {
-                text: k.clone(),
-                num: parse_int(k),
-                var: k.strip_prefix('/').map(str::to_owned),
-            };
+            let key = CaseKey { text: k.clone(), num: parse_int(k), var: k.strip_prefix('/').map(str::to_owned) };
             cases.push((key, self.ty(t)?));
         }
         let default = match args.get("default") {
             Some(d) => self.ty(d)?,
             None => Ty::Void,
         };
-        Ok(Ty::Switch {
-            compare,
-            cases,
-            default: Box::new(default),
-        })
+        Ok(Ty::Switch { compare, cases, default: Box::new(default) })
     }
 
     fn count(&self, args: &Json) -> R<Count> {
@@ -375,28 +335,18 @@ impl Compiler<'_> {
 
     fn mapper(&self, args: &Json) -> R<Ty> {
         let repr = self.boxed(args.get("type"))?;
-        let m = args
-            .get("mappings")
-            .and_then(Json::as_object)
-            .ok_or("mapper without mappings")?;
+        let m = args.get("mappings").and_then(Json::as_object).ok_or("mapper without mappings")?;
         let mut entries = Vec::with_capacity(m.len());
         for (k, v) in m {
             let k = parse_int(k).ok_or_else(|| format!("bad mapper key {k}"))?;
-            entries.push((
-                k,
-                v.as_str().ok_or("mapper value is not a string")?.to_owned(),
-            ));
+            entries.push((k, v.as_str().ok_or("mapper value is not a string")?.to_owned()));
         }
         entries.sort_by_key(|e| e.0);
         let neutral = entries.iter().position(|e| e.0 == 0).unwrap_or(0);
         if entries.is_empty() {
             return Err("empty mapper".into());
         }
-        Ok(Ty::Mapper {
-            repr,
-            entries,
-            neutral,
-        })
+        Ok(Ty::Mapper { repr, entries, neutral })
     }
 
     fn bitflags(&self, args: &Json) -> R<Ty> {
@@ -415,11 +365,7 @@ impl Compiler<'_> {
             Some(Json::Object(map)) => {
                 for (name, v) in map {
                     let v = v.as_u64().ok_or("flag value is not a number")?;
-                    let mask = if shift {
-                        1u64.checked_shl(v as u32).unwrap_or(0)
-                    } else {
-                        v
-                    };
+                    let mask = if shift { 1u64.checked_shl(v as u32).unwrap_or(0) } else { v };
                     flags.push((name.clone(), mask));
                 }
                 flags.sort_by_key(|f| f.1);
@@ -434,14 +380,8 @@ fn bitfield(args: &Json) -> R<Vec<(String, u32, bool)>> {
     let list = args.as_array().ok_or("bitfield is not a list")?;
     let mut out = Vec::new();
     for f in list {
-        let name = f
-            .get("name")
-            .and_then(Json::as_str)
-            .ok_or("bitfield without name")?;
-        let size = f
-            .get("size")
-            .and_then(Json::as_u64)
-            .ok_or("bitfield without size")?;
+        let name = f.get("name").and_then(Json::as_str).ok_or("bitfield without name")?;
+        let size = f.get("size").and_then(Json::as_u64).ok_or("bitfield without size")?;
         if size == 0 || size > 64 {
             return Err("bitfield size out of range".into());
         }

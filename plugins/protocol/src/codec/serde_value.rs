@@ -78,14 +78,9 @@ impl<'de> ValueDeserializer<'de> {
             Value::Str(s) => visitor.visit_borrowed_str(s),
             Value::Bytes(b) => visitor.visit_borrowed_bytes(b),
             Value::Array(items) => visitor.visit_seq(Seq { it: items.iter() }),
-            Value::Object(fields) => visitor.visit_map(Map {
-                it: fields.iter(),
-                pending: None,
-            }),
+            Value::Object(fields) => visitor.visit_map(Map { it: fields.iter(), pending: None }),
             // NBT travels through serde in its derived (externally tagged) form.
-            Value::Nbt(n) => nbt_json(n)?
-                .deserialize_any(visitor)
-                .map_err(de::Error::custom),
+            Value::Nbt(n) => nbt_json(n)?.deserialize_any(visitor).map_err(de::Error::custom),
         }
     }
 }
@@ -134,17 +129,13 @@ impl<'de> de::MapAccess<'de> for Map<'de> {
         match self.it.next() {
             Some((k, v)) => {
                 self.pending = Some(v);
-                seed.deserialize(de::value::BorrowedStrDeserializer::new(k))
-                    .map(Some)
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(k)).map(Some)
             }
             None => Ok(None),
         }
     }
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> R<V::Value> {
-        let v = self
-            .pending
-            .take()
-            .ok_or_else(|| SerdeError("value without key".into()))?;
+        let v = self.pending.take().ok_or_else(|| SerdeError("value without key".into()))?;
         seed.deserialize(ValueDeserializer::new(v))
     }
 }
@@ -158,9 +149,7 @@ impl<'de> de::EnumAccess<'de> for Enum<'de> {
     type Error = SerdeError;
     type Variant = Self;
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> R<(V::Value, Self)> {
-        let v = seed.deserialize(de::value::BorrowedStrDeserializer::<SerdeError>::new(
-            self.variant,
-        ))?;
+        let v = seed.deserialize(de::value::BorrowedStrDeserializer::<SerdeError>::new(self.variant))?;
         Ok((v, self))
     }
 }
@@ -174,20 +163,10 @@ impl<'de> de::VariantAccess<'de> for Enum<'de> {
         seed.deserialize(ValueDeserializer::new(self.value.unwrap_or(&Value::Void)))
     }
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> R<V::Value> {
-        de::Deserializer::deserialize_seq(
-            ValueDeserializer::new(self.value.unwrap_or(&Value::Void)),
-            visitor,
-        )
+        de::Deserializer::deserialize_seq(ValueDeserializer::new(self.value.unwrap_or(&Value::Void)), visitor)
     }
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _fields: &'static [&'static str],
-        visitor: V,
-    ) -> R<V::Value> {
-        de::Deserializer::deserialize_map(
-            ValueDeserializer::new(self.value.unwrap_or(&Value::Void)),
-            visitor,
-        )
+    fn struct_variant<V: Visitor<'de>>(self, _fields: &'static [&'static str], visitor: V) -> R<V::Value> {
+        de::Deserializer::deserialize_map(ValueDeserializer::new(self.value.unwrap_or(&Value::Void)), visitor)
     }
 }
 
@@ -240,21 +219,13 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de> {
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> R<V::Value> {
         self.deserialize_seq(visitor)
     }
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _n: &'static str,
-        _len: usize,
-        visitor: V,
-    ) -> R<V::Value> {
+    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _n: &'static str, _len: usize, visitor: V) -> R<V::Value> {
         self.deserialize_seq(visitor)
     }
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> R<V::Value> {
         match self.v {
             // An absent container (e.g. an untaken switch) reads as an empty one.
-            Value::Void => visitor.visit_map(Map {
-                it: [].iter(),
-                pending: None,
-            }),
+            Value::Void => visitor.visit_map(Map { it: [].iter(), pending: None }),
             _ => self.deserialize_any_inner(visitor),
         }
     }
@@ -266,11 +237,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de> {
     ) -> R<V::Value> {
         self.deserialize_map(visitor)
     }
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> R<V::Value> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> R<V::Value> {
         visitor.visit_newtype_struct(self)
     }
     fn deserialize_enum<V: Visitor<'de>>(
@@ -280,17 +247,9 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de> {
         visitor: V,
     ) -> R<V::Value> {
         match self.v {
-            Value::Str(s) => visitor.visit_enum(Enum {
-                variant: s,
-                value: None,
-            }),
-            Value::Object(f) if f.len() == 1 => visitor.visit_enum(Enum {
-                variant: &f[0].0,
-                value: Some(&f[0].1),
-            }),
-            Value::Nbt(n) => nbt_json(n)?
-                .deserialize_enum(_name, _variants, visitor)
-                .map_err(de::Error::custom),
+            Value::Str(s) => visitor.visit_enum(Enum { variant: s, value: None }),
+            Value::Object(f) if f.len() == 1 => visitor.visit_enum(Enum { variant: &f[0].0, value: Some(&f[0].1) }),
+            Value::Nbt(n) => nbt_json(n)?.deserialize_enum(_name, _variants, visitor).map_err(de::Error::custom),
             _ => Err(SerdeError(format!("expected an enum, got {:?}", self.v))),
         }
     }
@@ -316,11 +275,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer<'de> {
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> R<V::Value> {
         visitor.visit_unit()
     }
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> R<V::Value> {
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _name: &'static str, visitor: V) -> R<V::Value> {
         visitor.visit_unit()
     }
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> R<V::Value> {
@@ -415,19 +370,10 @@ impl ser::Serializer for ValueSerializer {
     fn serialize_unit_struct(self, _name: &'static str) -> R<Value> {
         Ok(Value::Void)
     }
-    fn serialize_unit_variant(
-        self,
-        _name: &'static str,
-        _i: u32,
-        variant: &'static str,
-    ) -> R<Value> {
+    fn serialize_unit_variant(self, _name: &'static str, _i: u32, variant: &'static str) -> R<Value> {
         Ok(Value::Str(variant.to_owned()))
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _name: &'static str,
-        v: &T,
-    ) -> R<Value> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, v: &T) -> R<Value> {
         v.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
@@ -437,10 +383,7 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
         v: &T,
     ) -> R<Value> {
-        Ok(Value::Object(vec![(
-            variant.to_owned(),
-            v.serialize(self)?,
-        )]))
+        Ok(Value::Object(vec![(variant.to_owned(), v.serialize(self)?)]))
     }
     fn serialize_seq(self, len: Option<usize>) -> R<SeqSer> {
         Ok(SeqSer(Vec::with_capacity(len.unwrap_or(0)), None))
@@ -451,13 +394,7 @@ impl ser::Serializer for ValueSerializer {
     fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> R<SeqSer> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> R<SeqSer> {
+    fn serialize_tuple_variant(self, _n: &'static str, _i: u32, variant: &'static str, len: usize) -> R<SeqSer> {
         Ok(SeqSer(Vec::with_capacity(len), Some(variant.to_owned())))
     }
     fn serialize_map(self, len: Option<usize>) -> R<MapSer> {
@@ -466,18 +403,8 @@ impl ser::Serializer for ValueSerializer {
     fn serialize_struct(self, _name: &'static str, len: usize) -> R<MapSer> {
         Ok(MapSer(Vec::with_capacity(len), None, None))
     }
-    fn serialize_struct_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        variant: &'static str,
-        len: usize,
-    ) -> R<MapSer> {
-        Ok(MapSer(
-            Vec::with_capacity(len),
-            None,
-            Some(variant.to_owned()),
-        ))
+    fn serialize_struct_variant(self, _n: &'static str, _i: u32, variant: &'static str, len: usize) -> R<MapSer> {
+        Ok(MapSer(Vec::with_capacity(len), None, Some(variant.to_owned())))
     }
 }
 
@@ -542,18 +469,13 @@ impl ser::SerializeMap for MapSer {
             Value::Int(i) => i.to_string(),
             Value::UInt(u) => u.to_string(),
             other => {
-                return Err(SerdeError(format!(
-                    "map key must be a string, got {other:?}"
-                )));
+                return Err(SerdeError(format!("map key must be a string, got {other:?}")));
             }
         });
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> R<()> {
-        let k = self
-            .1
-            .take()
-            .ok_or_else(|| SerdeError("value without key".into()))?;
+        let k = self.1.take().ok_or_else(|| SerdeError("value without key".into()))?;
         self.0.push((k, to_value(v)?));
         Ok(())
     }

@@ -93,10 +93,7 @@ pub struct Nbt {
 impl Default for Nbt {
     /// An unnamed empty compound: the neutral value for an `nbt` field.
     fn default() -> Self {
-        Nbt {
-            name: String::new(),
-            tag: NbtTag::Compound(Vec::new()),
-        }
+        Nbt { name: String::new(), tag: NbtTag::Compound(Vec::new()) }
     }
 }
 

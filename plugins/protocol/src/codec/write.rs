@@ -30,14 +30,7 @@ static VOID: Value = Value::Void;
 impl<'s, 'v> Encoder<'s, 'v> {
     /// An encoder writing into a fresh buffer.
     pub fn new(schema: &'s Schema, vars: &'s [(String, i64)]) -> Self {
-        Encoder {
-            schema,
-            vars,
-            out: Vec::with_capacity(64),
-            scopes: Vec::new(),
-            path: Vec::new(),
-            depth: 0,
-        }
+        Encoder { schema, vars, out: Vec::with_capacity(64), scopes: Vec::new(), path: Vec::new(), depth: 0 }
     }
 
     /// Encodes `v` as `ty`.
@@ -60,11 +53,7 @@ impl<'s, 'v> Encoder<'s, 'v> {
                 self.write(t, v)?;
             }
             Ty::Container(fields) => self.container(fields, v)?,
-            Ty::Switch {
-                compare,
-                cases,
-                default,
-            } => {
+            Ty::Switch { compare, cases, default } => {
                 let t = self.pick_case(compare.as_ref(), cases, default);
                 self.write(t, v)?;
             }
@@ -86,10 +75,7 @@ impl<'s, 'v> Encoder<'s, 'v> {
                 }
                 if let Count::Fixed(n) = count {
                     if items.len() > *n {
-                        return Err(format!(
-                            "{} elements for a fixed {n}-element array",
-                            items.len()
-                        ));
+                        return Err(format!("{} elements for a fixed {n}-element array", items.len()));
                     }
                     // Pad a short fixed-size array with neutral elements.
                     for _ in items.len()..*n {
@@ -119,10 +105,7 @@ impl<'s, 'v> Encoder<'s, 'v> {
                     other => return Err(format!("expected a string, got {}", kind(other))),
                 };
                 if *latin1 {
-                    let b: Vec<u8> = s
-                        .chars()
-                        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-                        .collect();
+                    let b: Vec<u8> = s.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect();
                     self.count(count, b.len())?;
                     self.out.put_bytes(&b);
                 } else {
@@ -130,34 +113,22 @@ impl<'s, 'v> Encoder<'s, 'v> {
                     self.out.put_bytes(s.as_bytes());
                 }
             }
-            Ty::Mapper {
-                repr,
-                entries,
-                neutral: n,
-            } => {
+            Ty::Mapper { repr, entries, neutral: n } => {
                 let raw = match v {
                     // "" is what a `Default` typed struct holds: treat it as "not set".
                     Value::Str(s) if s.is_empty() => entries.get(*n).map_or(0, |e| e.0),
                     Value::Str(s) => match entries.iter().find(|e| e.1 == *s) {
                         Some(e) => e.0,
-                        None => s
-                            .parse()
-                            .map_err(|_| format!("unknown mapper value {s:?}"))?,
+                        None => s.parse().map_err(|_| format!("unknown mapper value {s:?}"))?,
                     },
                     Value::Void => entries.get(*n).map_or(0, |e| e.0),
-                    other => other
-                        .as_i64()
-                        .ok_or_else(|| format!("expected a mapper name, got {}", kind(other)))?,
+                    other => other.as_i64().ok_or_else(|| format!("expected a mapper name, got {}", kind(other)))?,
                 };
                 self.write_temp(repr, &Value::Int(raw))?;
             }
             Ty::Bitflags { repr, flags } => {
                 let bits = flag_bits(flags, v)?;
-                let val = if bits > i64::MAX as u64 {
-                    Value::UInt(bits)
-                } else {
-                    Value::Int(bits as i64)
-                };
+                let val = if bits > i64::MAX as u64 { Value::UInt(bits) } else { Value::Int(bits as i64) };
                 // Negative signed representations (zigzag64 flags) wrap like BigInt would.
                 let val = match (repr.as_ref(), val) {
                     (Ty::Prim(Prim::VarI64 | Prim::I64(_)), Value::UInt(b)) => Value::Int(b as i64),
@@ -296,9 +267,7 @@ impl<'s, 'v> Encoder<'s, 'v> {
     /// differs from `given` for an empty mapper name, which was written as the neutral name.
     fn effective(&self, ty: &'s Ty, given: &'v Value) -> Cow<'v, Value> {
         if matches!(given, Value::Str(s) if s.is_empty())
-            && let Ty::Mapper {
-                entries, neutral, ..
-            } = self.resolve(ty)
+            && let Ty::Mapper { entries, neutral, .. } = self.resolve(ty)
             && let Some(e) = entries.get(*neutral)
         {
             return Cow::Owned(Value::Str(e.1.clone()));
@@ -314,40 +283,24 @@ impl<'s, 'v> Encoder<'s, 'v> {
                     Some(t) => t,
                     None => return ty,
                 },
-                Ty::Switch {
-                    compare,
-                    cases,
-                    default,
-                } => self.pick_case(compare.as_ref(), cases, default),
+                Ty::Switch { compare, cases, default } => self.pick_case(compare.as_ref(), cases, default),
                 _ => return ty,
             };
         }
         ty
     }
 
-    fn pick_case(
-        &self,
-        compare: Option<&FieldPath>,
-        cases: &'s [(CaseKey, Ty)],
-        default: &'s Ty,
-    ) -> &'s Ty {
+    fn pick_case(&self, compare: Option<&FieldPath>, cases: &'s [(CaseKey, Ty)], default: &'s Ty) -> &'s Ty {
         let Some(v) = compare.and_then(|p| self.lookup(p)) else {
             return default;
         };
-        cases
-            .iter()
-            .find(|(k, _)| case_matches(k, v, self.vars))
-            .map_or(default, |(_, t)| t)
+        cases.iter().find(|(k, _)| case_matches(k, v, self.vars)).map_or(default, |(_, t)| t)
     }
 
     fn lookup(&self, p: &FieldPath) -> Option<&Value> {
         let scope = self.scopes.get(self.scopes.len().checked_sub(1 + p.ups)?)?;
         let (first, rest) = p.segs.split_first()?;
-        let mut v: &Value = scope
-            .iter()
-            .rev()
-            .find(|(k, _)| k == first)
-            .map(|(_, v)| v.as_ref())?;
+        let mut v: &Value = scope.iter().rev().find(|(k, _)| k == first).map(|(_, v)| v.as_ref())?;
         for s in rest {
             v = v.get(s)?;
         }
@@ -389,22 +342,11 @@ pub(crate) fn neutral(schema: &Schema, ty: &Ty, depth: usize) -> Value {
         Ty::Prim(Prim::F32(_) | Prim::F64(_)) | Ty::ByteRot => Value::Float(0.0),
         Ty::Prim(p) if is_signed(*p) => Value::Int(0),
         Ty::Prim(_) => Value::UInt(0),
-        Ty::Ref(i) => schema
-            .types
-            .get(*i)
-            .map_or(Value::Void, |t| neutral(schema, t, depth + 1)),
-        Ty::Mapper {
-            entries,
-            neutral: n,
-            ..
-        } => entries
-            .get(*n)
-            .map_or(Value::Int(0), |e| Value::Str(e.1.clone())),
+        Ty::Ref(i) => schema.types.get(*i).map_or(Value::Void, |t| neutral(schema, t, depth + 1)),
+        Ty::Mapper { entries, neutral: n, .. } => entries.get(*n).map_or(Value::Int(0), |e| Value::Str(e.1.clone())),
         Ty::PString { .. } => Value::Str(String::new()),
         Ty::Buffer(_) | Ty::RestBuffer => Value::Bytes(Vec::new()),
-        Ty::Array { .. } | Ty::MaybeIncompleteArray { .. } | Ty::EndOfArray(_) => {
-            Value::Array(Vec::new())
-        }
+        Ty::Array { .. } | Ty::MaybeIncompleteArray { .. } | Ty::EndOfArray(_) => Value::Array(Vec::new()),
         Ty::NbtLoop | Ty::EntityMetadataLoop { .. } => Value::Array(Vec::new()),
         Ty::Container(_) | Ty::Bitflags { .. } | Ty::Bitfield(_) => Value::Object(Vec::new()),
         Ty::Nbt | Ty::LNbt => Value::Nbt(Nbt::default()),
@@ -416,10 +358,7 @@ pub(crate) fn neutral(schema: &Schema, ty: &Ty, depth: usize) -> Value {
 }
 
 fn is_signed(p: Prim) -> bool {
-    matches!(
-        p,
-        Prim::I8 | Prim::I16(_) | Prim::I32(_) | Prim::I64(_) | Prim::VarI32 | Prim::VarI64
-    )
+    matches!(p, Prim::I8 | Prim::I16(_) | Prim::I32(_) | Prim::I64(_) | Prim::VarI32 | Prim::VarI64)
 }
 
 fn kind(v: &Value) -> &'static str {
@@ -461,11 +400,7 @@ fn bytes_of(v: &Value) -> R<Cow<'_, [u8]>> {
         Value::Void => Ok(Cow::Borrowed(&[])),
         Value::Array(items) => items
             .iter()
-            .map(|i| {
-                i.as_u64()
-                    .and_then(|x| u8::try_from(x).ok())
-                    .ok_or_else(|| "byte out of range".to_owned())
-            })
+            .map(|i| i.as_u64().and_then(|x| u8::try_from(x).ok()).ok_or_else(|| "byte out of range".to_owned()))
             .collect::<R<Vec<u8>>>()
             .map(Cow::Owned),
         other => Err(format!("expected bytes, got {}", kind(other))),
@@ -477,9 +412,7 @@ fn nbt_of(v: &Value) -> R<Cow<'_, Nbt>> {
     match v {
         Value::Nbt(n) => Ok(Cow::Borrowed(n)),
         Value::Void => Ok(Cow::Owned(Nbt::default())),
-        other => Nbt::deserialize(ValueDeserializer::new(other))
-            .map(Cow::Owned)
-            .map_err(|e| format!("bad NBT: {e}")),
+        other => Nbt::deserialize(ValueDeserializer::new(other)).map(Cow::Owned).map_err(|e| format!("bad NBT: {e}")),
     }
 }
 
@@ -491,36 +424,20 @@ fn flag_bits(flags: &[(String, u64)], v: &Value) -> R<u64> {
         Value::Object(fields) => {
             for (k, x) in fields {
                 if k == "_value" {
-                    bits |= x
-                        .as_u64()
-                        .or_else(|| x.as_i64().map(|i| i as u64))
-                        .unwrap_or(0);
+                    bits |= x.as_u64().or_else(|| x.as_i64().map(|i| i as u64)).unwrap_or(0);
                 } else if matches!(x, Value::Bool(true)) {
-                    bits |= flags
-                        .iter()
-                        .find(|f| f.0 == *k)
-                        .ok_or_else(|| format!("unknown flag {k}"))?
-                        .1;
+                    bits |= flags.iter().find(|f| f.0 == *k).ok_or_else(|| format!("unknown flag {k}"))?.1;
                 }
             }
         }
         Value::Array(names) => {
             for n in names {
                 let n = n.as_str().ok_or("flag list entries must be names")?;
-                bits |= flags
-                    .iter()
-                    .find(|f| f.0 == n)
-                    .ok_or_else(|| format!("unknown flag {n}"))?
-                    .1;
+                bits |= flags.iter().find(|f| f.0 == n).ok_or_else(|| format!("unknown flag {n}"))?.1;
             }
         }
         Value::Void => {}
-        other => {
-            bits = other
-                .as_u64()
-                .or_else(|| other.as_i64().map(|i| i as u64))
-                .ok_or("bad bitflags value")?
-        }
+        other => bits = other.as_u64().or_else(|| other.as_i64().map(|i| i as u64)).ok_or("bad bitflags value")?,
     }
     Ok(bits)
 }
@@ -532,9 +449,7 @@ fn int(v: &Value) -> R<i128> {
         Value::Bool(b) => Ok(i128::from(*b)),
         Value::Void => Ok(0),
         Value::Float(f) if f.fract() == 0.0 => Ok(*f as i128),
-        Value::Str(s) => s
-            .parse()
-            .map_err(|_| format!("expected an integer, got {s:?}")),
+        Value::Str(s) => s.parse().map_err(|_| format!("expected an integer, got {s:?}")),
         other => Err(format!("expected an integer, got {}", kind(other))),
     }
 }
@@ -547,9 +462,7 @@ fn ranged<T: TryFrom<i128>>(v: &Value) -> R<T> {
 fn float(v: &Value) -> R<f64> {
     match v {
         Value::Void => Ok(0.0),
-        other => other
-            .as_f64()
-            .ok_or_else(|| format!("expected a number, got {}", kind(other))),
+        other => other.as_f64().ok_or_else(|| format!("expected a number, got {}", kind(other))),
     }
 }
 
@@ -585,19 +498,13 @@ pub(crate) fn write_prim(out: &mut Vec<u8>, p: Prim, v: &Value) -> R<()> {
             i => u32::try_from(i).map_err(|_| format!("integer {i} out of range"))?,
         }),
         Prim::VarU64 => out.put_var_u64(match int(v)? {
-            i @ i128::MIN..0 => {
-                i64::try_from(i).map_err(|_| format!("integer {i} out of range"))? as u64
-            }
+            i @ i128::MIN..0 => i64::try_from(i).map_err(|_| format!("integer {i} out of range"))? as u64,
             i => u64::try_from(i).map_err(|_| format!("integer {i} out of range"))?,
         }),
         Prim::VarU128 => {
             let mut x: u128 = match v {
-                Value::Str(s) => s
-                    .parse()
-                    .map_err(|_| format!("expected an integer, got {s:?}"))?,
-                other => {
-                    u128::try_from(int(other)?).map_err(|_| "negative varint128".to_owned())?
-                }
+                Value::Str(s) => s.parse().map_err(|_| format!("expected an integer, got {s:?}"))?,
+                other => u128::try_from(int(other)?).map_err(|_| "negative varint128".to_owned())?,
             };
             loop {
                 let b = (x & 0x7f) as u8;

@@ -6,9 +6,7 @@ use std::time::{Duration, Instant};
 
 use tracing::debug;
 
-use super::frame::{
-    Datagram, FLAG_ACK, FLAG_NACK, Reliability, coalesce, encode_ack_datagrams, parse_datagram,
-};
+use super::frame::{Datagram, FLAG_ACK, FLAG_NACK, Reliability, coalesce, encode_ack_datagrams, parse_datagram};
 use super::message::{self, id};
 use super::receive::Receiver;
 use super::send::Sender;
@@ -88,9 +86,7 @@ impl RakClient {
             events: VecDeque::new(),
         };
         if client.config.mtu_candidates.is_empty() {
-            client.close(DisconnectReason::ConnectFailed(
-                "no MTU candidates configured".into(),
-            ));
+            client.close(DisconnectReason::ConnectFailed("no MTU candidates configured".into()));
         } else {
             client.send_request1(now);
         }
@@ -157,9 +153,7 @@ impl RakClient {
                 let reply = message::parse_open_connection_reply1(data)?;
                 self.on_reply1(reply, now);
             }
-            id::OPEN_CONNECTION_REPLY_2
-                if self.phase == Phase::OpenRequest2 || (handshaking && self.sent_request2) =>
-            {
+            id::OPEN_CONNECTION_REPLY_2 if self.phase == Phase::OpenRequest2 || (handshaking && self.sent_request2) => {
                 let reply = message::parse_open_connection_reply2(data)?;
                 self.on_reply2(reply, now);
             }
@@ -173,9 +167,7 @@ impl RakClient {
             | id::IP_RECENTLY_CONNECTED
                 if !self.is_connected() =>
             {
-                self.close(DisconnectReason::ConnectFailed(
-                    message::id_name(msg_id).into(),
-                ));
+                self.close(DisconnectReason::ConnectFailed(message::id_name(msg_id).into()));
             }
             other => debug!(id = other, phase = ?self.phase, "ignoring offline message"),
         }
@@ -187,10 +179,7 @@ impl RakClient {
         if reply.server_guid == 0 || !(MIN_MTU..=MAX_MTU).contains(&reply.mtu) {
             // Some DDoS-protection front ends answer first with a bogus Reply1 and only answer
             // properly after seeing a Request2 (go-raknet does the same dance).
-            debug!(
-                ?reply,
-                "suspicious OpenConnectionReply1, probing with a Request2"
-            );
+            debug!(?reply, "suspicious OpenConnectionReply1, probing with a Request2");
             if self.phase == Phase::OpenRequest1 {
                 self.cookie = reply.cookie;
                 self.sent_request2 = true;
@@ -210,12 +199,8 @@ impl RakClient {
     }
 
     fn push_request2(&mut self) {
-        let pkt = message::encode_open_connection_request2(
-            self.cookie,
-            &self.server,
-            self.mtu,
-            self.config.client_guid,
-        );
+        let pkt =
+            message::encode_open_connection_request2(self.cookie, &self.server, self.mtu, self.config.client_guid);
         self.out.push_back(pkt);
     }
 
@@ -224,15 +209,11 @@ impl RakClient {
             // Never exceed what we asked for: only that size is known to pass the path.
             self.mtu = reply.mtu.min(self.mtu);
         } else {
-            debug!(
-                mtu = reply.mtu,
-                "ignoring silly MTU in OpenConnectionReply2"
-            );
+            debug!(mtu = reply.mtu, "ignoring silly MTU in OpenConnectionReply2");
         }
         self.phase = Phase::Connecting;
         self.last_receive = now;
-        let request =
-            message::encode_connection_request(self.config.client_guid, self.time_ms(now));
+        let request = message::encode_connection_request(self.config.client_guid, self.time_ms(now));
         self.queue_frame(&request, Reliability::Reliable);
     }
 
@@ -288,8 +269,7 @@ impl RakClient {
             id::CONNECTED_PONG => message::parse_ping_time(&payload).map(|t| {
                 let elapsed = self.time_ms(now) - t;
                 if elapsed >= 0 {
-                    self.sender
-                        .rtt_sample(Duration::from_millis(elapsed as u64));
+                    self.sender.rtt_sample(Duration::from_millis(elapsed as u64));
                 }
             }),
             id::DETECT_LOST_CONNECTIONS => {
@@ -308,9 +288,7 @@ impl RakClient {
             | id::CONNECTION_ATTEMPT_FAILED
                 if !self.is_connected() =>
             {
-                self.close(DisconnectReason::ConnectFailed(
-                    message::id_name(msg_id).into(),
-                ));
+                self.close(DisconnectReason::ConnectFailed(message::id_name(msg_id).into()));
                 Ok(())
             }
             b if message::is_raknet_control(b) => {
@@ -322,10 +300,7 @@ impl RakClient {
                 Ok(())
             }
             b => {
-                debug!(
-                    id = b,
-                    "application message before the handshake completed, dropped"
-                );
+                debug!(id = b, "application message before the handshake completed, dropped");
                 Ok(())
             }
         };
@@ -341,14 +316,9 @@ impl RakClient {
         let accepted = message::parse_connection_request_accepted(payload)?;
         let elapsed = self.time_ms(now) - accepted.request_time;
         if elapsed >= 0 {
-            self.sender
-                .rtt_sample(Duration::from_millis(elapsed as u64));
+            self.sender.rtt_sample(Duration::from_millis(elapsed as u64));
         }
-        let nic = message::encode_new_incoming_connection(
-            &self.server,
-            accepted.accepted_time,
-            self.time_ms(now),
-        );
+        let nic = message::encode_new_incoming_connection(&self.server, accepted.accepted_time, self.time_ms(now));
         self.queue_frame(&nic, Reliability::ReliableOrdered);
         self.phase = Phase::Connected;
         self.next_ping = Some(now + self.config.ping_interval);
@@ -368,9 +338,7 @@ impl RakClient {
         }
         self.last_now = self.last_now.max(now);
         match self.phase {
-            Phase::OpenRequest1 | Phase::OpenRequest2 | Phase::Connecting
-                if now >= self.connect_deadline =>
-            {
+            Phase::OpenRequest1 | Phase::OpenRequest2 | Phase::Connecting if now >= self.connect_deadline => {
                 let why = format!("handshake timed out ({:?})", self.phase);
                 self.close(DisconnectReason::ConnectFailed(why));
             }
@@ -402,8 +370,7 @@ impl RakClient {
     }
 
     fn send_request1(&mut self, now: Instant) {
-        self.out
-            .push_back(message::encode_open_connection_request1(self.mtu));
+        self.out.push_back(message::encode_open_connection_request1(self.mtu));
         self.attempts += 1;
         self.next_retry = now + self.config.retry_interval;
     }
@@ -434,20 +401,15 @@ impl RakClient {
         let mut acks = self.receiver.take_acks();
         if !acks.is_empty() {
             let ranges = coalesce(&mut acks);
-            self.out
-                .extend(encode_ack_datagrams(FLAG_ACK, &ranges, max));
+            self.out.extend(encode_ack_datagrams(FLAG_ACK, &ranges, max));
         }
         let mut nacks = self.receiver.take_nacks(now, self.config.ack_interval);
         if !nacks.is_empty() {
             let ranges = coalesce(&mut nacks);
-            self.out
-                .extend(encode_ack_datagrams(FLAG_NACK, &ranges, max));
+            self.out.extend(encode_ack_datagrams(FLAG_NACK, &ranges, max));
         }
         // Gaps too young to NACK yet need another flush even if nothing else arrives.
-        self.ack_deadline = self
-            .receiver
-            .has_pending_acks()
-            .then(|| now + self.config.ack_interval);
+        self.ack_deadline = self.receiver.has_pending_acks().then(|| now + self.config.ack_interval);
     }
 
     /// Queues `payload` (e.g. a `0xFE` game batch) reliable-ordered on channel 0, splitting it
@@ -459,8 +421,7 @@ impl RakClient {
             _ => return Err(RakError::NotConnected),
         }
         self.last_now = self.last_now.max(now);
-        self.sender
-            .queue(payload, Reliability::ReliableOrdered, 0, self.mtu)
+        self.sender.queue(payload, Reliability::ReliableOrdered, 0, self.mtu)
     }
 
     /// Sends DisconnectionNotification (after anything already queued) and closes the connection.
@@ -470,10 +431,7 @@ impl RakClient {
         }
         self.last_now = self.last_now.max(now);
         if matches!(self.phase, Phase::Connecting | Phase::Connected) {
-            self.queue_frame(
-                &[id::DISCONNECTION_NOTIFICATION],
-                Reliability::ReliableOrdered,
-            );
+            self.queue_frame(&[id::DISCONNECTION_NOTIFICATION], Reliability::ReliableOrdered);
         }
         self.close(DisconnectReason::LocalClose);
     }
@@ -517,9 +475,7 @@ impl RakClient {
     pub fn next_timeout(&self) -> Option<Instant> {
         match self.phase {
             Phase::Closed => None,
-            Phase::OpenRequest1 | Phase::OpenRequest2 => {
-                Some(self.next_retry.min(self.connect_deadline))
-            }
+            Phase::OpenRequest1 | Phase::OpenRequest2 => Some(self.next_retry.min(self.connect_deadline)),
             Phase::Connecting | Phase::Connected => {
                 let mut t = self.last_receive + self.config.timeout;
                 if self.phase == Phase::Connecting {
@@ -536,8 +492,6 @@ impl RakClient {
 
     /// Whether frames are queued that [`poll_transmit`](Self::poll_transmit) would send.
     pub fn has_pending_transmit(&self) -> bool {
-        !self.out.is_empty()
-            || (matches!(self.phase, Phase::Connecting | Phase::Connected)
-                && self.sender.has_queued())
+        !self.out.is_empty() || (matches!(self.phase, Phase::Connecting | Phase::Connected) && self.sender.has_queued())
     }
 }

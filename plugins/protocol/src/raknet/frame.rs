@@ -56,10 +56,7 @@ impl Reliability {
 
     /// Carries a message index and is retransmitted.
     pub fn is_reliable(self) -> bool {
-        matches!(
-            self,
-            Self::Reliable | Self::ReliableOrdered | Self::ReliableSequenced
-        )
+        matches!(self, Self::Reliable | Self::ReliableOrdered | Self::ReliableSequenced)
     }
 
     /// Carries a sequence index.
@@ -188,11 +185,7 @@ impl Frame {
             f.order_channel = r.u8()?;
         }
         if flags & 0x10 != 0 {
-            f.split = Some(SplitInfo {
-                count: r.u32_be()?,
-                id: r.u16_be()?,
-                index: r.u32_be()?,
-            });
+            f.split = Some(SplitInfo { count: r.u32_be()?, id: r.u16_be()?, index: r.u32_be()? });
         }
         f.payload = r.bytes(len)?.to_vec();
         Ok(f)
@@ -327,19 +320,10 @@ mod tests {
         f.message_index = 0x010203;
         f.order_index = 0x040506;
         f.order_channel = 2;
-        f.split = Some(SplitInfo {
-            count: 3,
-            id: 7,
-            index: 1,
-        });
+        f.split = Some(SplitInfo { count: 3, id: 7, index: 1 });
         let mut b = Vec::new();
         f.encode(&mut b);
-        assert_eq!(
-            b,
-            [
-                0x70, 0, 24, 3, 2, 1, 6, 5, 4, 2, 0, 0, 0, 3, 0, 7, 0, 0, 0, 1, 0xfe, 1, 2
-            ]
-        );
+        assert_eq!(b, [0x70, 0, 24, 3, 2, 1, 6, 5, 4, 2, 0, 0, 0, 3, 0, 7, 0, 0, 0, 1, 0xfe, 1, 2]);
         assert_eq!(b.len(), f.encoded_len());
         assert_eq!(Frame::decode(&mut Reader::new(&b)), Ok(f));
     }

@@ -9,9 +9,8 @@ use super::{RAKNET_PROTOCOL_VERSION, RakError, UDP_OVERHEAD};
 use crate::io::{Reader, WriteExt};
 
 /// Marks offline messages so stray UDP traffic is not mistaken for RakNet.
-pub const OFFLINE_MAGIC: [u8; 16] = [
-    0x00, 0xff, 0xff, 0x00, 0xfe, 0xfe, 0xfe, 0xfe, 0xfd, 0xfd, 0xfd, 0xfd, 0x12, 0x34, 0x56, 0x78,
-];
+pub const OFFLINE_MAGIC: [u8; 16] =
+    [0x00, 0xff, 0xff, 0x00, 0xfe, 0xfe, 0xfe, 0xfe, 0xfd, 0xfd, 0xfd, 0xfd, 0x12, 0x34, 0x56, 0x78];
 
 /// RakNet message identifiers (first byte of an offline message or of a frame payload).
 pub mod id {
@@ -196,12 +195,7 @@ pub fn parse_unconnected_pong(data: &[u8]) -> Result<Pong, RakError> {
     // The string should be ASCII, but MOTDs routinely contain UTF-8 (colour codes); never fail on it.
     let raw = String::from_utf8_lossy(r.bytes(len)?).into_owned();
     let fields: Vec<&str> = raw.split(';').collect();
-    let text = |i: usize| {
-        fields
-            .get(i)
-            .map(|s| s.to_string())
-            .filter(|s| !s.is_empty())
-    };
+    let text = |i: usize| fields.get(i).map(|s| s.to_string()).filter(|s| !s.is_empty());
     let num = |i: usize| fields.get(i).and_then(|s| s.trim().parse::<u32>().ok());
     let port = |i: usize| fields.get(i).and_then(|s| s.trim().parse::<u16>().ok());
     Ok(Pong {
@@ -256,11 +250,7 @@ pub fn parse_open_connection_reply1(data: &[u8]) -> Result<Reply1, RakError> {
     let security = r.bool()?;
     let cookie = if security { Some(r.u32_be()?) } else { None };
     let mtu = r.u16_be()?;
-    Ok(Reply1 {
-        server_guid,
-        cookie,
-        mtu,
-    })
+    Ok(Reply1 { server_guid, cookie, mtu })
 }
 
 /// Encodes OpenConnectionRequest2. When the server sent a cookie we echo it followed by a 0 byte
@@ -307,12 +297,7 @@ pub fn parse_open_connection_reply2(data: &[u8]) -> Result<Reply2, RakError> {
     let mtu = r.u16_be()?;
     // Some implementations omit the trailing flag; it is meaningless for Bedrock anyway.
     let encryption = if r.is_empty() { false } else { r.bool()? };
-    Ok(Reply2 {
-        server_guid,
-        client_addr,
-        mtu,
-        encryption,
-    })
+    Ok(Reply2 { server_guid, client_addr, mtu, encryption })
 }
 
 /// Parses IncompatibleProtocolVersion and returns the server's protocol version.
@@ -352,9 +337,7 @@ const SYSTEM_ADDRESSES: usize = 20;
 
 /// Parses ConnectionRequestAccepted. Servers send 10 or 20 system addresses, so addresses are
 /// read until exactly the two trailing timestamps (16 bytes) remain.
-pub fn parse_connection_request_accepted(
-    data: &[u8],
-) -> Result<ConnectionRequestAccepted, RakError> {
+pub fn parse_connection_request_accepted(data: &[u8]) -> Result<ConnectionRequestAccepted, RakError> {
     let mut r = Reader::new(data);
     expect_id(&mut r, id::CONNECTION_REQUEST_ACCEPTED)?;
     let client_addr = read_address(&mut r)?;
@@ -366,12 +349,7 @@ pub fn parse_connection_request_accepted(
     }
     let request_time = r.i64_be()?;
     let accepted_time = r.i64_be()?;
-    Ok(ConnectionRequestAccepted {
-        client_addr,
-        system_index,
-        request_time,
-        accepted_time,
-    })
+    Ok(ConnectionRequestAccepted { client_addr, system_index, request_time, accepted_time })
 }
 
 /// Encodes NewIncomingConnection: server address, 20 placeholder system addresses, the server's
@@ -509,14 +487,7 @@ mod tests {
         b.put_u64_be(99);
         b.put_u8(0);
         b.put_u16_be(1400);
-        assert_eq!(
-            parse_open_connection_reply1(&b),
-            Ok(Reply1 {
-                server_guid: 99,
-                cookie: None,
-                mtu: 1400
-            })
-        );
+        assert_eq!(parse_open_connection_reply1(&b), Ok(Reply1 { server_guid: 99, cookie: None, mtu: 1400 }));
         let mut b = vec![0x06];
         b.put_bytes(&OFFLINE_MAGIC);
         b.put_u64_be(99);
@@ -525,11 +496,7 @@ mod tests {
         b.put_u16_be(1200);
         assert_eq!(
             parse_open_connection_reply1(&b),
-            Ok(Reply1 {
-                server_guid: 99,
-                cookie: Some(0xDEADBEEF),
-                mtu: 1200
-            })
+            Ok(Reply1 { server_guid: 99, cookie: Some(0xDEADBEEF), mtu: 1200 })
         );
     }
 

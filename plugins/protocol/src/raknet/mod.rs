@@ -117,10 +117,9 @@ impl fmt::Display for DisconnectReason {
             Self::ServerClosed => write!(f, "server closed the connection"),
             Self::Timeout => write!(f, "connection timed out"),
             Self::ConnectFailed(why) => write!(f, "connection failed: {why}"),
-            Self::IncompatibleProtocol(v) => write!(
-                f,
-                "incompatible RakNet protocol: server speaks {v}, we speak {RAKNET_PROTOCOL_VERSION}"
-            ),
+            Self::IncompatibleProtocol(v) => {
+                write!(f, "incompatible RakNet protocol: server speaks {v}, we speak {RAKNET_PROTOCOL_VERSION}")
+            }
             Self::LocalClose => write!(f, "connection closed locally"),
         }
     }
@@ -175,9 +174,5 @@ pub(crate) fn u24_add(a: u32, n: u32) -> u32 {
 /// (so counters keep working after they wrap).
 pub(crate) fn u24_diff(a: u32, b: u32) -> i32 {
     let d = a.wrapping_sub(b) & U24_MASK;
-    if d & 0x0080_0000 != 0 {
-        d as i32 - 0x0100_0000
-    } else {
-        d as i32
-    }
+    if d & 0x0080_0000 != 0 { d as i32 - 0x0100_0000 } else { d as i32 }
 }

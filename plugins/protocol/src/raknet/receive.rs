@@ -52,11 +52,7 @@ impl DatagramWindow {
     fn receive(&mut self, seq: u32, now: Instant) -> bool {
         let d = u24_diff(seq, self.expected);
         if d >= DATAGRAM_WINDOW {
-            debug!(
-                seq,
-                expected = self.expected,
-                "datagram far outside the window, dropped"
-            );
+            debug!(seq, expected = self.expected, "datagram far outside the window, dropped");
             return false;
         }
         if self.to_ack.len() >= MAX_PENDING_ACKS {
@@ -67,13 +63,7 @@ impl DatagramWindow {
         if d >= 0 {
             let mut s = self.expected;
             while s != seq {
-                self.missing.insert(
-                    s,
-                    Missing {
-                        since: now,
-                        nacked: false,
-                    },
-                );
+                self.missing.insert(s, Missing { since: now, nacked: false });
                 s = u24_add(s, 1);
             }
             self.expected = u24_add(seq, 1);
@@ -89,8 +79,7 @@ impl DatagramWindow {
     fn forget_old_missing(&mut self) {
         if self.missing.len() > DATAGRAM_WINDOW as usize {
             let expected = self.expected;
-            self.missing
-                .retain(|&s, _| u24_diff(expected, s) <= DATAGRAM_WINDOW);
+            self.missing.retain(|&s, _| u24_diff(expected, s) <= DATAGRAM_WINDOW);
         }
     }
 
@@ -133,11 +122,7 @@ impl ReliableWindow {
             return false;
         }
         if d >= RELIABLE_WINDOW {
-            debug!(
-                index,
-                start = self.start,
-                "reliable message index outside the window"
-            );
+            debug!(index, start = self.start, "reliable message index outside the window");
             return false;
         }
         self.above.insert(index);
@@ -185,16 +170,7 @@ impl SplitAssembler {
             template.payload = Vec::new();
             template.split = None;
             let parts = vec![None; info.count as usize];
-            self.pending.insert(
-                info.id,
-                PartialSplit {
-                    template,
-                    parts,
-                    received: 0,
-                    bytes: 0,
-                    serial: self.serial,
-                },
-            );
+            self.pending.insert(info.id, PartialSplit { template, parts, received: 0, bytes: 0, serial: self.serial });
         }
         let entry = self.pending.get_mut(&info.id)?;
         if entry.parts.len() != info.count as usize {
@@ -206,10 +182,7 @@ impl SplitAssembler {
             return None;
         }
         if self.bytes + frame.payload.len() > MAX_SPLIT_BYTES {
-            debug!(
-                ?info,
-                "split reassembly memory limit reached, message dropped"
-            );
+            debug!(?info, "split reassembly memory limit reached, message dropped");
             self.remove(info.id);
             return None;
         }
@@ -234,16 +207,8 @@ impl SplitAssembler {
 
     /// Fragments of unreliable splits can be lost forever; the oldest partial message goes first.
     fn evict_oldest(&mut self) {
-        if let Some(id) = self
-            .pending
-            .iter()
-            .min_by_key(|(_, p)| p.serial)
-            .map(|(&id, _)| id)
-        {
-            debug!(
-                split_id = id,
-                "too many concurrent splits, evicting the oldest"
-            );
+        if let Some(id) = self.pending.iter().min_by_key(|(_, p)| p.serial).map(|(&id, _)| id) {
+            debug!(split_id = id, "too many concurrent splits, evicting the oldest");
             self.remove(id);
         }
     }
@@ -276,9 +241,7 @@ impl Default for Receiver {
             datagrams: DatagramWindow::default(),
             reliable: ReliableWindow::default(),
             splits: SplitAssembler::default(),
-            channels: (0..ORDER_CHANNELS)
-                .map(|_| OrderChannel::default())
-                .collect(),
+            channels: (0..ORDER_CHANNELS).map(|_| OrderChannel::default()).collect(),
             ordered_bytes: 0,
         }
     }
@@ -308,10 +271,7 @@ impl Receiver {
     /// Processes one frame of a new datagram, appending deliverable payloads to `out` in order.
     pub(crate) fn receive_frame(&mut self, frame: Frame, out: &mut Vec<Vec<u8>>) {
         if frame.reliability.has_order() && usize::from(frame.order_channel) >= ORDER_CHANNELS {
-            debug!(
-                channel = frame.order_channel,
-                "frame on invalid order channel dropped"
-            );
+            debug!(channel = frame.order_channel, "frame on invalid order channel dropped");
             return;
         }
         if frame.reliability.is_reliable() && !self.reliable.accept(frame.message_index) {
@@ -332,9 +292,7 @@ impl Receiver {
     fn deliver(&mut self, frame: Frame, out: &mut Vec<Vec<u8>>) {
         match frame.reliability {
             Reliability::Unreliable | Reliability::Reliable => out.push(frame.payload),
-            Reliability::UnreliableSequenced | Reliability::ReliableSequenced => {
-                self.deliver_sequenced(frame, out)
-            }
+            Reliability::UnreliableSequenced | Reliability::ReliableSequenced => self.deliver_sequenced(frame, out),
             Reliability::ReliableOrdered => self.deliver_ordered(frame, out),
         }
     }
@@ -344,9 +302,7 @@ impl Receiver {
         let Some(ch) = self.channels.get_mut(usize::from(frame.order_channel)) else {
             return;
         };
-        if u24_diff(frame.order_index, ch.expected) < 0
-            || u24_diff(frame.sequence_index, ch.sequence_next) < 0
-        {
+        if u24_diff(frame.order_index, ch.expected) < 0 || u24_diff(frame.sequence_index, ch.sequence_next) < 0 {
             return;
         }
         ch.sequence_next = u24_add(frame.sequence_index, 1);
@@ -368,16 +324,11 @@ impl Receiver {
                 || ch.buffer.len() >= MAX_ORDERED_PER_CHANNEL
                 || self.ordered_bytes + len > MAX_ORDERED_BYTES
             {
-                debug!(
-                    order_index = frame.order_index,
-                    "ordering buffer full, message dropped"
-                );
+                debug!(order_index = frame.order_index, "ordering buffer full, message dropped");
                 return;
             }
             // Keep the first copy of an order index; a second one is a duplicate (or hostile).
-            if let std::collections::hash_map::Entry::Vacant(slot) =
-                ch.buffer.entry(frame.order_index)
-            {
+            if let std::collections::hash_map::Entry::Vacant(slot) = ch.buffer.entry(frame.order_index) {
                 slot.insert(frame.payload);
                 self.ordered_bytes += len;
             }
@@ -419,28 +370,15 @@ mod tests {
         let mut acks = w.take_acks();
         acks.sort_unstable();
         assert_eq!(acks, [0, 1, 3, 3]);
-        assert!(
-            w.take_nacks(t, Duration::from_millis(10)).is_empty(),
-            "too young"
-        );
-        assert_eq!(
-            w.take_nacks(t + Duration::from_millis(10), Duration::from_millis(10)),
-            [2]
-        );
-        assert!(
-            w.take_nacks(t + Duration::from_secs(1), Duration::ZERO)
-                .is_empty(),
-            "once"
-        );
+        assert!(w.take_nacks(t, Duration::from_millis(10)).is_empty(), "too young");
+        assert_eq!(w.take_nacks(t + Duration::from_millis(10), Duration::from_millis(10)), [2]);
+        assert!(w.take_nacks(t + Duration::from_secs(1), Duration::ZERO).is_empty(), "once");
     }
 
     #[test]
     fn datagram_window_wraps() {
         let t = Instant::now();
-        let mut w = DatagramWindow {
-            expected: 0xff_fffe,
-            ..Default::default()
-        };
+        let mut w = DatagramWindow { expected: 0xff_fffe, ..Default::default() };
         assert!(w.receive(0xff_fffe, t));
         assert!(w.receive(0, t));
         assert!(w.receive(0xff_ffff, t));

@@ -6,9 +6,7 @@ use std::time::{Duration, Instant};
 
 use tracing::{debug, trace};
 
-use super::frame::{
-    DATAGRAM_HEADER_LEN, Frame, Reliability, SeqRange, SplitInfo, encode_data_datagram,
-};
+use super::frame::{DATAGRAM_HEADER_LEN, Frame, Reliability, SeqRange, SplitInfo, encode_data_datagram};
 use super::receive::MAX_SPLIT_PARTS;
 use super::{ORDER_CHANNELS, RakError, UDP_OVERHEAD, u24_add, u24_diff};
 
@@ -110,15 +108,10 @@ impl Sender {
         }
         let budget = datagram_budget(mtu);
         let whole_max = budget.saturating_sub(Frame::header_len(reliability, false));
-        let part_max = budget
-            .saturating_sub(Frame::header_len(reliability, true))
-            .max(1);
+        let part_max = budget.saturating_sub(Frame::header_len(reliability, true)).max(1);
         let max = part_max * MAX_SPLIT_PARTS as usize;
         if payload.len() > max {
-            return Err(RakError::TooLarge {
-                len: payload.len(),
-                max,
-            });
+            return Err(RakError::TooLarge { len: payload.len(), max });
         }
         if self.queued_bytes + payload.len() > MAX_QUEUED_BYTES {
             return Err(RakError::QueueFull);
@@ -169,11 +162,7 @@ impl Sender {
         for (index, chunk) in chunks.into_iter().enumerate() {
             let mut f = template(chunk);
             f.reliability = reliability;
-            f.split = Some(SplitInfo {
-                count,
-                id,
-                index: index as u32,
-            });
+            f.split = Some(SplitInfo { count, id, index: index as u32 });
             self.assign_message_index(&mut f);
             self.queue.push_back(f);
         }
@@ -221,21 +210,10 @@ impl Sender {
         let seq = self.next_seq;
         self.next_seq = u24_add(seq, 1);
         let bytes = encode_data_datagram(seq, &frames);
-        let reliable: Vec<Frame> = frames
-            .into_iter()
-            .filter(|f| f.reliability.is_reliable())
-            .collect();
+        let reliable: Vec<Frame> = frames.into_iter().filter(|f| f.reliability.is_reliable()).collect();
         if !reliable.is_empty() {
             let resend_at = now + self.rto(resends);
-            self.in_flight.insert(
-                seq,
-                InFlight {
-                    frames: reliable,
-                    sent_at: now,
-                    resend_at,
-                    resends,
-                },
-            );
+            self.in_flight.insert(seq, InFlight { frames: reliable, sent_at: now, resend_at, resends });
         }
         trace!(seq, len = bytes.len(), "datagram sent");
         bytes
@@ -278,12 +256,7 @@ impl Sender {
     }
 
     /// Handles a NACK: resend the named datagrams right away under new numbers.
-    pub(crate) fn on_nack(
-        &mut self,
-        ranges: &[SeqRange],
-        now: Instant,
-        out: &mut VecDeque<Vec<u8>>,
-    ) {
+    pub(crate) fn on_nack(&mut self, ranges: &[SeqRange], now: Instant, out: &mut VecDeque<Vec<u8>>) {
         for seq in self.in_flight_in(ranges) {
             if let Some(d) = self.in_flight.remove(&seq) {
                 debug!(seq, "resending NACKed datagram");
@@ -294,20 +267,11 @@ impl Sender {
 
     /// Resends datagrams whose ACK is overdue, with exponential backoff.
     pub(crate) fn resend_due(&mut self, now: Instant, out: &mut VecDeque<Vec<u8>>) {
-        let mut due: Vec<u32> = self
-            .in_flight
-            .iter()
-            .filter(|(_, d)| d.resend_at <= now)
-            .map(|(&s, _)| s)
-            .collect();
+        let mut due: Vec<u32> = self.in_flight.iter().filter(|(_, d)| d.resend_at <= now).map(|(&s, _)| s).collect();
         due.sort_unstable_by_key(|&s| u24_diff(s, self.next_seq));
         for seq in due {
             if let Some(d) = self.in_flight.remove(&seq) {
-                debug!(
-                    seq,
-                    resends = d.resends + 1,
-                    "resending unacknowledged datagram"
-                );
+                debug!(seq, resends = d.resends + 1, "resending unacknowledged datagram");
                 out.push_back(self.transmit(d.frames, now, d.resends + 1));
             }
         }
@@ -341,10 +305,8 @@ mod tests {
     fn small_messages_are_packed_together() {
         let t = Instant::now();
         let mut s = Sender::default();
-        s.queue(b"one", Reliability::ReliableOrdered, 0, 1400)
-            .expect("fits");
-        s.queue(b"two", Reliability::ReliableOrdered, 0, 1400)
-            .expect("fits");
+        s.queue(b"one", Reliability::ReliableOrdered, 0, 1400).expect("fits");
+        s.queue(b"two", Reliability::ReliableOrdered, 0, 1400).expect("fits");
         let d = s.pack(1400, t, false).expect("datagram");
         let (seq, frames) = frames_of(&d);
         assert_eq!(seq, 0);
@@ -358,24 +320,14 @@ mod tests {
     fn sequenced_indices_follow_raknet() {
         let t = Instant::now();
         let mut s = Sender::default();
-        s.queue(b"s0", Reliability::UnreliableSequenced, 1, 1400)
-            .expect("fits");
-        s.queue(b"s1", Reliability::UnreliableSequenced, 1, 1400)
-            .expect("fits");
-        s.queue(b"o0", Reliability::ReliableOrdered, 1, 1400)
-            .expect("fits");
-        s.queue(b"s2", Reliability::ReliableSequenced, 1, 1400)
-            .expect("fits");
+        s.queue(b"s0", Reliability::UnreliableSequenced, 1, 1400).expect("fits");
+        s.queue(b"s1", Reliability::UnreliableSequenced, 1, 1400).expect("fits");
+        s.queue(b"o0", Reliability::ReliableOrdered, 1, 1400).expect("fits");
+        s.queue(b"s2", Reliability::ReliableSequenced, 1, 1400).expect("fits");
         let (_, f) = frames_of(&s.pack(1400, t, false).expect("datagram"));
-        let idx: Vec<(u32, u32, u8)> = f
-            .iter()
-            .map(|f| (f.order_index, f.sequence_index, f.order_channel))
-            .collect();
+        let idx: Vec<(u32, u32, u8)> = f.iter().map(|f| (f.order_index, f.sequence_index, f.order_channel)).collect();
         assert_eq!(idx, [(0, 0, 1), (0, 1, 1), (0, 0, 1), (1, 0, 1)]);
-        assert_eq!(
-            f[3].message_index, 1,
-            "only reliable frames take message indices"
-        );
+        assert_eq!(f[3].message_index, 1, "only reliable frames take message indices");
     }
 
     #[test]
@@ -383,17 +335,14 @@ mod tests {
         let t = Instant::now();
         let mut s = Sender::default();
         let mtu = 576;
-        let max_whole =
-            datagram_budget(mtu) - Frame::header_len(Reliability::ReliableOrdered, false);
-        s.queue(&vec![1; max_whole], Reliability::ReliableOrdered, 0, mtu)
-            .expect("fits");
+        let max_whole = datagram_budget(mtu) - Frame::header_len(Reliability::ReliableOrdered, false);
+        s.queue(&vec![1; max_whole], Reliability::ReliableOrdered, 0, mtu).expect("fits");
         let d = s.pack(mtu, t, false).expect("datagram");
         assert_eq!(d.len(), usize::from(mtu - UDP_OVERHEAD));
         assert!(frames_of(&d).1[0].split.is_none());
 
         let payload: Vec<u8> = (0..3000u32).map(|i| i as u8).collect();
-        s.queue(&payload, Reliability::ReliableOrdered, 0, mtu)
-            .expect("fits");
+        s.queue(&payload, Reliability::ReliableOrdered, 0, mtu).expect("fits");
         let mut parts = Vec::new();
         while let Some(d) = s.pack(mtu, t, false) {
             assert!(d.len() <= usize::from(mtu - UDP_OVERHEAD));
@@ -406,11 +355,7 @@ mod tests {
             let sp = f.split.expect("split");
             assert_eq!((sp.count, sp.index, sp.id), (count, i as u32, 0));
             assert_eq!(f.order_index, 1, "all parts share the order index");
-            assert_eq!(
-                f.message_index,
-                1 + i as u32,
-                "each part has its own message index"
-            );
+            assert_eq!(f.message_index, 1 + i as u32, "each part has its own message index");
             joined.extend_from_slice(&f.payload);
         }
         assert_eq!(joined, payload);
@@ -418,10 +363,7 @@ mod tests {
             s.queue(&vec![0; 600 * 512], Reliability::ReliableOrdered, 0, mtu),
             Err(RakError::TooLarge { .. })
         ));
-        assert_eq!(
-            s.queue(&[], Reliability::Reliable, 0, mtu),
-            Err(RakError::EmptyPayload)
-        );
+        assert_eq!(s.queue(&[], Reliability::Reliable, 0, mtu), Err(RakError::EmptyPayload));
     }
 
     #[test]
@@ -433,8 +375,7 @@ mod tests {
         s.pack(1400, t, false).expect("datagram");
         s.queue(b"b", Reliability::Reliable, 0, 1400).expect("fits");
         s.pack(1400, t, false).expect("datagram");
-        s.queue(b"u", Reliability::Unreliable, 0, 1400)
-            .expect("fits");
+        s.queue(b"u", Reliability::Unreliable, 0, 1400).expect("fits");
         s.pack(1400, t, false).expect("datagram");
         assert_eq!(s.in_flight_len(), 2, "unreliable datagrams are not kept");
         s.on_ack(&[(0, 0)], t + Duration::from_millis(40));

@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use super::frame::{
-    Datagram, FLAG_ACK, FLAG_NACK, Frame, Reliability, SplitInfo, encode_ack_datagrams,
-    encode_data_datagram, parse_datagram,
+    Datagram, FLAG_ACK, FLAG_NACK, Frame, Reliability, SplitInfo, encode_ack_datagrams, encode_data_datagram,
+    parse_datagram,
 };
 use super::message::{OFFLINE_MAGIC, id, write_address};
 use super::receive::Receiver;
@@ -27,10 +27,7 @@ fn client_seen_addr() -> SocketAddr {
 }
 
 fn config() -> RakConfig {
-    RakConfig {
-        client_guid: CLIENT_GUID,
-        ..RakConfig::default()
-    }
+    RakConfig { client_guid: CLIENT_GUID, ..RakConfig::default() }
 }
 
 fn ms(n: u64) -> Duration {
@@ -150,16 +147,9 @@ fn connect(now: Instant) -> (RakClient, Srv) {
     drain(&mut c);
     c.handle_datagram(&reply2(1400), now);
     let frames = data_frames(&drain(&mut c));
-    let request_time = Reader::new(&frames[0].payload[9..17])
-        .i64_be()
-        .expect("ConnectionRequest time");
+    let request_time = Reader::new(&frames[0].payload[9..17]).i64_be().expect("ConnectionRequest time");
     let mut srv = Srv::default();
-    srv.deliver(
-        &mut c,
-        Reliability::Reliable,
-        &cra_payload(request_time, 20),
-        now,
-    );
+    srv.deliver(&mut c, Reliability::Reliable, &cra_payload(request_time, 20), now);
     assert_eq!(events(&mut c), [RakEvent::Connected]);
     drain(&mut c);
     (c, srv)
@@ -168,10 +158,7 @@ fn connect(now: Instant) -> (RakClient, Srv) {
 #[test]
 fn request1_mtu_discovery_steps_down_then_fails() {
     let t = Instant::now();
-    let cfg = RakConfig {
-        connect_timeout: Duration::from_secs(60),
-        ..config()
-    };
+    let cfg = RakConfig { connect_timeout: Duration::from_secs(60), ..config() };
     let mut c = RakClient::new(cfg, server(), t);
     let mut sizes = Vec::new();
     let mut now = t;
@@ -188,10 +175,7 @@ fn request1_mtu_discovery_steps_down_then_fails() {
         sizes.extend(drain(&mut c).iter().map(Vec::len));
     }
     assert_eq!(sizes, [1464, 1464, 1464, 1172, 1172, 1172, 548, 548, 548]);
-    assert!(matches!(
-        events(&mut c).as_slice(),
-        [RakEvent::Disconnected(DisconnectReason::ConnectFailed(_))]
-    ));
+    assert!(matches!(events(&mut c).as_slice(), [RakEvent::Disconnected(DisconnectReason::ConnectFailed(_))]));
     assert_eq!(c.next_timeout(), None);
 }
 
@@ -230,36 +214,20 @@ fn handshake_with_cookie_reaches_connected() {
     // CRA with only 10 system addresses, as some servers send.
     let request_time = Reader::new(&req[9..17]).i64_be().expect("time");
     let mut srv = Srv::default();
-    srv.deliver(
-        &mut c,
-        Reliability::ReliableOrdered,
-        &cra_payload(request_time, 10),
-        t + ms(650),
-    );
+    srv.deliver(&mut c, Reliability::ReliableOrdered, &cra_payload(request_time, 10), t + ms(650));
     assert_eq!(events(&mut c), [RakEvent::Connected]);
     assert!(c.is_connected());
     assert_eq!(c.rtt(), ms(50), "RTT from the echoed request time");
     c.tick(t + ms(700));
     let out = drain(&mut c);
-    let nic: Vec<Frame> = data_frames(&out)
-        .into_iter()
-        .filter(|f| f.payload[0] == 0x13)
-        .collect();
+    let nic: Vec<Frame> = data_frames(&out).into_iter().filter(|f| f.payload[0] == 0x13).collect();
     assert_eq!(nic.len(), 1);
     assert_eq!(nic[0].reliability, Reliability::ReliableOrdered);
     let p = &nic[0].payload;
     assert_eq!(p.len(), 1 + 7 + 20 * 7 + 16);
     assert_eq!(&p[1..8], &[4, !192, !168, !1, !10, 0x4a, 0xbc]);
-    assert_eq!(
-        &p[148..156],
-        &999_000i64.to_be_bytes(),
-        "pong time = accepted time"
-    );
-    assert_eq!(
-        ack_ranges(&out, false),
-        [(0, 0)],
-        "the CRA datagram is ACKed"
-    );
+    assert_eq!(&p[148..156], &999_000i64.to_be_bytes(), "pong time = accepted time");
+    assert_eq!(ack_ranges(&out, false), [(0, 0)], "the CRA datagram is ACKed");
 }
 
 #[test]
@@ -324,27 +292,15 @@ fn incompatible_protocol_and_rejections() {
     b.put_bytes(&OFFLINE_MAGIC);
     b.put_u64_be(SERVER_GUID);
     c.handle_datagram(&b, t);
-    assert_eq!(
-        events(&mut c).last(),
-        Some(&RakEvent::Disconnected(
-            DisconnectReason::IncompatibleProtocol(10)
-        ))
-    );
+    assert_eq!(events(&mut c).last(), Some(&RakEvent::Disconnected(DisconnectReason::IncompatibleProtocol(10))));
     assert!(c.is_closed());
-    assert!(
-        DisconnectReason::IncompatibleProtocol(10)
-            .to_string()
-            .contains("10")
-    );
+    assert!(DisconnectReason::IncompatibleProtocol(10).to_string().contains("10"));
 
     let mut c = RakClient::new(config(), server(), t);
     let mut b = vec![id::NO_FREE_INCOMING_CONNECTIONS];
     b.put_bytes(&OFFLINE_MAGIC);
     c.handle_datagram(&b, t);
-    assert!(matches!(
-        events(&mut c).as_slice(),
-        [RakEvent::Disconnected(DisconnectReason::ConnectFailed(_))]
-    ));
+    assert!(matches!(events(&mut c).as_slice(), [RakEvent::Disconnected(DisconnectReason::ConnectFailed(_))]));
 }
 
 #[test]
@@ -361,10 +317,7 @@ fn handshake_times_out_without_reply2() {
     }
     assert_eq!(now, t + Duration::from_secs(10));
     assert!(request2s >= 19);
-    assert!(matches!(
-        events(&mut c).as_slice(),
-        [RakEvent::Disconnected(DisconnectReason::ConnectFailed(_))]
-    ));
+    assert!(matches!(events(&mut c).as_slice(), [RakEvent::Disconnected(DisconnectReason::ConnectFailed(_))]));
 }
 
 #[test]
@@ -381,54 +334,30 @@ fn pings_pongs_and_detect_lost_connections() {
     assert_eq!(&f[0].payload[1..9], &1234i64.to_be_bytes());
     assert_eq!(&f[0].payload[9..17], &10i64.to_be_bytes());
 
-    srv.deliver(
-        &mut c,
-        Reliability::Reliable,
-        &[id::DETECT_LOST_CONNECTIONS],
-        t + ms(20),
-    );
+    srv.deliver(&mut c, Reliability::Reliable, &[id::DETECT_LOST_CONNECTIONS], t + ms(20));
     let f = data_frames(&drain(&mut c));
     assert_eq!(f[0].payload[0], 0x00);
     assert_eq!(f[0].reliability, Reliability::Unreliable);
 
     // Our own ping every 2 s; a pong updates the RTT.
     c.tick(t + Duration::from_secs(2));
-    let pings: Vec<Frame> = data_frames(&drain(&mut c))
-        .into_iter()
-        .filter(|f| f.payload[0] == 0x00)
-        .collect();
+    let pings: Vec<Frame> = data_frames(&drain(&mut c)).into_iter().filter(|f| f.payload[0] == 0x00).collect();
     assert_eq!(pings.len(), 1);
     let sent = Reader::new(&pings[0].payload[1..]).i64_be().expect("time");
     let mut pong = vec![id::CONNECTED_PONG];
     pong.put_i64_be(sent);
     pong.put_i64_be(0);
-    srv.deliver(
-        &mut c,
-        Reliability::Unreliable,
-        &pong,
-        t + Duration::from_secs(2) + ms(30),
-    );
+    srv.deliver(&mut c, Reliability::Unreliable, &pong, t + Duration::from_secs(2) + ms(30));
     assert!(c.rtt() < ms(300));
-    assert!(
-        events(&mut c).is_empty(),
-        "control messages are not delivered"
-    );
+    assert!(events(&mut c).is_empty(), "control messages are not delivered");
 }
 
 #[test]
 fn server_disconnect_is_acked_and_reported() {
     let t = Instant::now();
     let (mut c, mut srv) = connect(t);
-    srv.deliver(
-        &mut c,
-        Reliability::ReliableOrdered,
-        &[id::DISCONNECTION_NOTIFICATION],
-        t,
-    );
-    assert_eq!(
-        events(&mut c),
-        [RakEvent::Disconnected(DisconnectReason::ServerClosed)]
-    );
+    srv.deliver(&mut c, Reliability::ReliableOrdered, &[id::DISCONNECTION_NOTIFICATION], t);
+    assert_eq!(events(&mut c), [RakEvent::Disconnected(DisconnectReason::ServerClosed)]);
     assert!(c.is_closed());
     assert_eq!(ack_ranges(&drain(&mut c), false), [(0, 1)]);
     assert_eq!(c.send(b"x", t), Err(RakError::Closed));
@@ -444,16 +373,9 @@ fn local_disconnect_sends_notification() {
     c.disconnect(t);
     let f = data_frames(&drain(&mut c));
     let ids: Vec<u8> = f.iter().map(|f| f.payload[0]).collect();
-    assert_eq!(
-        ids,
-        [0xfe, 0x15],
-        "queued data goes out before the notification"
-    );
+    assert_eq!(ids, [0xfe, 0x15], "queued data goes out before the notification");
     assert_eq!(f[1].reliability, Reliability::ReliableOrdered);
-    assert_eq!(
-        events(&mut c),
-        [RakEvent::Disconnected(DisconnectReason::LocalClose)]
-    );
+    assert_eq!(events(&mut c), [RakEvent::Disconnected(DisconnectReason::LocalClose)]);
     assert!(c.is_closed() && c.next_timeout().is_none());
 }
 
@@ -461,12 +383,7 @@ fn local_disconnect_sends_notification() {
 fn silence_times_out() {
     let t = Instant::now();
     let (mut c, mut srv) = connect(t);
-    srv.deliver(
-        &mut c,
-        Reliability::Unreliable,
-        b"\xfe",
-        t + Duration::from_secs(5),
-    );
+    srv.deliver(&mut c, Reliability::Unreliable, b"\xfe", t + Duration::from_secs(5));
     let mut now = t;
     while !c.is_closed() {
         let next = c.next_timeout().expect("timer");
@@ -476,10 +393,7 @@ fn silence_times_out() {
         drain(&mut c);
     }
     assert!(now >= t + Duration::from_secs(15) && now < t + Duration::from_secs(16));
-    assert_eq!(
-        events(&mut c).last(),
-        Some(&RakEvent::Disconnected(DisconnectReason::Timeout))
-    );
+    assert_eq!(events(&mut c).last(), Some(&RakEvent::Disconnected(DisconnectReason::Timeout)));
 }
 
 #[test]
@@ -507,11 +421,7 @@ fn unknown_ids_are_messages_but_control_ids_are_not() {
     }
     assert_eq!(
         events(&mut c),
-        [
-            RakEvent::Message(vec![0xfe, 1]),
-            RakEvent::Message(vec![0x86]),
-            RakEvent::Message(vec![0x30, 7])
-        ]
+        [RakEvent::Message(vec![0xfe, 1]), RakEvent::Message(vec![0x86]), RakEvent::Message(vec![0x30, 7])]
     );
 }
 
@@ -529,11 +439,7 @@ fn reordered_duplicated_datagrams_and_out_of_order_split() {
         f.message_index = srv.msg;
         srv.msg += 1;
         f.order_index = order;
-        f.split = Some(SplitInfo {
-            count: 3,
-            id: 77,
-            index: i as u32,
-        });
+        f.split = Some(SplitInfo { count: 3, id: 77, index: i as u32 });
         parts.push(f);
     }
     let cc = srv.frame(Reliability::ReliableOrdered, b"\xfeC");
@@ -551,23 +457,12 @@ fn reordered_duplicated_datagrams_and_out_of_order_split() {
     let out = drain(&mut c);
     let mut acked = ack_ranges(&out, false);
     acked.sort_unstable();
-    assert_eq!(
-        acked,
-        [(0, 0), (3, 4)],
-        "0 is the CRA datagram; duplicates ACKed once"
-    );
+    assert_eq!(acked, [(0, 0), (3, 4)], "0 is the CRA datagram; duplicates ACKed once");
     let mut nacked = ack_ranges(&out, true);
     nacked.sort_unstable();
-    assert_eq!(
-        nacked,
-        [(1, 2)],
-        "gaps NACKed once older than the flush interval"
-    );
+    assert_eq!(nacked, [(1, 2)], "gaps NACKed once older than the flush interval");
     c.tick(t + ms(100));
-    assert!(
-        ack_ranges(&drain(&mut c), true).is_empty(),
-        "each gap is NACKed once"
-    );
+    assert!(ack_ranges(&drain(&mut c), true).is_empty(), "each gap is NACKed once");
     for d in [&d_p0, &d_a, &d_a, &d_p0] {
         c.handle_datagram(d, t + ms(120));
     }
@@ -590,23 +485,14 @@ fn send_splits_and_resends_on_nack_and_timeout() {
     c.handle_datagram(&ack[0], t + ms(40));
     c.tick(t + ms(50)); // flush our ACK of the CRA datagram
     drain(&mut c);
-    assert!(
-        c.rtt() > Duration::ZERO && c.rtt() <= ms(40),
-        "sample folded in"
-    );
-    assert!(
-        c.next_timeout() >= Some(t + Duration::from_secs(2)),
-        "no resend pending"
-    );
+    assert!(c.rtt() > Duration::ZERO && c.rtt() <= ms(40), "sample folded in");
+    assert!(c.next_timeout() >= Some(t + Duration::from_secs(2)), "no resend pending");
 
     let payload: Vec<u8> = (0..5000u32).map(|i| (i * 7) as u8).collect();
     c.send(&payload, t + ms(50)).expect("connected");
     let out = drain(&mut c);
     assert!(out.len() >= 4);
-    assert!(
-        out.iter()
-            .all(|d| d.len() <= usize::from(c.mtu() - UDP_OVERHEAD))
-    );
+    assert!(out.iter().all(|d| d.len() <= usize::from(c.mtu() - UDP_OVERHEAD)));
     let mut rx = Receiver::default();
     let mut got = Vec::new();
     // The peer already has NewIncomingConnection (message index 1, order index 0).
@@ -646,12 +532,7 @@ fn send_splits_and_resends_on_nack_and_timeout() {
     c.handle_datagram(&all[0], t + ms(200));
     c.tick(t + Duration::from_secs(1));
     assert!(drain(&mut c).is_empty());
-    srv.deliver(
-        &mut c,
-        Reliability::Unreliable,
-        b"\xfe",
-        t + Duration::from_secs(1),
-    );
+    srv.deliver(&mut c, Reliability::Unreliable, b"\xfe", t + Duration::from_secs(1));
 }
 
 #[test]
@@ -668,10 +549,7 @@ fn ack_flush_is_coalesced_and_within_mtu() {
     let out = drain(&mut c);
     let acks: Vec<&Vec<u8>> = out.iter().filter(|d| d[0] & FLAG_ACK != 0).collect();
     assert!(acks.len() >= 2);
-    assert!(
-        acks.iter()
-            .all(|d| d.len() <= usize::from(c.mtu() - UDP_OVERHEAD))
-    );
+    assert!(acks.iter().all(|d| d.len() <= usize::from(c.mtu() - UDP_OVERHEAD)));
     assert_eq!(ack_ranges(&out, false).len(), 600);
 }
 
@@ -723,16 +601,8 @@ impl LoopServer {
         let mut acks = self.rx.take_acks();
         let mut nacks = self.rx.take_nacks(now, ms(20));
         let mut out: Vec<Vec<u8>> = self.out.drain(..).collect();
-        out.extend(encode_ack_datagrams(
-            FLAG_ACK,
-            &frame::coalesce(&mut acks),
-            1372,
-        ));
-        out.extend(encode_ack_datagrams(
-            FLAG_NACK,
-            &frame::coalesce(&mut nacks),
-            1372,
-        ));
+        out.extend(encode_ack_datagrams(FLAG_ACK, &frame::coalesce(&mut acks), 1372));
+        out.extend(encode_ack_datagrams(FLAG_NACK, &frame::coalesce(&mut nacks), 1372));
         let mut resend = VecDeque::new();
         self.tx.resend_due(now, &mut resend);
         out.extend(resend);
@@ -778,12 +648,8 @@ fn loopback_over_lossy_link_delivers_everything_in_order_once() {
     c.handle_datagram(&reply1(SERVER_GUID, None, 1400), t);
     drain(&mut c);
     c.handle_datagram(&reply2(1400), t);
-    let mut srv = LoopServer {
-        tx: Sender::default(),
-        rx: Receiver::default(),
-        received: Vec::new(),
-        out: VecDeque::new(),
-    };
+    let mut srv =
+        LoopServer { tx: Sender::default(), rx: Receiver::default(), received: Vec::new(), out: VecDeque::new() };
     let mut to_server: Vec<Vec<u8>> = drain(&mut c);
     let mut to_client: Vec<Vec<u8>> = Vec::new();
     let mut server_sent = Vec::new();
@@ -797,26 +663,18 @@ fn loopback_over_lossy_link_delivers_everything_in_order_once() {
             srv.handle(&d, now);
         }
         if !cra_sent && srv.received.iter().any(|m| m[0] == 0x09) {
-            srv.tx
-                .queue(&cra_payload(0, 20), Reliability::Reliable, 0, 1400)
-                .expect("queue");
+            srv.tx.queue(&cra_payload(0, 20), Reliability::Reliable, 0, 1400).expect("queue");
             cra_sent = true;
         }
         if c.is_connected() && step < 1500 && rng.chance(20) {
             let len = 1 + rng.below(4000) as usize;
-            let msg: Vec<u8> = std::iter::once(0xfe)
-                .chain((1..len).map(|i| i as u8))
-                .collect();
-            srv.tx
-                .queue(&msg, Reliability::ReliableOrdered, 0, 1400)
-                .expect("queue");
+            let msg: Vec<u8> = std::iter::once(0xfe).chain((1..len).map(|i| i as u8)).collect();
+            srv.tx.queue(&msg, Reliability::ReliableOrdered, 0, 1400).expect("queue");
             server_sent.push(msg);
         }
         if c.is_connected() && step < 1500 && rng.chance(10) {
             let len = 1 + rng.below(3000) as usize;
-            let msg: Vec<u8> = std::iter::once(0xfe)
-                .chain((1..len).map(|i| (i * 3) as u8))
-                .collect();
+            let msg: Vec<u8> = std::iter::once(0xfe).chain((1..len).map(|i| (i * 3) as u8)).collect();
             c.send(&msg, now).expect("connected");
             client_sent.push(msg);
         }
@@ -860,11 +718,7 @@ fn corpus() -> Vec<Vec<u8>> {
     }
     for i in 0..3 {
         let mut f = srv.frame(Reliability::ReliableOrdered, b"\xfesplit");
-        f.split = Some(SplitInfo {
-            count: 3,
-            id: 1,
-            index: i,
-        });
+        f.split = Some(SplitInfo { count: 3, id: 1, index: i });
         v.push(srv.dgram(&[f]));
     }
     for ch in [0u8, 5, 31, 40] {
@@ -875,11 +729,7 @@ fn corpus() -> Vec<Vec<u8>> {
         v.push(srv.dgram(&[f, g]));
     }
     let mut big = srv.frame(Reliability::Reliable, &[0xfe; 600]);
-    big.split = Some(SplitInfo {
-        count: 512,
-        id: 3,
-        index: 17,
-    });
+    big.split = Some(SplitInfo { count: 512, id: 3, index: 17 });
     v.push(srv.dgram(&[big]));
     v.push(srv.dgram(&[srv_frame_disconnect()]));
     let mut ping = vec![0x00];
@@ -891,10 +741,7 @@ fn corpus() -> Vec<Vec<u8>> {
 }
 
 fn srv_frame_disconnect() -> Frame {
-    let mut f = Frame::new(
-        Reliability::ReliableOrdered,
-        vec![id::DISCONNECTION_NOTIFICATION],
-    );
+    let mut f = Frame::new(Reliability::ReliableOrdered, vec![id::DISCONNECTION_NOTIFICATION]);
     f.message_index = 0x100;
     f.order_index = 0x100;
     f
@@ -971,10 +818,7 @@ fn fuzz_never_panics() {
                 let _ = c.send(&vec![0xfe; len], now);
             }
             drain(&mut c);
-            messages += events(&mut c)
-                .iter()
-                .filter(|e| matches!(e, RakEvent::Message(_)))
-                .count();
+            messages += events(&mut c).iter().filter(|e| matches!(e, RakEvent::Message(_))).count();
             if c.is_closed() && state < 4 {
                 c = client_in_state(state, now);
                 next_seq = 1;
