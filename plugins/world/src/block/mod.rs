@@ -1,0 +1,1 @@
+//! Block registry (being written).

@@ -1,0 +1,1 @@
+//! Chunk storage and decoding (being written).

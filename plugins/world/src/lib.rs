@@ -1,0 +1,5 @@
+//! World perception: the block registry of a game version ([`block`]), paletted chunk storage and
+//! the decoders that fill it ([`chunk`]), and the `WorldPlugin` that keeps a bot's world current.
+
+pub mod block;
+pub mod chunk;
