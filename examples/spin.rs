@@ -15,9 +15,9 @@ use std::process::ExitCode;
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
-use clawcraft::core::{AgentCommand, AppCommandExt, CommandError, Rotation, TickSet};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use clawcraft::core::{AgentCommand, AppCommandExt, CommandCtx, CommandError, Rotation, TickSet};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Present on a bot while it spins.
 #[derive(Component)]
@@ -32,27 +32,35 @@ fn spin(mut bots: Query<(&Spinning, &mut Rotation)>) {
 }
 
 /// `{"action":"spin","degreesPerTick":N}`; 0 stops.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct Spin {
+    /// Degrees to turn each tick, -180..180; 0 stops.
     degrees_per_tick: f32,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct SpinResponse {
+    spinning: bool,
 }
 
 impl AgentCommand for Spin {
     const NAME: &'static str = "spin";
     const SUMMARY: &'static str = "Turn on the spot by degreesPerTick each tick (0 stops)";
+    const EXAMPLE: &'static str = r#"{"action":"spin","degreesPerTick":10}"#;
+    type Response = SpinResponse;
 
-    fn run(self, world: &mut World, bot: Entity) -> Result<Map<String, Value>, CommandError> {
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<SpinResponse, CommandError> {
         if !self.degrees_per_tick.is_finite() || self.degrees_per_tick.abs() > 180.0 {
             return Err(CommandError::new("OUT_OF_RANGE", "degreesPerTick must be within -180..180"));
         }
-        let mut bot = world.entity_mut(bot);
+        let mut bot = ctx.world.entity_mut(ctx.bot);
         if self.degrees_per_tick == 0.0 {
             bot.remove::<Spinning>();
         } else {
             bot.insert(Spinning { degrees_per_tick: self.degrees_per_tick });
         }
-        Ok(json!({"spinning": self.degrees_per_tick != 0.0}).as_object().cloned().unwrap_or_default())
+        Ok(SpinResponse { spinning: self.degrees_per_tick != 0.0 })
     }
 }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use bevy_app::{App, AppExit, PluginGroup, PluginGroupBuilder};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{BotStats, CorePlugin, Lifecycle, LocalBot};
+use clawcraft_core::{BotStats, CorePlugin, Interim, Lifecycle, LocalBot, WakeSignal};
 use clawcraft_network::udp::UdpTransport;
 use clawcraft_network::{Connection, NetworkPlugin, Transport};
 use clawcraft_player::{JoinProgress, PlayerPlugin};
@@ -81,9 +81,14 @@ pub fn connect_bot(
 
 /// The runner: one update per tick, sleeping to the next deadline (no busy loop). A tick that
 /// overran is not made up in a burst: the schedule re-anchors, as a game client would.
+///
+/// Between ticks the runner waits on [`WakeSignal`]: when a channel delivers a command it runs
+/// the [`Interim`] schedule, which answers queries at once (sub-millisecond) without advancing
+/// the game.
 pub fn run_ticks(mut app: App) -> AppExit {
     app.finish();
     app.cleanup();
+    let wake = app.world().get_resource::<WakeSignal>().map(|w| w.0.clone());
     let mut next = Instant::now();
     loop {
         app.update();
@@ -91,10 +96,27 @@ pub fn run_ticks(mut app: App) -> AppExit {
             return exit;
         }
         next += TICK;
+        loop {
+            let now = Instant::now();
+            if now >= next {
+                break;
+            }
+            let woken = match &wake {
+                Some(rx) => rx.recv_timeout(next - now).is_ok(),
+                None => {
+                    std::thread::sleep(next - now);
+                    false
+                }
+            };
+            if woken {
+                app.world_mut().run_schedule(Interim);
+                if let Some(exit) = app.should_exit() {
+                    return exit;
+                }
+            }
+        }
         let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else if now - next > TICK * 10 {
+        if now - next > TICK * 10 {
             tracing::warn!(behind_ms = (now - next).as_millis() as u64, "tick loop fell behind; skipping ahead");
             next = now;
         }

@@ -3,14 +3,19 @@
 //! A channel turns a JSON line into a [`CommandRequest`] with [`parse_request`] and pushes it to
 //! [`PendingCommands`]; [`execute_commands`] runs each against the world during
 //! [`TickSet::Commands`](crate::TickSet::Commands) and writes a [`CommandResponse`] that the
-//! channel routes back by `origin`. Registering a command is one call:
-//! [`AppCommandExt::add_agent_command`].
+//! channel routes back by `origin`. Queries ([`AgentCommand::QUERY`]) also run between ticks in
+//! the [`Interim`](crate::Interim) schedule, so they are answered without waiting for a tick.
+//!
+//! Registering a command is one call, [`AppCommandExt::add_agent_command`]: its name, typed
+//! parameters (serde + JSON Schema), typed response, handler and docs all come from the type.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -35,32 +40,78 @@ impl CommandError {
     pub fn invalid_params(e: impl std::fmt::Display) -> Self {
         Self::new("INVALID_PARAMS", format!("Invalid parameters: {e}"))
     }
+    pub fn out_of_range(e: impl std::fmt::Display) -> Self {
+        Self::new("OUT_OF_RANGE", e.to_string())
+    }
     pub fn not_spawned() -> Self {
         Self::new("NOT_SPAWNED", "The bot has not spawned yet")
     }
+    pub fn busy(what: &str, abort: &str) -> Self {
+        Self::new("BUSY", format!("Already {what} — {abort} first"))
+    }
+    pub fn internal(e: impl std::fmt::Display) -> Self {
+        Self::new("INTERNAL", e.to_string())
+    }
+}
+
+/// Every stable error code, for the schema and the skill.
+pub const ERROR_CODES: &[(&str, &str)] = &[
+    ("INVALID_JSON", "the line is not JSON"),
+    ("INVALID_COMMAND", "not a JSON object, or `action` is not a string"),
+    ("MISSING_ACTION", "no `action` field"),
+    ("UNKNOWN_ACTION", "no such command; the error names the nearest ones"),
+    ("INVALID_PARAMS", "a parameter is missing, unknown or of the wrong type"),
+    ("OUT_OF_RANGE", "a parameter is outside its allowed range"),
+    ("NOT_SPAWNED", "the command needs a spawned bot"),
+    ("BUSY", "another action of the same kind is running; abort it first"),
+    ("UNAUTHORIZED", "CLAWCRAFT_TOKEN is set and the request's `token` is missing or wrong"),
+    ("LINE_TOO_LONG", "the request line is over the size limit"),
+    ("TOO_MANY_CONNECTIONS", "the TCP server is at its connection limit"),
+    ("INTERNAL", "an unexpected failure inside the harness"),
+];
+
+/// What a command handler sees.
+pub struct CommandCtx<'w> {
+    pub world: &'w mut World,
+    /// The bot the command is for.
+    pub bot: Entity,
+    /// The request id (echoed in the response and in completion events).
+    pub id: Value,
 }
 
 /// A command for the agent: its parameters are the struct (deserialized from the request's
-/// fields), `run` produces the response fields.
-pub trait AgentCommand: DeserializeOwned + Send + Sync + 'static {
+/// fields), `run` produces the typed response.
+pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     /// The `action` name.
     const NAME: &'static str;
     /// One line of help.
     const SUMMARY: &'static str;
+    /// A request line showing typical use.
+    const EXAMPLE: &'static str;
     /// Whether the command needs a spawned bot (queries of the world do; `help` doesn't).
     const NEEDS_SPAWN: bool = true;
-    /// Runs the command for `bot`.
-    fn run(self, world: &mut World, bot: Entity) -> Result<Map<String, Value>, CommandError>;
+    /// Read-only commands are answered between ticks as soon as they arrive.
+    const QUERY: bool = false;
+    /// The response fields (besides `type` and `id`).
+    type Response: Serialize + JsonSchema;
+    /// Runs the command.
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Self::Response, CommandError>;
 }
 
-type Handler = fn(&mut World, Entity, Map<String, Value>) -> Result<Map<String, Value>, CommandError>;
+type Handler = fn(&mut CommandCtx<'_>, Map<String, Value>) -> Result<Map<String, Value>, CommandError>;
 
 /// One registered command.
 #[derive(Clone)]
 pub struct CommandEntry {
     pub name: &'static str,
     pub summary: &'static str,
+    pub example: &'static str,
     pub needs_spawn: bool,
+    pub query: bool,
+    /// JSON Schema of the parameters.
+    pub params_schema: Value,
+    /// JSON Schema of the response fields.
+    pub response_schema: Value,
     handler: Handler,
 }
 
@@ -82,16 +133,35 @@ impl CommandRegistry {
     }
     fn register<C: AgentCommand>(&mut self) {
         fn handle<C: AgentCommand>(
-            world: &mut World,
-            bot: Entity,
+            ctx: &mut CommandCtx<'_>,
             params: Map<String, Value>,
         ) -> Result<Map<String, Value>, CommandError> {
             let cmd: C = serde_json::from_value(Value::Object(params)).map_err(CommandError::invalid_params)?;
-            cmd.run(world, bot)
+            let response = cmd.run(ctx)?;
+            match serde_json::to_value(response).map_err(CommandError::internal)? {
+                Value::Object(m) => Ok(m),
+                Value::Null => Ok(Map::new()),
+                other => {
+                    let mut m = Map::new();
+                    m.insert("result".into(), other);
+                    Ok(m)
+                }
+            }
         }
+        let params_schema = serde_json::to_value(schemars::schema_for!(C)).unwrap_or(Value::Null);
+        let response_schema = serde_json::to_value(schemars::schema_for!(C::Response)).unwrap_or(Value::Null);
         self.commands.insert(
             C::NAME,
-            CommandEntry { name: C::NAME, summary: C::SUMMARY, needs_spawn: C::NEEDS_SPAWN, handler: handle::<C> },
+            CommandEntry {
+                name: C::NAME,
+                summary: C::SUMMARY,
+                example: C::EXAMPLE,
+                needs_spawn: C::NEEDS_SPAWN,
+                query: C::QUERY,
+                params_schema,
+                response_schema,
+                handler: handle::<C>,
+            },
         );
     }
 
@@ -130,7 +200,7 @@ pub struct CommandRequest {
     /// The request id (echoed), or a process-wide counter value.
     pub id: Value,
     pub action: String,
-    /// All request fields except `action` and `id`.
+    /// All request fields except `action`, `id` and `token`.
     pub params: Map<String, Value>,
 }
 
@@ -154,7 +224,8 @@ pub fn next_request_id() -> Value {
 }
 
 /// Parses one line from an agent. On failure returns the response to send back (with the
-/// request's `id` when it could be read).
+/// request's `id` when it could be read). `token` is removed from the parameters; channels that
+/// require one check it with [`take_token`] before this.
 pub fn parse_request(origin: Origin, line: &str) -> Result<CommandRequest, CommandResponse> {
     let fail = |id: Value, e: CommandError| CommandResponse { origin, body: error_body(id, &e) };
     let value: Value = match serde_json::from_str(line) {
@@ -171,6 +242,7 @@ pub fn parse_request(origin: Origin, line: &str) -> Result<CommandRequest, Comma
         Some(Value::Null) | None => next_request_id(),
         Some(id) => id,
     };
+    fields.remove("token");
     let action = match fields.remove("action") {
         Some(Value::String(a)) if !a.is_empty() => a,
         Some(_) => {
@@ -179,6 +251,12 @@ pub fn parse_request(origin: Origin, line: &str) -> Result<CommandRequest, Comma
         None => return Err(fail(id, CommandError::new("MISSING_ACTION", "Invalid command: need {action}"))),
     };
     Ok(CommandRequest { origin, id, action, params: fields })
+}
+
+/// The `token` field of a request line, if it is a JSON object with one.
+pub fn take_token(line: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    v.get("token")?.as_str().map(str::to_owned)
 }
 
 /// `{"type":"response","id":…,"error":…,"code":…}`.
@@ -199,14 +277,42 @@ fn ok_body(id: Value, fields: Map<String, Value>) -> Map<String, Value> {
     m
 }
 
-/// Runs every pending command. Exclusive because commands read and change any part of the world.
+/// Runs every pending command (once per tick).
 pub fn execute_commands(world: &mut World) {
-    let pending: Vec<CommandRequest> = match world.get_resource_mut::<PendingCommands>() {
-        Some(mut p) if !p.0.is_empty() => p.0.drain(..).collect(),
-        _ => return,
-    };
+    execute_pending(world, false);
+}
+
+/// Runs pending queries only (between ticks); other commands wait for the tick.
+pub fn execute_queries(world: &mut World) {
+    execute_pending(world, true);
+}
+
+fn execute_pending(world: &mut World, queries_only: bool) {
+    if world.get_resource::<PendingCommands>().is_none_or(|p| p.0.is_empty()) {
+        return;
+    }
     let registry = world.resource::<CommandRegistry>().clone();
-    for req in pending {
+    let is_query = |r: &CommandRequest| registry.get(&r.action).is_none_or(|e| e.query);
+    // Queries may overtake commands waiting for the tick only when nothing else is ahead of them
+    // for the same origin, so each channel still sees its responses in request order.
+    let mut pending = world.resource_mut::<PendingCommands>();
+    let mut run = Vec::new();
+    if queries_only {
+        let mut blocked = std::collections::HashSet::new();
+        let mut keep = VecDeque::new();
+        for r in pending.0.drain(..) {
+            if !blocked.contains(&r.origin) && is_query(&r) {
+                run.push(r);
+            } else {
+                blocked.insert(r.origin);
+                keep.push_back(r);
+            }
+        }
+        pending.0 = keep;
+    } else {
+        run.extend(pending.0.drain(..));
+    }
+    for req in run {
         let body = match run_one(world, &registry, &req) {
             Ok(fields) => ok_body(req.id.clone(), fields),
             Err(e) => error_body(req.id.clone(), &e),
@@ -225,11 +331,56 @@ fn run_one(
         let hint = if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) };
         return Err(CommandError::new("UNKNOWN_ACTION", format!("Unknown action: {}{hint}", req.action)));
     };
-    let bot = first_bot(world).ok_or_else(CommandError::not_spawned)?;
+    let params = coerce_params(&entry.params_schema, req.params.clone())?;
+    let bot = match first_bot(world) {
+        Some(b) => b,
+        None if !entry.needs_spawn => Entity::PLACEHOLDER,
+        None => return Err(CommandError::not_spawned()),
+    };
     if entry.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
         return Err(CommandError::not_spawned());
     }
-    (entry.handler)(world, bot, req.params.clone())
+    let mut ctx = CommandCtx { world, bot, id: req.id.clone() };
+    (entry.handler)(&mut ctx, params)
+}
+
+/// Numbers given as strings are coerced, as ClawCraft does (`"x":"10"` → `10`), guided by the
+/// parameter schema. A string that is not a number is an error naming the field.
+pub fn coerce_params(schema: &Value, mut params: Map<String, Value>) -> Result<Map<String, Value>, CommandError> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return Ok(params) };
+    for (key, value) in params.iter_mut() {
+        let Some(prop) = props.get(key) else { continue };
+        let Value::String(s) = value else { continue };
+        let types = schema_types(prop);
+        let wants_int = types.iter().any(|t| t == "integer");
+        let wants_num = wants_int || types.iter().any(|t| t == "number");
+        if !wants_num || types.iter().any(|t| t == "string") {
+            continue;
+        }
+        let trimmed = s.trim();
+        let parsed = if wants_int && !types.iter().any(|t| t == "number") {
+            trimmed.parse::<i64>().map(Value::from).ok()
+        } else {
+            trimmed
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
+        };
+        match parsed {
+            Some(v) => *value = v,
+            None => return Err(CommandError::invalid_params(format!("Invalid {key}: must be a number"))),
+        }
+    }
+    Ok(params)
+}
+
+fn schema_types(prop: &Value) -> Vec<String> {
+    match prop.get("type") {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str().map(String::from)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Levenshtein distance, for suggestions.
@@ -249,13 +400,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn parse_echoes_id_and_splits_params() {
-        let r = parse_request(0, r#"{"action":"pos","id":"a1","x":1}"#).expect("valid");
+        let r = parse_request(0, r#"{"action":"pos","id":"a1","x":1,"token":"t"}"#).expect("valid");
         assert_eq!(r.id, Value::from("a1"));
         assert_eq!(r.action, "pos");
         assert_eq!(r.params.get("x"), Some(&Value::from(1)));
+        assert!(r.params.get("token").is_none(), "the token never reaches a command");
     }
 
     #[test]
@@ -267,6 +420,24 @@ mod tests {
         assert_eq!(e.body["id"], 7);
         let e = parse_request(0, "[1]").expect_err("not object");
         assert_eq!(e.body["code"], "INVALID_COMMAND");
+        let e = parse_request(0, r#"{"action":5}"#).expect_err("action not a string");
+        assert_eq!(e.body["code"], "INVALID_COMMAND");
+    }
+
+    #[test]
+    fn numeric_strings_are_coerced_by_schema() {
+        let schema = json!({"properties": {"x": {"type": "number"}, "n": {"type": ["integer", "null"]}, "name": {"type": "string"}}});
+        let p = json!({"x": " 10.5", "n": "3", "name": "12"}).as_object().cloned().unwrap_or_default();
+        let out = coerce_params(&schema, p).expect("coerced");
+        assert_eq!(out["x"], json!(10.5));
+        assert_eq!(out["n"], json!(3));
+        assert_eq!(out["name"], json!("12"), "strings stay strings");
+        let bad = json!({"x": "ten"}).as_object().cloned().unwrap_or_default();
+        let e = coerce_params(&schema, bad).expect_err("not a number");
+        assert_eq!(e.code, "INVALID_PARAMS");
+        assert!(e.message.contains("Invalid x: must be a number"));
+        let nan = json!({"x": "NaN"}).as_object().cloned().unwrap_or_default();
+        assert!(coerce_params(&schema, nan).is_err(), "NaN is not a number here");
     }
 
     #[test]

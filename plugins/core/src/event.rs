@@ -55,3 +55,65 @@ impl Default for Uptime {
         Self(Instant::now())
     }
 }
+
+/// A typed agent event: its fields are the struct, its docs and schema come from the type.
+pub trait EventKind: serde::Serialize + schemars::JsonSchema {
+    /// The event's `type`.
+    const NAME: &'static str;
+    /// One line for the schema and the skill.
+    const DESCRIPTION: &'static str;
+}
+
+impl AgentEvent {
+    /// Builds the event for a typed payload.
+    pub fn of<E: EventKind>(event: &E) -> Self {
+        let fields = match serde_json::to_value(event) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        Self { kind: E::NAME.to_owned(), fields }
+    }
+}
+
+/// One documented event type.
+#[derive(Debug, Clone)]
+pub struct EventEntry {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// JSON Schema of the fields besides `type`, `timestamp` and `seq`.
+    pub schema: Value,
+    /// Opt-in events are only emitted while subscribed (see [`crate::subscription`]).
+    pub opt_in: Option<crate::subscription::OptIn>,
+}
+
+/// Every event type the agent can receive, for `schema`/`help` and the skill.
+#[derive(Resource, Debug, Default, Clone)]
+pub struct EventRegistry {
+    pub events: std::collections::BTreeMap<&'static str, EventEntry>,
+}
+
+impl EventRegistry {
+    pub fn register<E: EventKind>(&mut self, opt_in: Option<crate::subscription::OptIn>) {
+        let schema = serde_json::to_value(schemars::schema_for!(E)).unwrap_or(Value::Null);
+        self.events.insert(E::NAME, EventEntry { name: E::NAME, description: E::DESCRIPTION, schema, opt_in });
+    }
+}
+
+/// Registering events on the `App`.
+pub trait AppEventExt {
+    /// Documents event `E` (always emitted).
+    fn add_agent_event<E: EventKind>(&mut self) -> &mut Self;
+    /// Documents opt-in event `E`, emitted only while the agent is subscribed to it.
+    fn add_opt_in_event<E: EventKind>(&mut self, opt_in: crate::subscription::OptIn) -> &mut Self;
+}
+
+impl AppEventExt for bevy_app::App {
+    fn add_agent_event<E: EventKind>(&mut self) -> &mut Self {
+        self.world_mut().get_resource_or_init::<EventRegistry>().register::<E>(None);
+        self
+    }
+    fn add_opt_in_event<E: EventKind>(&mut self, opt_in: crate::subscription::OptIn) -> &mut Self {
+        self.world_mut().get_resource_or_init::<EventRegistry>().register::<E>(Some(opt_in));
+        self
+    }
+}

@@ -1,22 +1,34 @@
 //! The shared vocabulary of clawcraft's plugins.
 //!
-//! - [`TickSet`]: the named order of work inside one 20 Hz tick (one `App::update`).
+//! - [`TickSet`]: the named order of work inside one 20 Hz tick (one `App::update`), and
+//!   [`Interim`], the small schedule that answers queries between ticks.
 //! - [`bot`]: components that live on a bot's entity (one entity per connected bot).
-//! - [`event`]: [`AgentEvent`], what the agent hears about (stdout, TCP watchers, events file).
+//! - [`event`]: [`AgentEvent`] and typed [`EventKind`]s, what the agent hears about.
 //! - [`command`]: the command registry every plugin adds its agent commands to.
+//! - [`subscription`], [`action`]: opt-in events; async actions with busy rules and a watchdog.
 
+pub mod action;
 pub mod bot;
+pub mod builtin;
 pub mod command;
 pub mod event;
 pub mod math;
+pub mod subscription;
 
-use bevy_app::{App, Plugin, PostUpdate, PreUpdate, Update};
-use bevy_ecs::schedule::{IntoScheduleConfigs, SystemSet};
+use bevy_app::{App, First, Plugin, PostUpdate, PreUpdate, Update};
+use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
+use crossbeam_channel::{Receiver, Sender};
 
+pub use action::{ActionTimedOut, ActiveAction, ActiveActions, TickCount};
 pub use bot::*;
-pub use command::{AgentCommand, AppCommandExt, CommandError, CommandRegistry, PendingCommands};
-pub use event::{AgentEvent, EventSink};
+pub use command::{
+    AgentCommand, AppCommandExt, CommandCtx, CommandEntry, CommandError, CommandRegistry, CommandRequest,
+    CommandResponse, Origin, PendingCommands, execute_commands, execute_queries, parse_request,
+};
+pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
 pub use math::Vec3;
+pub use subscription::{OptIn, Subscriptions};
 
 /// The order of work inside one tick. `Receive` runs in `PreUpdate`, the middle sets in
 /// `Update`, `Send` in `PostUpdate`, so a packet that arrives before a tick is handled in that
@@ -37,28 +49,82 @@ pub enum TickSet {
     Send,
 }
 
-/// Configures [`TickSet`] ordering. Added by every plugin group; adding it twice is harmless.
+/// A schedule run between ticks when a command arrives: channels drain their input, queries run,
+/// responses go out. It never advances game state, so a tick stays a tick.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Interim;
+
+/// Order inside [`Interim`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InterimSet {
+    /// Channels move arrived lines into [`PendingCommands`].
+    Read,
+    /// Queries run.
+    Execute,
+    /// Responses (and any events) are written out.
+    Write,
+}
+
+/// Channels call [`CommandWaker::wake`] when a command arrives so the runner answers queries
+/// without waiting for the next tick.
+#[derive(Resource, Clone)]
+pub struct CommandWaker(Sender<()>);
+
+impl CommandWaker {
+    pub fn wake(&self) {
+        let _ = self.0.try_send(());
+    }
+}
+
+/// The runner's end of [`CommandWaker`].
+#[derive(Resource, Clone)]
+pub struct WakeSignal(pub Receiver<()>);
+
+/// Configures [`TickSet`] ordering, the command path and the built-in commands and events.
 pub struct CorePlugin;
 
 impl Plugin for CorePlugin {
     fn build(&self, app: &mut App) {
-        app.configure_sets(PreUpdate, TickSet::Receive)
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let mut interim = Schedule::new(Interim);
+        interim.configure_sets((InterimSet::Read, InterimSet::Execute, InterimSet::Write).chain());
+        app.add_schedule(interim)
+            .configure_sets(PreUpdate, TickSet::Receive)
             .configure_sets(
                 Update,
                 (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions, TickSet::Input).chain(),
             )
             .configure_sets(PostUpdate, TickSet::Send)
+            .insert_resource(CommandWaker(tx))
+            .insert_resource(WakeSignal(rx))
             .add_message::<AgentEvent>()
-            .init_resource::<CommandRegistry>()
-            .init_resource::<PendingCommands>()
-            .init_resource::<event::Uptime>()
             .add_message::<CommandResponse>()
-            .add_systems(Update, execute_commands.in_set(TickSet::Commands));
+            .add_message::<ActionTimedOut>()
+            .init_resource::<CommandRegistry>()
+            .init_resource::<EventRegistry>()
+            .init_resource::<PendingCommands>()
+            .init_resource::<TickCount>()
+            .init_resource::<event::Uptime>()
+            .add_systems(First, action::count_ticks)
+            .add_systems(
+                Update,
+                (execute_commands.in_set(TickSet::Commands), action::watchdog.in_set(TickSet::Actions)),
+            )
+            .add_systems(Interim, execute_queries.in_set(InterimSet::Execute))
+            .add_agent_command::<builtin::Schema>()
+            .add_agent_command::<builtin::Help>()
+            .add_agent_command::<subscription::Subscribe>()
+            .add_agent_command::<subscription::Unsubscribe>()
+            .add_agent_command::<subscription::ListSubscriptions>()
+            .add_agent_event::<builtin::Startup>()
+            .add_agent_event::<builtin::Ready>()
+            .add_agent_event::<builtin::Spawn>()
+            .add_agent_event::<builtin::Disconnected>()
+            .add_agent_event::<builtin::Shutdown>()
+            .add_agent_event::<action::CommandTimeout>();
     }
 
     fn is_unique(&self) -> bool {
         true
     }
 }
-
-pub use command::{CommandEntry, CommandRequest, CommandResponse, Origin, execute_commands, parse_request};

@@ -1,9 +1,10 @@
 //! Small math types. Positions are `f64` internally and `f32` on the wire.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A point or vector in world space.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Vec3 {
     pub x: f64,
     pub y: f64,

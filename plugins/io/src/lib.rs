@@ -10,7 +10,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, CommandResponse, CorePlugin, PendingCommands, TickSet, event::now_ms, parse_request};
+use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
+use clawcraft_core::{
+    AgentEvent, CommandResponse, CommandWaker, CorePlugin, Interim, InterimSet, PendingCommands, TickSet,
+    event::now_ms, parse_request,
+};
 use clawcraft_network::{ConnectionClosed, ShutdownRequest};
 use crossbeam_channel::{Receiver, TryRecvError};
 use serde_json::Value;
@@ -80,8 +84,10 @@ impl Plugin for IoPlugin {
             .add_systems(Startup, emit_startup)
             .add_systems(PreUpdate, (read_stdin, watch_signals).after(TickSet::Receive))
             .add_systems(PostUpdate, finish_on_shutdown.after(TickSet::Send))
-            .add_systems(Last, (write_output, exit_when_disconnected).chain());
+            .add_systems(Last, (write_output, exit_when_disconnected).chain())
+            .add_systems(Interim, (read_stdin.in_set(InterimSet::Read), write_output.in_set(InterimSet::Write)));
         if self.stdin {
+            let waker = app.world().resource::<CommandWaker>().clone();
             let (tx, rx) = crossbeam_channel::unbounded();
             std::thread::Builder::new()
                 .name("clawcraft-stdin".into())
@@ -93,6 +99,7 @@ impl Plugin for IoPlugin {
                                 if tx.send(StdinLine::Line(l)).is_err() {
                                     return;
                                 }
+                                waker.wake();
                             }
                             // Invalid UTF-8 still deserves an error response rather than silence.
                             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
@@ -104,6 +111,7 @@ impl Plugin for IoPlugin {
                         }
                     }
                     let _ = tx.send(StdinLine::Eof);
+                    waker.wake();
                 })
                 .expect("spawning the stdin thread");
             app.insert_resource(StdinChannel(rx));
@@ -118,7 +126,7 @@ impl Plugin for IoPlugin {
 }
 
 fn emit_startup(mut events: MessageWriter<AgentEvent>) {
-    events.write(AgentEvent::new("startup").with("version", env!("CARGO_PKG_VERSION")));
+    events.write(AgentEvent::of(&StartupEvent { version: env!("CARGO_PKG_VERSION").into() }));
 }
 
 fn read_stdin(
@@ -165,7 +173,7 @@ fn finish_on_shutdown(
     mut exit: MessageWriter<AppExit>,
 ) {
     if requests.read().count() > 0 {
-        events.write(AgentEvent::new("shutdown"));
+        events.write(AgentEvent::of(&Shutdown {}));
         exit.write(AppExit::Success);
     }
 }

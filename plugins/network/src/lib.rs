@@ -196,7 +196,7 @@ pub fn receive_packets(
                     tracing::info!(%reason, "connection closed");
                     conn.open = false;
                     *lifecycle = Lifecycle::Disconnected;
-                    events.write(AgentEvent::new("disconnected").with("reason", &reason));
+                    events.write(AgentEvent::of(&clawcraft_core::builtin::Disconnected { reason: reason.clone() }));
                     closed.write(ConnectionClosed { bot, reason, error });
                     break;
                 }

@@ -1,6 +1,7 @@
 //! The join sequence and the server's position authority.
 
 use bevy_ecs::prelude::*;
+use clawcraft_core::builtin::{Disconnected, Ready, Spawn};
 use clawcraft_core::{
     AgentEvent, BotStats, EYE_HEIGHT, EntityIds, Lifecycle, LocalBot, Position, Rotation, Vec3, WorldInfo,
     event::now_ms,
@@ -43,7 +44,7 @@ pub fn handle_join_packets(
                 "login_success" => {
                     conn.send(&ClientCacheStatus { enabled: false });
                     *lifecycle = Lifecycle::Joining;
-                    events.write(AgentEvent::new("ready"));
+                    events.write(AgentEvent::of(&Ready {}));
                 }
                 "player_spawn" => progress.player_spawn_status = true,
                 other => tracing::warn!(status = other, "server refused the login"),
@@ -90,7 +91,7 @@ pub fn handle_join_packets(
                 disconnect.message.clone()
             };
             tracing::info!(%reason, "server disconnected us");
-            events.write(AgentEvent::new("disconnected").with("reason", &reason));
+            events.write(AgentEvent::of(&Disconnected { reason: reason.clone() }));
             closed.write(ConnectionClosed { bot: packet.bot, reason, error: true });
             *lifecycle = Lifecycle::Disconnected;
             conn.close();
@@ -123,7 +124,7 @@ pub fn finish_spawn(
         // Inputs start with the next tick: this tick's batch carries the initialisation.
         input.skip_ticks = 1;
         info.spawn_time_ms = Some(now_ms());
-        events.write(AgentEvent::new("spawn").with("pos", pos.0.rounded()));
+        events.write(AgentEvent::of(&Spawn { pos: pos.0.rounded() }));
     }
 }
 

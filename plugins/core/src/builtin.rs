@@ -1,0 +1,212 @@
+//! Built-in commands (`schema`, `help`) and the lifecycle events every bot emits.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::Vec3;
+use crate::command::{AgentCommand, CommandCtx, CommandError, CommandRegistry, ERROR_CODES};
+use crate::event::{EventKind, EventRegistry};
+
+/// `startup`: the harness started.
+#[derive(Serialize, JsonSchema)]
+pub struct Startup {
+    /// clawcraft's version.
+    pub version: String,
+}
+impl EventKind for Startup {
+    const NAME: &'static str = "startup";
+    const DESCRIPTION: &'static str = "The harness started";
+}
+
+/// `ready`: logged in; the world is being received.
+#[derive(Serialize, JsonSchema)]
+pub struct Ready {}
+impl EventKind for Ready {
+    const NAME: &'static str = "ready";
+    const DESCRIPTION: &'static str = "Logged in; the world is being received";
+}
+
+/// `spawn`: the bot spawned; world commands work from now on.
+#[derive(Serialize, JsonSchema)]
+pub struct Spawn {
+    /// Feet position.
+    pub pos: Vec3,
+}
+impl EventKind for Spawn {
+    const NAME: &'static str = "spawn";
+    const DESCRIPTION: &'static str = "The bot spawned; commands that need the world work from now on";
+}
+
+/// `disconnected`: the connection ended.
+#[derive(Serialize, JsonSchema)]
+pub struct Disconnected {
+    /// The server's message when it kicked us, else what happened.
+    pub reason: String,
+}
+impl EventKind for Disconnected {
+    const NAME: &'static str = "disconnected";
+    const DESCRIPTION: &'static str = "The connection ended (with the server's message when it kicked the bot)";
+}
+
+/// `shutdown`: leaving after stdin EOF or a signal.
+#[derive(Serialize, JsonSchema)]
+pub struct Shutdown {}
+impl EventKind for Shutdown {
+    const NAME: &'static str = "shutdown";
+    const DESCRIPTION: &'static str = "The harness is leaving (stdin closed, SIGINT or SIGTERM)";
+}
+
+/// `{"action":"schema"}`: JSON Schema of every command and event, generated from the Rust types.
+#[derive(Deserialize, JsonSchema)]
+pub struct Schema {}
+
+/// Response of `schema`.
+#[derive(Serialize, JsonSchema)]
+pub struct SchemaResponse {
+    pub version: String,
+    /// Each command: name, summary, example, needsSpawn, query, params (JSON Schema), response (JSON Schema).
+    pub commands: Vec<Value>,
+    /// Each event: name, description, optIn, fields (JSON Schema).
+    pub events: Vec<Value>,
+    /// Each error code with its meaning.
+    pub errors: Vec<Value>,
+}
+
+impl AgentCommand for Schema {
+    const NAME: &'static str = "schema";
+    const SUMMARY: &'static str = "JSON Schema of every command's parameters and response, and every event's fields";
+    const EXAMPLE: &'static str = r#"{"action":"schema"}"#;
+    const NEEDS_SPAWN: bool = false;
+    const QUERY: bool = true;
+    type Response = SchemaResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<SchemaResponse, CommandError> {
+        let commands = ctx
+            .world
+            .resource::<CommandRegistry>()
+            .entries()
+            .map(|c| {
+                json!({
+                    "name": c.name, "summary": c.summary, "example": c.example,
+                    "needsSpawn": c.needs_spawn, "query": c.query,
+                    "params": c.params_schema, "response": c.response_schema,
+                })
+            })
+            .collect();
+        let events = ctx
+            .world
+            .resource::<EventRegistry>()
+            .events
+            .values()
+            .map(|e| json!({"name": e.name, "description": e.description, "optIn": e.opt_in, "fields": e.schema}))
+            .collect();
+        let errors = ERROR_CODES.iter().map(|(c, m)| json!({"code": c, "meaning": m})).collect();
+        Ok(SchemaResponse { version: env!("CARGO_PKG_VERSION").into(), commands, events, errors })
+    }
+}
+
+/// `{"action":"help","topic":"pos"}`: the schema in short prose.
+#[derive(Deserialize, JsonSchema)]
+pub struct Help {
+    /// A command or event name, or `commands`, `events`, `errors`. Omit for an overview.
+    pub topic: Option<String>,
+}
+
+/// Response of `help`.
+#[derive(Serialize, JsonSchema)]
+pub struct HelpResponse {
+    pub topic: String,
+    pub text: String,
+}
+
+fn param_lines(schema: &Value) -> Vec<String> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
+    props
+        .iter()
+        .map(|(name, p)| {
+            let ty = match p.get("type") {
+                Some(Value::String(t)) => t.clone(),
+                Some(Value::Array(ts)) => {
+                    ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect::<Vec<_>>().join("|")
+                }
+                _ => "value".into(),
+            };
+            let desc = p.get("description").and_then(Value::as_str).unwrap_or("");
+            let req = if required.contains(&name.as_str()) { "required" } else { "optional" };
+            format!("  {name} ({ty}, {req}) {desc}").trim_end().to_owned()
+        })
+        .collect()
+}
+
+impl AgentCommand for Help {
+    const NAME: &'static str = "help";
+    const SUMMARY: &'static str = "Short prose help on a command, an event, or everything";
+    const EXAMPLE: &'static str = r#"{"action":"help","topic":"pos"}"#;
+    const NEEDS_SPAWN: bool = false;
+    const QUERY: bool = true;
+    type Response = HelpResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<HelpResponse, CommandError> {
+        let commands = ctx.world.resource::<CommandRegistry>().clone();
+        let events = ctx.world.resource::<EventRegistry>().clone();
+        let topic = self.topic.unwrap_or_else(|| "overview".into());
+        let list_commands =
+            || commands.entries().map(|c| format!("{}: {}", c.name, c.summary)).collect::<Vec<_>>().join("\n");
+        let list_events = || {
+            events
+                .events
+                .values()
+                .map(|e| format!("{}{}: {}", e.name, if e.opt_in.is_some() { " (opt-in)" } else { "" }, e.description))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let text = match topic.as_str() {
+            "overview" => format!(
+                "Send one JSON object per line: {{\"action\":\"<command>\",\"id\":<optional>,...}}. Every command gets one \
+                 {{\"type\":\"response\"}} line; events arrive with type, timestamp and seq.\n\nCommands:\n{}\n\nEvents:\n{}\n\n\
+                 Use {{\"action\":\"help\",\"topic\":\"<name>\"}} for details, {{\"action\":\"schema\"}} for JSON Schema.",
+                list_commands(),
+                list_events()
+            ),
+            "commands" => list_commands(),
+            "events" => list_events(),
+            "errors" => ERROR_CODES.iter().map(|(c, m)| format!("{c}: {m}")).collect::<Vec<_>>().join("\n"),
+            name => {
+                if let Some(c) = commands.get(name) {
+                    let params = param_lines(&c.params_schema);
+                    format!(
+                        "{}: {}\nExample: {}\nParameters:{}\n{}{}",
+                        c.name,
+                        c.summary,
+                        c.example,
+                        if params.is_empty() { " none".to_owned() } else { format!("\n{}", params.join("\n")) },
+                        if c.needs_spawn { "Needs a spawned bot. " } else { "" },
+                        if c.query { "Answered at once (query)." } else { "Runs on the next tick." }
+                    )
+                } else if let Some(e) = events.events.get(name) {
+                    let fields = param_lines(&e.schema);
+                    format!(
+                        "event {}: {}{}\nFields (besides type, timestamp, seq):{}",
+                        e.name,
+                        e.description,
+                        if e.opt_in.is_some() { " (opt-in: subscribe to receive it)" } else { "" },
+                        if fields.is_empty() { " none".to_owned() } else { format!("\n{}", fields.join("\n")) }
+                    )
+                } else {
+                    let hints = commands.suggestions(name);
+                    return Err(CommandError::invalid_params(format!(
+                        "no help topic {name}{}",
+                        if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) }
+                    )));
+                }
+            }
+        };
+        Ok(HelpResponse { topic, text })
+    }
+}
