@@ -134,6 +134,25 @@ impl Simulation {
             .collect()
     }
 
+    /// Queues a JSON command line without running anything (see [`interim`](Self::interim)).
+    pub fn queue_command(&mut self, line: &str) {
+        match parse_request(SIM_ORIGIN, line) {
+            Ok(req) => self.app.world_mut().resource_mut::<PendingCommands>().0.push_back(req),
+            Err(resp) => self.responses.push(resp.body),
+        }
+    }
+
+    /// Runs the between-ticks schedule (queries only), as the runner does when a command arrives.
+    pub fn interim(&mut self) {
+        self.app.world_mut().run_schedule(clawcraft_core::Interim);
+        self.collect_responses();
+    }
+
+    /// Responses collected so far (oldest first), removing them.
+    pub fn take_responses(&mut self) -> Vec<Map<String, Json>> {
+        std::mem::take(&mut self.responses)
+    }
+
     /// Sends a JSON command line, runs one tick and returns its response.
     pub fn command(&mut self, line: &str) -> Map<String, Json> {
         match parse_request(SIM_ORIGIN, line) {

@@ -64,6 +64,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("OUT_OF_RANGE", "a parameter is outside its allowed range"),
     ("NOT_SPAWNED", "the command needs a spawned bot"),
     ("BUSY", "another action of the same kind is running; abort it first"),
+    ("UNKNOWN_EVENT", "subscribe/unsubscribe named an event that is not opt-in"),
     ("UNAUTHORIZED", "CLAWCRAFT_TOKEN is set and the request's `token` is missing or wrong"),
     ("LINE_TOO_LONG", "the request line is over the size limit"),
     ("TOO_MANY_CONNECTIONS", "the TCP server is at its connection limit"),
