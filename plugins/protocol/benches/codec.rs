@@ -1,5 +1,5 @@
-//! Micro benchmark (ignored by default):
-//! `cargo test --release -p clawcraft-protocol --test codec_bench -- --ignored --nocapture`
+//! Packet codec benchmark (a bench binary printing figures):
+//! `cargo bench -p clawcraft-protocol --bench codec`
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -26,9 +26,7 @@ fn time(label: &str, iters: u32, mut f: impl FnMut()) {
     println!("{label:<40} {:>8.0} ns", t.elapsed().as_nanos() as f64 / f64::from(iters));
 }
 
-#[test]
-#[ignore]
-fn codec_bench() {
+fn main() {
     let t = Instant::now();
     let p = Protocol::load("1.26.45").expect("load");
     println!("{:<40} {:>8.1} ms", "load + compile 1.26.45", t.elapsed().as_secs_f64() * 1e3);
