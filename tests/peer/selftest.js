@@ -20,10 +20,10 @@ function freePort () {
   })
 }
 
-async function startPeer (scenario) {
+async function startPeer (scenario, extraArgs = []) {
   const port = await freePort()
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'peer-selftest-')), 'peer.jsonl')
-  const proc = spawn(process.execPath, [path.join(__dirname, 'server.js'), '--port', String(port), '--log', log, '--scenario', scenario],
+  const proc = spawn(process.execPath, [path.join(__dirname, 'server.js'), '--port', String(port), '--log', log, '--scenario', scenario, ...extraArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] })
   const events = []
   const stderr = []
@@ -96,6 +96,17 @@ function decodeColumn (buf, subChunkCount) {
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 const CHECKS = {
+  async 'flat-hashes' (bedrock) {
+    const peer = await startPeer('flat', ['--block-hashes'])
+    const r = await connect(bedrock, peer.port, { waitMs: 2500 })
+    const code = await peer.stop()
+    const sg = r.packets.find(p => p.name === 'start_game')?.params
+    const chunk = r.packets.find(p => p.name === 'level_chunk')?.params
+    const col = chunk ? decodeColumn(chunk.payload, chunk.sub_chunk_count) : {}
+    const want = { '-64': -173245189, '-63': -2108756090, '-61': -567203660, '-60': -604749536 } // bedrock, dirt, grass, air (air = 0xDBF44120)
+    const ok = r.spawned && sg?.block_network_ids_are_hashes === true && Object.entries(want).every(([y, id]) => col[y] === id) && code === 0
+    return { ok, spawned: r.spawned, hashes_flag: sg?.block_network_ids_are_hashes, column: Object.fromEntries(Object.keys(want).map(y => [y, col[y]])) }
+  },
   async flat (bedrock) {
     const peer = await startPeer('flat')
     const r = await connect(bedrock, peer.port, { waitMs: 3000 })

@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1' }
+  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -32,6 +32,7 @@ function parseArgs (argv) {
       case '--scenario': out.scenario = next(); break
       case '--version': out.version = next(); break
       case '--motd': out.motd = next(); break
+      case '--block-hashes': out.blockHashes = true; break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
     }
@@ -41,7 +42,7 @@ function parseArgs (argv) {
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -72,7 +73,7 @@ const toJson = (obj) => JSON.stringify(obj, replacer)
 // files and ttys) for our events, then point fd 1 at /dev/null for everybody else. Falls back to fd 1 if that fails.
 let outFd = 1
 function isolateStdout () {
-  console.log = console.info = console.debug = (...a) => console.error(...a)
+  console.log = console.info = console.debug = console.warn = console.error = consoleToDiag
   if (process.env.CLAWCRAFT_PEER_RELAYED === '1') return true // our parent filters our stdout
   try {
     const fd = fs.openSync('/proc/self/fd/1', 'a')
@@ -101,9 +102,11 @@ function relayThroughChild () {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, CLAWCRAFT_PEER_RELAYED: '1' }
   })
+  let outOk = true
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    if (line.startsWith('{')) fs.writeSync(1, line + '\n')
-    else process.stderr.write(`[native stdout] ${line}\n`)
+    if (!line.startsWith('{')) return diag(`[native stdout] ${line}`)
+    if (!outOk) return
+    try { fs.writeSync(1, line + '\n') } catch (e) { outOk = false }
   })
   for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code, sig) => process.exit(code ?? (sig ? 1 : 0)))
@@ -111,12 +114,27 @@ function relayThroughChild () {
 
 function emitEvent (obj) {
   // Synchronous write so tests reading the pipe line by line see events promptly and in order.
-  fs.writeSync(outFd, toJson(obj) + '\n')
+  if (outFd === null) return
+  try {
+    fs.writeSync(outFd, toJson(obj) + '\n')
+  } catch (e) {
+    diag(`stdout write failed (${e.code}); no further stdout events`)
+    outFd = null // reader closed its end: keep serving, stop printing
+  }
 }
 
+// Diagnostics go to fd 2 synchronously and never throw: if the reader of stderr/stdout went away (EPIPE) we keep
+// serving silently (an earlier version looped forever on EPIPE -> uncaughtException -> diag -> EPIPE).
+let stderrOk = true
 function diag (...args) {
-  process.stderr.write(`[peer ${new Date().toISOString()}] ${args.map(a => typeof a === 'string' ? a : toJson(a)).join(' ')}\n`)
+  if (!stderrOk) return
+  try {
+    fs.writeSync(2, `[peer ${new Date().toISOString()}] ${args.map(a => typeof a === 'string' ? a : toJson(a)).join(' ')}\n`)
+  } catch (e) {
+    stderrOk = false
+  }
 }
+const consoleToDiag = (...a) => diag(require('util').format(...a))
 
 let logFd = null
 function logLine (obj) {
@@ -168,17 +186,38 @@ function writeVarUint (out, v) {
   out.push(v)
 }
 function writeVarInt (out, v) { // zigzag32
+  v |= 0
   writeVarUint(out, ((v << 1) ^ (v >> 31)) >>> 0)
 }
 
+// Block network id hash (StartGame block_network_ids_are_hashes = true): FNV-1a 32 over the little-endian NBT of
+// {name: "minecraft:x", states: {sorted keys}} (protocol.md §6.5; check value: air -> 0xDBF44120).
+function blockStateHash (state) {
+  const parts = []
+  const str = (v) => { const b = Buffer.from(v, 'utf8'); const l = Buffer.alloc(2); l.writeUInt16LE(b.length); parts.push(l, b) }
+  const tag = (type, key) => { parts.push(Buffer.from([type])); str(key) }
+  parts.push(Buffer.from([0x0a, 0, 0]))
+  tag(0x08, 'name'); str(state.name.startsWith('minecraft:') ? state.name : 'minecraft:' + state.name)
+  tag(0x0a, 'states')
+  for (const key of Object.keys(state.states).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) {
+    const { type, value } = state.states[key]
+    if (type === 'string') { tag(0x08, key); str(String(value)) } else if (type === 'byte') { tag(0x01, key); parts.push(Buffer.from([Number(value) & 0xff])) } else if (type === 'short') { tag(0x02, key); const b = Buffer.alloc(2); b.writeInt16LE(Number(value)); parts.push(b) } else if (type === 'int') { tag(0x03, key); const b = Buffer.alloc(4); b.writeInt32LE(Number(value)); parts.push(b) } else throw new Error(`unsupported state type ${type}`)
+  }
+  parts.push(Buffer.from([0, 0]))
+  let h = 0x811c9dc5
+  for (const byte of Buffer.concat(parts)) h = Math.imul(h ^ byte, 0x01000193) >>> 0
+  return h | 0 // signed 32-bit, as written in sub-chunk palettes (vari32)
+}
+
 class FlatWorld {
-  constructor (mcData) {
+  constructor (mcData, { hashes = false } = {}) {
     const states = mcData.blockStates
     const find = (name) => {
       const i = states.findIndex(s => s.name === name || s.name === 'minecraft:' + name)
       if (i < 0) throw new Error(`block state ${name} not found in minecraft-data`)
-      return i
+      return hashes ? blockStateHash(states[i]) : i
     }
+    this.hashes = hashes
     this.ids = { air: find('air'), bedrock: find('bedrock'), dirt: find('dirt'), grass_block: find('grass_block') }
     // column (y = 0..15 inside the bottom sub-chunk, absolute y -64..-49): bedrock, dirt, dirt, grass, air...
     this.layers = ['bedrock', 'dirt', 'dirt', 'grass_block'] // y -64, -63, -62, -61
@@ -322,7 +361,7 @@ function startGameParams (session, version) {
     block_pallette_checksum: 0n,
     world_template_id: vanillaUuid(NIL_UUID),
     client_side_generation: false,
-    block_network_ids_are_hashes: false,
+    block_network_ids_are_hashes: session.ctx.world.hashes,
     server_controlled_sound: false,
     has_server_join_info: false,
     server_identifier: '',
@@ -675,7 +714,7 @@ async function main () {
     server,
     version: args.version,
     mcData,
-    world: new FlatWorld(mcData),
+    world: new FlatWorld(mcData, { hashes: args.blockHashes }),
     sessions: new Map(), // address -> Session
     nextId: 1,
     closeSession (session, reason) {
@@ -786,6 +825,7 @@ async function main () {
   })
 
   emitEvent({ event: 'listening', port: args.port })
+  diag(`block ids (${ctx.world.hashes ? 'hashes' : 'palette indices'}): ${toJson(ctx.world.ids)}`)
   diag(`listening on ${args.host}:${args.port} version ${args.version} scenario ${args.scenario}`)
 
   let stopping = false
@@ -806,8 +846,12 @@ async function main () {
   process.on('SIGINT', () => stop('SIGINT'))
 }
 
+process.stderr.on('error', () => { stderrOk = false })
+let inUncaught = false
 process.on('uncaughtException', (e) => {
-  diag('uncaught exception:', e?.stack || String(e))
+  if (inUncaught) return
+  inUncaught = true
+  try { diag('uncaught exception:', e?.stack || String(e)) } finally { inUncaught = false }
 })
 process.on('unhandledRejection', (e) => {
   diag('unhandled rejection:', e?.stack || String(e))
