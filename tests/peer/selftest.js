@@ -49,12 +49,12 @@ async function startPeer (scenario, extraArgs = []) {
   return { port, log, proc, events, nonJson, readLog, stop, stderr }
 }
 
-function connect (bedrock, port, { waitMs = 4000 } = {}) {
+function connect (bedrock, port, { waitMs = 4000, onSpawn = null } = {}) {
   return new Promise((resolve) => {
     const r = { spawned: false, kick: null, errors: [], closed: false, packets: [] }
     const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000 })
     client.on('packet', (des) => r.packets.push({ name: des.data.name, params: des.data.params }))
-    client.on('spawn', () => { r.spawned = true })
+    client.on('spawn', () => { r.spawned = true; if (onSpawn) onSpawn(client) })
     client.on('kick', (p) => { r.kick = p })
     client.on('error', (e) => { r.errors.push(String(e?.message || e)) })
     client.on('close', () => { r.closed = true })
@@ -147,6 +147,17 @@ const CHECKS = {
     await peer.stop()
     const ok = !r.spawned && r.errors.some(e => /checksum/i.test(e))
     return { ok, spawned: r.spawned, client_errors: r.errors, peer_log: names, events: peer.events.map(e => e.event) }
+  },
+  async 'decode-error' (bedrock) {
+    // a truncated player_auth_input (id 0x90) must be logged as __decode_error and must not end the session
+    const peer = await startPeer('flat')
+    const r = await connect(bedrock, peer.port, { waitMs: 2500, onSpawn: (c) => setTimeout(() => c.sendBuffer(Buffer.from([0x90, 0x01, 0xff]), true), 300) })
+    await sleep(300)
+    const lines = peer.readLog()
+    await peer.stop()
+    const err = lines.find(l => l.name === '__decode_error')
+    const ok = r.spawned && !!err && err.packet_id === 0x90 && !r.kick && lines[lines.length - 1].reason === 'disconnection_notification'
+    return { ok, spawned: r.spawned, decode_error: err, kicked: r.kick }
   },
   async teleport (bedrock) {
     const peer = await startPeer('teleport')

@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false }
+  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, logRaw: false, strictDecode: false }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -33,6 +33,8 @@ function parseArgs (argv) {
       case '--version': out.version = next(); break
       case '--motd': out.motd = next(); break
       case '--block-hashes': out.blockHashes = true; break
+      case '--log-raw': out.logRaw = true; break
+      case '--strict-decode': out.strictDecode = true; break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
     }
@@ -42,7 +44,7 @@ function parseArgs (argv) {
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes] [--log-raw] [--strict-decode]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -735,17 +737,29 @@ async function main () {
     try {
       des = origParse(buf)
     } catch (e) {
-      logLine({ name: '__decode_error', error: e.message, raw: buf })
-      diag('decode error:', e.message)
-      throw e
+      let id = 0 // varuint header; bits 0-9 = packet id
+      for (let i = 0, shift = 0; i < Math.min(buf.length, 5); i++, shift += 7) { id |= (buf[i] & 0x7f) << shift; if (!(buf[i] & 0x80)) break }
+      id &= 0x3ff
+      logLine({ name: '__decode_error', error: e.message, packet_id: id, raw: buf })
+      diag(`decode error (packet id 0x${id.toString(16)}): ${e.message}`)
+      if (args.strictDecode) throw e // bedrock-protocol then disconnects the client with "Server error"
+      // lenient (default): drop the packet, keep the session alive; bedrock-protocol emits '__undecodable' and ignores it
+      return { data: { name: '__undecodable', params: {} }, metadata: { size: buf.length }, buffer: buf, fullBuffer: buf }
     }
     const name = des?.data?.name
     const params = des?.data?.params
+    const extra = {}
+    const size = des?.metadata?.size
+    if (typeof size === 'number' && size < buf.length) {
+      extra.trailing_bytes = buf.length - size // the packet had bytes the 1.26.45 definition does not read
+      diag(`${name}: ${extra.trailing_bytes} trailing bytes not decoded`)
+    }
+    if (args.logRaw) extra.raw = buf
     if (name === 'login') {
       // Written once the server has verified the login and extracted the username (see 'login' handler below).
-      if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version }
+      if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version, extra }
     } else {
-      logLine({ name, params })
+      logLine({ name, params, ...extra })
     }
     return des
   }
@@ -768,7 +782,7 @@ async function main () {
       session.username = player.profile?.name ?? null
       if (session.loginLog) {
         const l = session.loginLog
-        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username }) + '\n')
+        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username, ...l.extra }) + '\n')
         session.loginLog = null
       }
       diag(`login ${session.username} protocol ${player.version}`)
@@ -794,7 +808,7 @@ async function main () {
       // A failed login never reaches 'login'; still record that a login packet arrived.
       if (session.loginLog && logFd !== null) {
         const l = session.loginLog
-        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true }) + '\n')
+        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true, ...l.extra }) + '\n')
         session.loginLog = null
       }
     })
