@@ -435,6 +435,7 @@ class Session {
     this.spawned = false
     this.closed = false
     this.timers = []
+    this.packetCounts = {} // packet name -> number received from this client
   }
 
   write (name, params) {
@@ -761,6 +762,7 @@ async function main () {
     } else {
       logLine({ name, params, ...extra })
     }
+    if (currentSession && name) currentSession.packetCounts[name] = (currentSession.packetCounts[name] || 0) + 1
     return des
   }
 
@@ -829,7 +831,7 @@ async function main () {
     const reason = RAK_REASONS[id] || `raknet_${id}`
     const session = ctx.sessions.get(con.address)
     logLine({ name: '__disconnect', reason, raknet_id: id, address: con.address })
-    emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address: con.address })
+    emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address: con.address, packet_counts: session?.packetCounts ?? {} })
     diag(`client ${con.address} disconnected: ${reason}`)
     if (session) {
       session.clearTimers()
@@ -865,7 +867,11 @@ let inUncaught = false
 process.on('uncaughtException', (e) => {
   if (inUncaught) return
   inUncaught = true
-  try { diag('uncaught exception:', e?.stack || String(e)) } finally { inUncaught = false }
+  try {
+    diag('uncaught exception:', e?.stack || String(e))
+    // e.g. a client batch with an unknown compression byte or bad deflate data, thrown from bedrock-protocol's decryptor
+    logLine({ name: '__error', error: `uncaught: ${e?.message || String(e)}` })
+  } finally { inUncaught = false }
 })
 process.on('unhandledRejection', (e) => {
   diag('unhandled rejection:', e?.stack || String(e))
