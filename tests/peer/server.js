@@ -723,9 +723,26 @@ async function main () {
     closeSession (session, reason) {
       if (session.closed) return
       session.clearTimers()
+      session.serverClosed = true
       try { session.player.close(reason) } catch (e) { diag('close failed', e.message) }
       session.closed = true
-      if (ctx.sessions.get(session.address) === session) ctx.sessions.delete(session.address)
+      // RakNet reports no disconnect for a connection we closed ourselves; if the client did not disconnect first,
+      // report it here so every session ends with exactly one client_disconnected.
+      setTimeout(() => ctx.reportDisconnect(session, session.address, 'server_closed', null), 500)
+    },
+    reportDisconnect (session, address, reason, raknetId) {
+      if (session?.disconnectReported) return
+      // after we closed the connection RakNet still reports ID_DISCONNECTION_NOTIFICATION; that is not the client's doing
+      if (session?.serverClosed && reason === 'disconnection_notification') reason = 'server_closed'
+      if (session) session.disconnectReported = true
+      logLine({ name: '__disconnect', reason, raknet_id: raknetId, address })
+      emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address, packet_counts: session?.packetCounts ?? {} })
+      diag(`client ${address} disconnected: ${reason}`)
+      if (session) {
+        session.clearTimers()
+        session.closed = true
+        if (ctx.sessions.get(address) === session) ctx.sessions.delete(address)
+      }
     }
   }
 
@@ -807,6 +824,9 @@ async function main () {
     player.on('close', () => {
       session.clearTimers()
       session.closed = true
+      if (!session.disconnectReported) session.serverClosed = true
+      // closed by bedrock-protocol itself (login rejected, "Server error", ...): see ctx.closeSession
+      setTimeout(() => ctx.reportDisconnect(session, session.address, 'server_closed', null), 500)
       // A failed login never reaches 'login'; still record that a login packet arrived.
       if (session.loginLog && logFd !== null) {
         const l = session.loginLog
@@ -827,17 +847,10 @@ async function main () {
   // messageId 21 = ID_DISCONNECTION_NOTIFICATION (the client closed cleanly), 22 = ID_CONNECTION_LOST (timeout,
   // ~30 s in raknet-native's RakServer), 25 = ID_INCOMPATIBLE_PROTOCOL_VERSION.
   const RAK_REASONS = { 21: 'disconnection_notification', 22: 'connection_lost', 25: 'incompatible_protocol' }
-  server.raknet.raknet.on('closeConnection', (con, id) => {
-    const reason = RAK_REASONS[id] || `raknet_${id}`
-    const session = ctx.sessions.get(con.address)
-    logLine({ name: '__disconnect', reason, raknet_id: id, address: con.address })
-    emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address: con.address, packet_counts: session?.packetCounts ?? {} })
-    diag(`client ${con.address} disconnected: ${reason}`)
-    if (session) {
-      session.clearTimers()
-      session.closed = true
-      ctx.sessions.delete(con.address)
-    }
+  // prependListener: run before bedrock-protocol's own handler (which closes the Player and would look like a
+  // server-side close to us).
+  server.raknet.raknet.prependListener('closeConnection', (con, id) => {
+    ctx.reportDisconnect(ctx.sessions.get(con.address), con.address, RAK_REASONS[id] || `raknet_${id}`, id)
   })
 
   emitEvent({ event: 'listening', port: args.port })
