@@ -863,7 +863,14 @@ async function main () {
     stopping = true
     diag(`${sig}: shutting down`)
     try {
-      for (const s of ctx.sessions.values()) s.clearTimers()
+      let open = 0
+      for (const s of ctx.sessions.values()) {
+        s.clearTimers()
+        if (s.closed) continue
+        s.serverClosed = true
+        try { s.player.disconnect('Server closed'); open++ } catch (e) { }
+      }
+      if (open) await new Promise(resolve => setTimeout(resolve, 250)) // let the disconnect packets leave
       await Promise.race([server.close('Server closed'), new Promise(resolve => setTimeout(resolve, 1500))])
     } catch (e) {
       diag('close error', e.message)
