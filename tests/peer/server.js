@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, logRaw: false, strictDecode: false }
+  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, logRaw: false, strictDecode: false, sentLog: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -34,6 +34,7 @@ function parseArgs (argv) {
       case '--motd': out.motd = next(); break
       case '--block-hashes': out.blockHashes = true; break
       case '--log-raw': out.logRaw = true; break
+      case '--sent-log': out.sentLog = next(); break
       case '--strict-decode': out.strictDecode = true; break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
@@ -44,7 +45,7 @@ function parseArgs (argv) {
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes] [--log-raw] [--strict-decode]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -137,6 +138,12 @@ function diag (...args) {
   }
 }
 const consoleToDiag = (...a) => diag(require('util').format(...a))
+
+let sentFd = null
+function sentLine (obj) {
+  if (sentFd === null) return
+  try { fs.writeSync(sentFd, toJson({ t: Date.now(), ...obj }) + '\n') } catch (e) { diag('sent-log write failed:', e.message) }
+}
 
 let logFd = null
 function logLine (obj) {
@@ -690,6 +697,10 @@ async function main () {
     fs.mkdirSync(path.dirname(path.resolve(args.log)), { recursive: true })
     logFd = fs.openSync(args.log, 'a')
   }
+  if (args.sentLog) {
+    fs.mkdirSync(path.dirname(path.resolve(args.sentLog)), { recursive: true })
+    sentFd = fs.openSync(args.sentLog, 'a')
+  }
 
   let bedrock
   try {
@@ -793,6 +804,16 @@ async function main () {
     player.readPacket = (packet) => {
       currentSession = session
       try { return origRead(packet) } finally { currentSession = null }
+    }
+
+    if (sentFd !== null) { // --sent-log: every packet the server sends to this client (bedrock-protocol's own included)
+      for (const method of ['write', 'queue']) {
+        const orig = player[method].bind(player)
+        player[method] = (name, params) => {
+          sentLine({ address: session.address, name, params })
+          return orig(name, params)
+        }
+      }
     }
 
     const hooks = SCENARIOS[args.scenario](session)
