@@ -170,16 +170,38 @@ const CHECKS = {
   }
 }
 
-async function main () {
+async function runInProcess (name) {
   const bedrock = require('bedrock-protocol')
-  const which = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(CHECKS)
+  let res
+  try { res = await CHECKS[name](bedrock) } catch (e) { res = { ok: false, error: e.stack || String(e) } }
+  require('fs').writeSync(1, JSON.stringify({ scenario: name, ...res }, (k, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
+  return res.ok
+}
+
+// Each scenario runs in its own process: raknet-native's client occasionally aborts V8 ("Check failed:
+// kInvalidTaskId != id") after several clients were created and closed in one process.
+function runInChild (name) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [__filename, '--one', name], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', d => { out += d })
+    child.on('exit', (code, sig) => {
+      const line = out.split('\n').find(l => l.startsWith('{'))
+      if (line) require('fs').writeSync(1, line + '\n')
+      else require('fs').writeSync(1, JSON.stringify({ scenario: name, ok: false, error: `selftest child exited ${code ?? sig} without a result` }) + '\n')
+      resolve(code === 0 && !!line && JSON.parse(line).ok === true)
+    })
+  })
+}
+
+async function main () {
+  const argv = process.argv.slice(2)
+  if (argv[0] === '--one') process.exit(await runInProcess(argv[1]) ? 0 : 1)
+  const which = argv.length ? argv : Object.keys(CHECKS)
   let failed = 0
   for (const name of which) {
     if (!CHECKS[name]) { process.stderr.write(`unknown scenario ${name}\n`); process.exit(2) }
-    let res
-    try { res = await CHECKS[name](bedrock) } catch (e) { res = { ok: false, error: e.stack || String(e) } }
-    if (!res.ok) failed++
-    process.stdout.write(JSON.stringify({ scenario: name, ...res }, (k, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
+    if (!await runInChild(name)) failed++
   }
   process.exit(failed ? 1 : 0)
 }
