@@ -746,7 +746,7 @@ async function main () {
       // after we closed the connection RakNet still reports ID_DISCONNECTION_NOTIFICATION; that is not the client's doing
       if (session?.serverClosed && reason === 'disconnection_notification') reason = 'server_closed'
       if (session) session.disconnectReported = true
-      logLine({ name: '__disconnect', reason, raknet_id: raknetId, address })
+      logLine({ name: '__disconnect', reason, raknet_id: raknetId, address, client: session?.id })
       emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address, packet_counts: session?.packetCounts ?? {} })
       diag(`client ${address} disconnected: ${reason}`)
       if (session) {
@@ -769,7 +769,7 @@ async function main () {
       let id = 0 // varuint header; bits 0-9 = packet id
       for (let i = 0, shift = 0; i < Math.min(buf.length, 5); i++, shift += 7) { id |= (buf[i] & 0x7f) << shift; if (!(buf[i] & 0x80)) break }
       id &= 0x3ff
-      logLine({ name: '__decode_error', error: e.message, packet_id: id, raw: buf })
+      logLine({ name: '__decode_error', error: e.message, packet_id: id, raw: buf, client: currentSession?.id })
       diag(`decode error (packet id 0x${id.toString(16)}): ${e.message}`)
       if (args.strictDecode) throw e // bedrock-protocol then disconnects the client with "Server error"
       // lenient (default): drop the packet, keep the session alive; bedrock-protocol emits '__undecodable' and ignores it
@@ -788,7 +788,7 @@ async function main () {
       // Written once the server has verified the login and extracted the username (see 'login' handler below).
       if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version, extra }
     } else {
-      logLine({ name, params, ...extra })
+      logLine({ name, params, ...extra, client: currentSession?.id })
     }
     if (currentSession && name) currentSession.packetCounts[name] = (currentSession.packetCounts[name] || 0) + 1
     return des
@@ -798,7 +798,7 @@ async function main () {
     const session = new Session(ctx, player, ctx.nextId++)
     ctx.sessions.set(session.address, session)
     diag(`connection ${session.id} from ${session.address}`)
-    emitEvent({ event: 'connect', address: session.address })
+    emitEvent({ event: 'connect', address: session.address, client: session.id })
 
     const origRead = player.readPacket.bind(player)
     player.readPacket = (packet) => {
@@ -822,7 +822,7 @@ async function main () {
       session.username = player.profile?.name ?? null
       if (session.loginLog) {
         const l = session.loginLog
-        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username, ...l.extra }) + '\n')
+        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username, ...l.extra, client: session.id }) + '\n')
         session.loginLog = null
       }
       diag(`login ${session.username} protocol ${player.version}`)
@@ -851,7 +851,7 @@ async function main () {
       // A failed login never reaches 'login'; still record that a login packet arrived.
       if (session.loginLog && logFd !== null) {
         const l = session.loginLog
-        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true, ...l.extra }) + '\n')
+        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true, ...l.extra, client: session.id }) + '\n')
         session.loginLog = null
       }
     })
