@@ -816,6 +816,16 @@ async function main () {
       }
     }
 
+    // Surface login failures (bedrock-protocol only debug-logs them before disconnecting "Server authentication error").
+    const origReject = player.rejectLogin.bind(player)
+    player.rejectLogin = (error) => {
+      const message = error?.message || String(error)
+      emitEvent({ event: 'login_rejected', client: session.id, error: message })
+      logLine({ name: '__login_rejected', error: message, client: session.id })
+      diag(`login rejected for ${session.address}: ${error?.stack || message}`)
+      return origReject(error)
+    }
+
     const hooks = SCENARIOS[args.scenario](session)
 
     player.on('login', () => {
