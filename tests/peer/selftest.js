@@ -52,7 +52,7 @@ async function startPeer (scenario, extraArgs = []) {
 function connect (bedrock, port, { waitMs = 4000, onSpawn = null } = {}) {
   return new Promise((resolve) => {
     const r = { spawned: false, kick: null, errors: [], closed: false, packets: [] }
-    const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000 })
+    const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000, skipPing: true })
     client.on('packet', (des) => r.packets.push({ name: des.data.name, params: des.data.params }))
     client.on('spawn', () => { r.spawned = true; if (onSpawn) onSpawn(client) })
     client.on('kick', (p) => { r.kick = p })
