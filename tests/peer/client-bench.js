@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Connect bedrock-protocol's own client to the test peer N times and time connect -> spawn.
 //
-//   node client-bench.js --port N [--runs 5] [--host 127.0.0.1] [--timeout-ms 20000] [--skip-ping] [--stay-ms 0] [--verbose]
+//   node client-bench.js --port N [--runs 5] [--host 127.0.0.1] [--timeout-ms 20000] [--skip-ping] [--stay-ms 0] [--verbose] [--in-process]
 //
 // Prints one JSON line: {"connect_to_spawn_ms":[...],"median":..,"runs":N,"failures":[...]}
 // Time is measured from createClient() to the client's 'spawn' event (emitted right after it received
@@ -24,6 +24,8 @@ function parseArgs (argv) {
       case '--version': o.version = next(); break
       case '--username': o.username = next(); break
       case '--verbose': o.verbose = true; break
+      case '--one-run': o.oneRun = true; break
+      case '--in-process': o.inProcess = true; break
       default:
         process.stderr.write(`client-bench.js: unknown argument ${a}\n`)
         process.exit(2)
@@ -76,22 +78,52 @@ function runOnce (bedrock, o, run) {
   })
 }
 
+// Each run happens in a fresh child process by default (--in-process to disable): raknet-native's client has been
+// seen to abort V8 ("Check failed: kInvalidTaskId != id") after several clients in one process. The timing is still
+// taken inside the child, from createClient() to 'spawn', so process start-up is not included.
+function runInChild (o, run) {
+  const { spawn } = require('child_process')
+  const args = [__filename, '--one-run', '--port', String(o.port), '--host', o.host, '--timeout-ms', String(o.timeoutMs),
+    '--stay-ms', String(o.stayMs), '--version', o.version, '--username', o.username]
+  if (o.skipPing) args.push('--skip-ping')
+  if (o.verbose) args.push('--verbose')
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', d => { out += d })
+    child.on('exit', (code, sig) => {
+      const line = out.split('\n').find(l => l.startsWith('{'))
+      if (!line) return resolve({ ok: false, error: `run ${run}: child exited ${code ?? sig} without a result` })
+      resolve(JSON.parse(line))
+    })
+  })
+}
+
 async function main () {
   // bedrock-protocol console.logs progress ("Connecting to ..."); keep stdout for the single JSON result line.
   console.log = console.info = console.debug = (...a) => console.error(...a)
   const o = parseArgs(process.argv.slice(2))
-  const bedrock = require('bedrock-protocol')
+  if (o.oneRun) {
+    const bedrock = require('bedrock-protocol')
+    // warm-up outside the timed window: module loading, minecraft-data JSON, one protocol compilation
+    require('minecraft-data')('bedrock_' + o.version).protocol // eslint-disable-line no-unused-expressions
+    require('bedrock-protocol/src/transforms/serializer').createSerializer(o.version)
+    const r = await runOnce(bedrock, o, 0)
+    require('fs').writeSync(1, JSON.stringify(r) + '\n')
+    process.exit(r.ok ? 0 : 1)
+  }
+  const bedrock = o.inProcess ? require('bedrock-protocol') : null
   const times = []
   const failures = []
   for (let run = 0; run < o.runs; run++) {
-    const r = await runOnce(bedrock, o, run)
+    const r = o.inProcess ? await runOnce(bedrock, o, run) : await runInChild(o, run)
     if (r.ok) times.push(Math.round(r.ms * 10) / 10)
     else failures.push({ run, error: r.error })
   }
   const sorted = [...times].sort((a, b) => a - b)
   const median = sorted.length === 0 ? null
     : sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2
-  process.stdout.write(JSON.stringify({ connect_to_spawn_ms: times, median, runs: o.runs, failures, skip_ping: o.skipPing }) + '\n')
+  require('fs').writeSync(1, JSON.stringify({ connect_to_spawn_ms: times, median, runs: o.runs, failures, skip_ping: o.skipPing }) + '\n')
   process.exit(failures.length ? 1 : 0)
 }
 

@@ -17,6 +17,13 @@ command -v node >/dev/null 2>&1 || die "node not found in PATH (need Node.js >= 
 command -v npm  >/dev/null 2>&1 || die "npm not found in PATH"
 [ -f package-lock.json ] || die "package-lock.json missing in $DIR"
 
+# Serialize concurrent runs (parallel test processes): npm ci deletes and recreates node_modules.
+if command -v flock >/dev/null 2>&1; then
+  LOCK="${TMPDIR:-/tmp}/clawcraft-peer-install-$(printf '%s' "$DIR" | cksum | cut -d' ' -f1).lock"
+  exec 9>"$LOCK" || die "cannot open lock file $LOCK"
+  flock -w 600 9 || die "timed out waiting for another install.sh (lock $LOCK)"
+fi
+
 STAMP="node_modules/.clawcraft-peer-installed"
 need_install=0
 if [ ! -d node_modules ] || [ ! -f "$STAMP" ]; then

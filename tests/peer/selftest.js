@@ -20,10 +20,10 @@ function freePort () {
   })
 }
 
-async function startPeer (scenario) {
+async function startPeer (scenario, extraArgs = []) {
   const port = await freePort()
   const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'peer-selftest-')), 'peer.jsonl')
-  const proc = spawn(process.execPath, [path.join(__dirname, 'server.js'), '--port', String(port), '--log', log, '--scenario', scenario],
+  const proc = spawn(process.execPath, [path.join(__dirname, 'server.js'), '--port', String(port), '--log', log, '--scenario', scenario, ...extraArgs],
     { stdio: ['ignore', 'pipe', 'pipe'] })
   const events = []
   const stderr = []
@@ -49,12 +49,12 @@ async function startPeer (scenario) {
   return { port, log, proc, events, nonJson, readLog, stop, stderr }
 }
 
-function connect (bedrock, port, { waitMs = 4000 } = {}) {
+function connect (bedrock, port, { waitMs = 4000, onSpawn = null } = {}) {
   return new Promise((resolve) => {
     const r = { spawned: false, kick: null, errors: [], closed: false, packets: [] }
-    const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000 })
+    const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000, skipPing: true })
     client.on('packet', (des) => r.packets.push({ name: des.data.name, params: des.data.params }))
-    client.on('spawn', () => { r.spawned = true })
+    client.on('spawn', () => { r.spawned = true; if (onSpawn) onSpawn(client) })
     client.on('kick', (p) => { r.kick = p })
     client.on('error', (e) => { r.errors.push(String(e?.message || e)) })
     client.on('close', () => { r.closed = true })
@@ -96,6 +96,17 @@ function decodeColumn (buf, subChunkCount) {
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 const CHECKS = {
+  async 'flat-hashes' (bedrock) {
+    const peer = await startPeer('flat', ['--block-hashes'])
+    const r = await connect(bedrock, peer.port, { waitMs: 2500 })
+    const code = await peer.stop()
+    const sg = r.packets.find(p => p.name === 'start_game')?.params
+    const chunk = r.packets.find(p => p.name === 'level_chunk')?.params
+    const col = chunk ? decodeColumn(chunk.payload, chunk.sub_chunk_count) : {}
+    const want = { '-64': -173245189, '-63': -2108756090, '-61': -567203660, '-60': -604749536 } // bedrock, dirt, grass, air (air = 0xDBF44120)
+    const ok = r.spawned && sg?.block_network_ids_are_hashes === true && Object.entries(want).every(([y, id]) => col[y] === id) && code === 0
+    return { ok, spawned: r.spawned, hashes_flag: sg?.block_network_ids_are_hashes, column: Object.fromEntries(Object.keys(want).map(y => [y, col[y]])) }
+  },
   async flat (bedrock) {
     const peer = await startPeer('flat')
     const r = await connect(bedrock, peer.port, { waitMs: 3000 })
@@ -137,6 +148,17 @@ const CHECKS = {
     const ok = !r.spawned && r.errors.some(e => /checksum/i.test(e))
     return { ok, spawned: r.spawned, client_errors: r.errors, peer_log: names, events: peer.events.map(e => e.event) }
   },
+  async 'decode-error' (bedrock) {
+    // a truncated player_auth_input (id 0x90) must be logged as __decode_error and must not end the session
+    const peer = await startPeer('flat')
+    const r = await connect(bedrock, peer.port, { waitMs: 2500, onSpawn: (c) => setTimeout(() => c.sendBuffer(Buffer.from([0x90, 0x01, 0xff]), true), 300) })
+    await sleep(300)
+    const lines = peer.readLog()
+    await peer.stop()
+    const err = lines.find(l => l.name === '__decode_error')
+    const ok = r.spawned && !!err && err.packet_id === 0x90 && !r.kick && lines[lines.length - 1].reason === 'disconnection_notification'
+    return { ok, spawned: r.spawned, decode_error: err, kicked: r.kick }
+  },
   async teleport (bedrock) {
     const peer = await startPeer('teleport')
     const r = await connect(bedrock, peer.port, { waitMs: 3000 })
@@ -148,16 +170,38 @@ const CHECKS = {
   }
 }
 
-async function main () {
+async function runInProcess (name) {
   const bedrock = require('bedrock-protocol')
-  const which = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(CHECKS)
+  let res
+  try { res = await CHECKS[name](bedrock) } catch (e) { res = { ok: false, error: e.stack || String(e) } }
+  require('fs').writeSync(1, JSON.stringify({ scenario: name, ...res }, (k, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
+  return res.ok
+}
+
+// Each scenario runs in its own process: raknet-native's client occasionally aborts V8 ("Check failed:
+// kInvalidTaskId != id") after several clients were created and closed in one process.
+function runInChild (name) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [__filename, '--one', name], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', d => { out += d })
+    child.on('exit', (code, sig) => {
+      const line = out.split('\n').find(l => l.startsWith('{'))
+      if (line) require('fs').writeSync(1, line + '\n')
+      else require('fs').writeSync(1, JSON.stringify({ scenario: name, ok: false, error: `selftest child exited ${code ?? sig} without a result` }) + '\n')
+      resolve(code === 0 && !!line && JSON.parse(line).ok === true)
+    })
+  })
+}
+
+async function main () {
+  const argv = process.argv.slice(2)
+  if (argv[0] === '--one') process.exit(await runInProcess(argv[1]) ? 0 : 1)
+  const which = argv.length ? argv : Object.keys(CHECKS)
   let failed = 0
   for (const name of which) {
     if (!CHECKS[name]) { process.stderr.write(`unknown scenario ${name}\n`); process.exit(2) }
-    let res
-    try { res = await CHECKS[name](bedrock) } catch (e) { res = { ok: false, error: e.stack || String(e) } }
-    if (!res.ok) failed++
-    process.stdout.write(JSON.stringify({ scenario: name, ...res }, (k, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
+    if (!await runInChild(name)) failed++
   }
   process.exit(failed ? 1 : 0)
 }

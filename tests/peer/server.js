@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1' }
+  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, logRaw: false, strictDecode: false, sentLog: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -32,6 +32,10 @@ function parseArgs (argv) {
       case '--scenario': out.scenario = next(); break
       case '--version': out.version = next(); break
       case '--motd': out.motd = next(); break
+      case '--block-hashes': out.blockHashes = true; break
+      case '--log-raw': out.logRaw = true; break
+      case '--sent-log': out.sentLog = next(); break
+      case '--strict-decode': out.strictDecode = true; break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
     }
@@ -41,7 +45,7 @@ function parseArgs (argv) {
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -72,7 +76,7 @@ const toJson = (obj) => JSON.stringify(obj, replacer)
 // files and ttys) for our events, then point fd 1 at /dev/null for everybody else. Falls back to fd 1 if that fails.
 let outFd = 1
 function isolateStdout () {
-  console.log = console.info = console.debug = (...a) => console.error(...a)
+  console.log = console.info = console.debug = console.warn = console.error = consoleToDiag
   if (process.env.CLAWCRAFT_PEER_RELAYED === '1') return true // our parent filters our stdout
   try {
     const fd = fs.openSync('/proc/self/fd/1', 'a')
@@ -101,9 +105,11 @@ function relayThroughChild () {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, CLAWCRAFT_PEER_RELAYED: '1' }
   })
+  let outOk = true
   readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    if (line.startsWith('{')) fs.writeSync(1, line + '\n')
-    else process.stderr.write(`[native stdout] ${line}\n`)
+    if (!line.startsWith('{')) return diag(`[native stdout] ${line}`)
+    if (!outOk) return
+    try { fs.writeSync(1, line + '\n') } catch (e) { outOk = false }
   })
   for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig))
   child.on('exit', (code, sig) => process.exit(code ?? (sig ? 1 : 0)))
@@ -111,11 +117,32 @@ function relayThroughChild () {
 
 function emitEvent (obj) {
   // Synchronous write so tests reading the pipe line by line see events promptly and in order.
-  fs.writeSync(outFd, toJson(obj) + '\n')
+  if (outFd === null) return
+  try {
+    fs.writeSync(outFd, toJson(obj) + '\n')
+  } catch (e) {
+    diag(`stdout write failed (${e.code}); no further stdout events`)
+    outFd = null // reader closed its end: keep serving, stop printing
+  }
 }
 
+// Diagnostics go to fd 2 synchronously and never throw: if the reader of stderr/stdout went away (EPIPE) we keep
+// serving silently (an earlier version looped forever on EPIPE -> uncaughtException -> diag -> EPIPE).
+let stderrOk = true
 function diag (...args) {
-  process.stderr.write(`[peer ${new Date().toISOString()}] ${args.map(a => typeof a === 'string' ? a : toJson(a)).join(' ')}\n`)
+  if (!stderrOk) return
+  try {
+    fs.writeSync(2, `[peer ${new Date().toISOString()}] ${args.map(a => typeof a === 'string' ? a : toJson(a)).join(' ')}\n`)
+  } catch (e) {
+    stderrOk = false
+  }
+}
+const consoleToDiag = (...a) => diag(require('util').format(...a))
+
+let sentFd = null
+function sentLine (obj) {
+  if (sentFd === null) return
+  try { fs.writeSync(sentFd, toJson({ t: Date.now(), ...obj }) + '\n') } catch (e) { diag('sent-log write failed:', e.message) }
 }
 
 let logFd = null
@@ -168,17 +195,38 @@ function writeVarUint (out, v) {
   out.push(v)
 }
 function writeVarInt (out, v) { // zigzag32
+  v |= 0
   writeVarUint(out, ((v << 1) ^ (v >> 31)) >>> 0)
 }
 
+// Block network id hash (StartGame block_network_ids_are_hashes = true): FNV-1a 32 over the little-endian NBT of
+// {name: "minecraft:x", states: {sorted keys}} (protocol.md §6.5; check value: air -> 0xDBF44120).
+function blockStateHash (state) {
+  const parts = []
+  const str = (v) => { const b = Buffer.from(v, 'utf8'); const l = Buffer.alloc(2); l.writeUInt16LE(b.length); parts.push(l, b) }
+  const tag = (type, key) => { parts.push(Buffer.from([type])); str(key) }
+  parts.push(Buffer.from([0x0a, 0, 0]))
+  tag(0x08, 'name'); str(state.name.startsWith('minecraft:') ? state.name : 'minecraft:' + state.name)
+  tag(0x0a, 'states')
+  for (const key of Object.keys(state.states).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) {
+    const { type, value } = state.states[key]
+    if (type === 'string') { tag(0x08, key); str(String(value)) } else if (type === 'byte') { tag(0x01, key); parts.push(Buffer.from([Number(value) & 0xff])) } else if (type === 'short') { tag(0x02, key); const b = Buffer.alloc(2); b.writeInt16LE(Number(value)); parts.push(b) } else if (type === 'int') { tag(0x03, key); const b = Buffer.alloc(4); b.writeInt32LE(Number(value)); parts.push(b) } else throw new Error(`unsupported state type ${type}`)
+  }
+  parts.push(Buffer.from([0, 0]))
+  let h = 0x811c9dc5
+  for (const byte of Buffer.concat(parts)) h = Math.imul(h ^ byte, 0x01000193) >>> 0
+  return h | 0 // signed 32-bit, as written in sub-chunk palettes (vari32)
+}
+
 class FlatWorld {
-  constructor (mcData) {
+  constructor (mcData, { hashes = false } = {}) {
     const states = mcData.blockStates
     const find = (name) => {
       const i = states.findIndex(s => s.name === name || s.name === 'minecraft:' + name)
       if (i < 0) throw new Error(`block state ${name} not found in minecraft-data`)
-      return i
+      return hashes ? blockStateHash(states[i]) : i
     }
+    this.hashes = hashes
     this.ids = { air: find('air'), bedrock: find('bedrock'), dirt: find('dirt'), grass_block: find('grass_block') }
     // column (y = 0..15 inside the bottom sub-chunk, absolute y -64..-49): bedrock, dirt, dirt, grass, air...
     this.layers = ['bedrock', 'dirt', 'dirt', 'grass_block'] // y -64, -63, -62, -61
@@ -322,7 +370,7 @@ function startGameParams (session, version) {
     block_pallette_checksum: 0n,
     world_template_id: vanillaUuid(NIL_UUID),
     client_side_generation: false,
-    block_network_ids_are_hashes: false,
+    block_network_ids_are_hashes: session.ctx.world.hashes,
     server_controlled_sound: false,
     has_server_join_info: false,
     server_identifier: '',
@@ -394,6 +442,7 @@ class Session {
     this.spawned = false
     this.closed = false
     this.timers = []
+    this.packetCounts = {} // packet name -> number received from this client
   }
 
   write (name, params) {
@@ -648,6 +697,10 @@ async function main () {
     fs.mkdirSync(path.dirname(path.resolve(args.log)), { recursive: true })
     logFd = fs.openSync(args.log, 'a')
   }
+  if (args.sentLog) {
+    fs.mkdirSync(path.dirname(path.resolve(args.sentLog)), { recursive: true })
+    sentFd = fs.openSync(args.sentLog, 'a')
+  }
 
   let bedrock
   try {
@@ -675,15 +728,32 @@ async function main () {
     server,
     version: args.version,
     mcData,
-    world: new FlatWorld(mcData),
+    world: new FlatWorld(mcData, { hashes: args.blockHashes }),
     sessions: new Map(), // address -> Session
     nextId: 1,
     closeSession (session, reason) {
       if (session.closed) return
       session.clearTimers()
+      session.serverClosed = true
       try { session.player.close(reason) } catch (e) { diag('close failed', e.message) }
       session.closed = true
-      if (ctx.sessions.get(session.address) === session) ctx.sessions.delete(session.address)
+      // RakNet reports no disconnect for a connection we closed ourselves; if the client did not disconnect first,
+      // report it here so every session ends with exactly one client_disconnected.
+      setTimeout(() => ctx.reportDisconnect(session, session.address, 'server_closed', null), 500)
+    },
+    reportDisconnect (session, address, reason, raknetId) {
+      if (session?.disconnectReported) return
+      // after we closed the connection RakNet still reports ID_DISCONNECTION_NOTIFICATION; that is not the client's doing
+      if (session?.serverClosed && reason === 'disconnection_notification') reason = 'server_closed'
+      if (session) session.disconnectReported = true
+      logLine({ name: '__disconnect', reason, raknet_id: raknetId, address, client: session?.id })
+      emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address, packet_counts: session?.packetCounts ?? {} })
+      diag(`client ${address} disconnected: ${reason}`)
+      if (session) {
+        session.clearTimers()
+        session.closed = true
+        if (ctx.sessions.get(address) === session) ctx.sessions.delete(address)
+      }
     }
   }
 
@@ -696,18 +766,31 @@ async function main () {
     try {
       des = origParse(buf)
     } catch (e) {
-      logLine({ name: '__decode_error', error: e.message, raw: buf })
-      diag('decode error:', e.message)
-      throw e
+      let id = 0 // varuint header; bits 0-9 = packet id
+      for (let i = 0, shift = 0; i < Math.min(buf.length, 5); i++, shift += 7) { id |= (buf[i] & 0x7f) << shift; if (!(buf[i] & 0x80)) break }
+      id &= 0x3ff
+      logLine({ name: '__decode_error', error: e.message, packet_id: id, raw: buf, client: currentSession?.id })
+      diag(`decode error (packet id 0x${id.toString(16)}): ${e.message}`)
+      if (args.strictDecode) throw e // bedrock-protocol then disconnects the client with "Server error"
+      // lenient (default): drop the packet, keep the session alive; bedrock-protocol emits '__undecodable' and ignores it
+      return { data: { name: '__undecodable', params: {} }, metadata: { size: buf.length }, buffer: buf, fullBuffer: buf }
     }
     const name = des?.data?.name
     const params = des?.data?.params
+    const extra = {}
+    const size = des?.metadata?.size
+    if (typeof size === 'number' && size < buf.length) {
+      extra.trailing_bytes = buf.length - size // the packet had bytes the 1.26.45 definition does not read
+      diag(`${name}: ${extra.trailing_bytes} trailing bytes not decoded`)
+    }
+    if (args.logRaw) extra.raw = buf
     if (name === 'login') {
       // Written once the server has verified the login and extracted the username (see 'login' handler below).
-      if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version }
+      if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version, extra }
     } else {
-      logLine({ name, params })
+      logLine({ name, params, ...extra, client: currentSession?.id })
     }
+    if (currentSession && name) currentSession.packetCounts[name] = (currentSession.packetCounts[name] || 0) + 1
     return des
   }
 
@@ -715,12 +798,32 @@ async function main () {
     const session = new Session(ctx, player, ctx.nextId++)
     ctx.sessions.set(session.address, session)
     diag(`connection ${session.id} from ${session.address}`)
-    emitEvent({ event: 'connect', address: session.address })
+    emitEvent({ event: 'connect', address: session.address, client: session.id })
 
     const origRead = player.readPacket.bind(player)
     player.readPacket = (packet) => {
       currentSession = session
       try { return origRead(packet) } finally { currentSession = null }
+    }
+
+    if (sentFd !== null) { // --sent-log: every packet the server sends to this client (bedrock-protocol's own included)
+      for (const method of ['write', 'queue']) {
+        const orig = player[method].bind(player)
+        player[method] = (name, params) => {
+          sentLine({ address: session.address, name, params })
+          return orig(name, params)
+        }
+      }
+    }
+
+    // Surface login failures (bedrock-protocol only debug-logs them before disconnecting "Server authentication error").
+    const origReject = player.rejectLogin.bind(player)
+    player.rejectLogin = (error) => {
+      const message = error?.message || String(error)
+      emitEvent({ event: 'login_rejected', client: session.id, error: message })
+      logLine({ name: '__login_rejected', error: message, client: session.id })
+      diag(`login rejected for ${session.address}: ${error?.stack || message}`)
+      return origReject(error)
     }
 
     const hooks = SCENARIOS[args.scenario](session)
@@ -729,7 +832,7 @@ async function main () {
       session.username = player.profile?.name ?? null
       if (session.loginLog) {
         const l = session.loginLog
-        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username }) + '\n')
+        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username, ...l.extra, client: session.id }) + '\n')
         session.loginLog = null
       }
       diag(`login ${session.username} protocol ${player.version}`)
@@ -752,10 +855,13 @@ async function main () {
     player.on('close', () => {
       session.clearTimers()
       session.closed = true
+      if (!session.disconnectReported) session.serverClosed = true
+      // closed by bedrock-protocol itself (login rejected, "Server error", ...): see ctx.closeSession
+      setTimeout(() => ctx.reportDisconnect(session, session.address, 'server_closed', null), 500)
       // A failed login never reaches 'login'; still record that a login packet arrived.
       if (session.loginLog && logFd !== null) {
         const l = session.loginLog
-        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true }) + '\n')
+        fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: null, rejected: true, ...l.extra, client: session.id }) + '\n')
         session.loginLog = null
       }
     })
@@ -772,20 +878,14 @@ async function main () {
   // messageId 21 = ID_DISCONNECTION_NOTIFICATION (the client closed cleanly), 22 = ID_CONNECTION_LOST (timeout,
   // ~30 s in raknet-native's RakServer), 25 = ID_INCOMPATIBLE_PROTOCOL_VERSION.
   const RAK_REASONS = { 21: 'disconnection_notification', 22: 'connection_lost', 25: 'incompatible_protocol' }
-  server.raknet.raknet.on('closeConnection', (con, id) => {
-    const reason = RAK_REASONS[id] || `raknet_${id}`
-    const session = ctx.sessions.get(con.address)
-    logLine({ name: '__disconnect', reason, raknet_id: id, address: con.address })
-    emitEvent({ event: 'client_disconnected', reason, username: session?.username ?? null, address: con.address })
-    diag(`client ${con.address} disconnected: ${reason}`)
-    if (session) {
-      session.clearTimers()
-      session.closed = true
-      ctx.sessions.delete(con.address)
-    }
+  // prependListener: run before bedrock-protocol's own handler (which closes the Player and would look like a
+  // server-side close to us).
+  server.raknet.raknet.prependListener('closeConnection', (con, id) => {
+    ctx.reportDisconnect(ctx.sessions.get(con.address), con.address, RAK_REASONS[id] || `raknet_${id}`, id)
   })
 
   emitEvent({ event: 'listening', port: args.port })
+  diag(`block ids (${ctx.world.hashes ? 'hashes' : 'palette indices'}): ${toJson(ctx.world.ids)}`)
   diag(`listening on ${args.host}:${args.port} version ${args.version} scenario ${args.scenario}`)
 
   let stopping = false
@@ -794,7 +894,14 @@ async function main () {
     stopping = true
     diag(`${sig}: shutting down`)
     try {
-      for (const s of ctx.sessions.values()) s.clearTimers()
+      let open = 0
+      for (const s of ctx.sessions.values()) {
+        s.clearTimers()
+        if (s.closed) continue
+        s.serverClosed = true
+        try { s.player.disconnect('Server closed'); open++ } catch (e) { }
+      }
+      if (open) await new Promise(resolve => setTimeout(resolve, 250)) // let the disconnect packets leave
       await Promise.race([server.close('Server closed'), new Promise(resolve => setTimeout(resolve, 1500))])
     } catch (e) {
       diag('close error', e.message)
@@ -806,8 +913,16 @@ async function main () {
   process.on('SIGINT', () => stop('SIGINT'))
 }
 
+process.stderr.on('error', () => { stderrOk = false })
+let inUncaught = false
 process.on('uncaughtException', (e) => {
-  diag('uncaught exception:', e?.stack || String(e))
+  if (inUncaught) return
+  inUncaught = true
+  try {
+    diag('uncaught exception:', e?.stack || String(e))
+    // e.g. a client batch with an unknown compression byte or bad deflate data, thrown from bedrock-protocol's decryptor
+    logLine({ name: '__error', error: `uncaught: ${e?.message || String(e)}` })
+  } finally { inUncaught = false }
 })
 process.on('unhandledRejection', (e) => {
   diag('unhandled rejection:', e?.stack || String(e))
