@@ -131,3 +131,33 @@ fn bad_lines_get_errors_and_the_bot_keeps_running() {
     let pos = bot.request(json!({"action": "pos"}), Duration::from_secs(5)).expect("still answering");
     assert!(pos["pos"].is_object());
 }
+
+#[test]
+fn a_server_teleport_is_adopted_and_acknowledged_on_the_wire() {
+    let mut peer = Peer::start("teleport");
+    let mut bot = Bot::start(peer.port, "TeleportBot");
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn");
+    peer.wait_line(|v| v["event"] == "teleport_sent", Duration::from_secs(10)).expect("peer teleported us");
+    // The next inputs carry the new eye position and, once, handled_teleport.
+    let acked = peer.wait_log(
+        |p| {
+            p.iter().any(|x| {
+                x["name"] == "player_auth_input"
+                    && x["params"]["input_data"]
+                        .as_object()
+                        .is_some_and(|f| f.get("handled_teleport") == Some(&json!(true)))
+                    || x["name"] == "player_auth_input"
+                        && x["params"]["input_data"]
+                            .as_array()
+                            .is_some_and(|f| f.iter().any(|n| n == "handled_teleport"))
+            })
+        },
+        Duration::from_secs(5),
+    );
+    assert!(acked, "an input with handled_teleport reached the server");
+    let last = peer.packets_named("player_auth_input").pop().expect("inputs");
+    assert!((as_f64(&last["params"]["position"]["x"]) - 10.5).abs() < 1e-3, "{last}");
+    assert!((as_f64(&last["params"]["position"]["z"]) - 3.5).abs() < 1e-3);
+    let pos = bot.request(json!({"action": "pos"}), Duration::from_secs(5)).expect("pos");
+    assert_eq!(pos["pos"], json!({"x": 10.5, "y": -60.0, "z": 3.5}));
+}
