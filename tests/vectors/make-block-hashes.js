@@ -4,9 +4,14 @@
 // second implementation of the recipe (protocol.md §6.5):
 //   FNV-1a-32 over the little-endian NBT of {name: "minecraft:x", states: {sorted keys}}.
 // The NBT bytes come from prismarine-nbt's own little-endian writer; only the FNV loop is here.
+// When prismarine-block (>= 1.23, `Block.getHash`) can be loaded too, every hash is also computed
+// by it and the two must agree; the script says which implementations it used.
 //
-// Usage: NODE_PATH=<dir containing minecraft-data + prismarine-nbt> node make-block-hashes.js [version]
-// (the test peer's tests/peer/node_modules has both). States are read straight from
+// Usage: NODE_PATH=<dirs containing minecraft-data + prismarine-nbt [+ prismarine-block]> \
+//          node make-block-hashes.js [version]
+// The test peer's tests/peer/node_modules has the first two; for the third:
+//   (cd /tmp/pb && npm init -y && npm i --ignore-scripts prismarine-block)
+//   NODE_PATH=/tmp/pb/node_modules:tests/peer/node_modules node tests/vectors/make-block-hashes.js States are read straight from
 // minecraft-data's blockStates.json, not from our generated data/bedrock/<ver>/blocks.json.
 // Output: [{ name, states: {key: {type, value}}, hash }], hash as an unsigned 32-bit number,
 // in palette order: every 80th state plus every state of a hand-picked list of blocks.
@@ -54,12 +59,26 @@ function hashState (name, st) {
   return fnv1a32(nbt.writeUncompressed(root, 'little'))
 }
 
+// prismarine-block's hash (optional second opinion); its result is a signed 32-bit number.
+let prismarineHash = null
+try {
+  const Block = require('prismarine-block')(`bedrock_${version}`)
+  if (typeof Block.getHash === 'function') prismarineHash = (name, st) => Block.getHash(name, st) >>> 0
+} catch (e) {
+  console.warn(`prismarine-block not usable (${e.message}); using the prismarine-nbt implementation only`)
+}
+
 const out = []
 states.forEach((s, i) => {
   if (i % 80 !== 0 && !PICKED.has(s.name)) return
   const name = `minecraft:${s.name}`
-  out.push({ name, states: s.states, hash: hashState(name, s.states) })
+  const hash = hashState(name, s.states)
+  if (prismarineHash && prismarineHash(name, s.states) !== hash) {
+    throw new Error(`prismarine-block disagrees on ${name} ${JSON.stringify(s.states)}`)
+  }
+  out.push({ name, states: s.states, hash })
 })
+console.log(`hashes from prismarine-nbt + FNV-1a${prismarineHash ? ', cross-checked with prismarine-block Block.getHash' : ''}`)
 
 const air = out.find(v => v.name === 'minecraft:air')
 if (air.hash !== 0xdbf44120) throw new Error(`air hashed to ${air.hash.toString(16)}, expected dbf44120`)
