@@ -3,7 +3,8 @@
 #
 # Usage: data/refresh.sh [minecraft-data version]
 # Installs the npm package into a throwaway directory (no install scripts run) and copies
-# data/bedrock/<ver>/protocol.json for every version. Adding a Bedrock version = add a line to
+# data/bedrock/<ver>/protocol.json for every version, then derives data/bedrock/<ver>/blocks.json
+# with gen-blocks.js (needs node). Adding a Bedrock version = add a line to
 # versions.txt, run this, add test vectors; the Rust build picks the new file up by itself.
 set -euo pipefail
 
@@ -24,5 +25,7 @@ grep -v '^\s*#' "$here/versions.txt" | while read -r ver proto; do
   mkdir -p "$here/bedrock/$ver"
   cp "$src/$ver/protocol.json" "$here/bedrock/$ver/protocol.json"
   echo "bedrock $ver (protocol $proto): copied"
+  # Block states, hardness, tools and shape classes (data/bedrock/<ver>/blocks.json).
+  NODE_PATH="$tmp/node_modules" node "$here/gen-blocks.js" "$ver"
 done
 # The npm tarball ships no LICENSE file; data/SOURCE.md carries the MIT notice.
