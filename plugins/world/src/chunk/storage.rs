@@ -63,9 +63,12 @@ impl Packed {
             return Err("empty palette".into());
         }
         let p = Packed { bits, palette, words };
-        let max = (0..BLOCKS).map(|i| p.index(i)).max().unwrap_or(0);
-        if max >= p.palette.len() {
-            return Err(format!("index {max} outside a palette of {}", p.palette.len()));
+        // A palette covering every value `bits` can hold needs no scan.
+        if p.palette.len() < 1 << bits {
+            let max = (0..BLOCKS).map(|i| p.index(i)).max().unwrap_or(0);
+            if max >= p.palette.len() {
+                return Err(format!("index {max} outside a palette of {}", p.palette.len()));
+            }
         }
         Ok(p)
     }
