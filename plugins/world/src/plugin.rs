@@ -103,10 +103,10 @@ pub fn handle_world_packets(
             }
         } else if let Some(c) = pkt.decode::<ChangeDimension>() {
             world.change_dimension(c.dimension);
-        } else if let Some(s) = pkt.decode::<StartGameDimension>() {
-            if let Some(id) = dimension_id(&s.dimension) {
-                world.change_dimension(id);
-            }
+        } else if let Some(s) = pkt.decode::<StartGameDimension>()
+            && let Some(id) = dimension_id(&s.dimension)
+        {
+            world.change_dimension(id);
         }
     }
 }

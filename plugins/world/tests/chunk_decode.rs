@@ -47,7 +47,7 @@ fn every_bit_width_round_trips() {
         let palette = palette_of(n);
         let f = |i: usize| (i * 7 + i / 5) % n;
         let bytes = storage_bytes(bits, &palette, f);
-        assert_eq!(bytes.len() > word_count(bits) * 4, true);
+        assert!(bytes.len() > word_count(bits) * 4);
         let mut r = Reader::new(&bytes);
         let s = decode_storage(&mut r).unwrap_or_else(|e| panic!("bits {bits}: {e}"));
         assert!(r.is_empty(), "bits {bits} consumed everything");
@@ -213,7 +213,10 @@ fn level_chunk_request_mode() {
 }
 
 /// Builds SubChunk packet fields (after the header), one entry per (offset, result, payload).
-fn sub_chunk_fields(origin: [i32; 3], entries: &[([i8; 3], u8, Option<Vec<u8>>, u8)]) -> Vec<u8> {
+/// One test entry: offset, result code, payload, heightmap type.
+type Entry = ([i8; 3], u8, Option<Vec<u8>>, u8);
+
+fn sub_chunk_fields(origin: [i32; 3], entries: &[Entry]) -> Vec<u8> {
     let mut out = vec![0u8];
     out.put_var_i32(0);
     for v in origin {

@@ -65,7 +65,7 @@ impl Packed {
         let p = Packed { bits, palette, words };
         // A palette covering every value `bits` can hold needs no scan.
         if p.palette.len() < 1 << bits {
-            let max = (0..BLOCKS).map(|i| p.index(i)).max().unwrap_or(0);
+            let max = p.max_index();
             if max >= p.palette.len() {
                 return Err(format!("index {max} outside a palette of {}", p.palette.len()));
             }
@@ -81,6 +81,22 @@ impl Packed {
     /// The palette (network ids).
     pub fn palette(&self) -> &[u32] {
         &self.palette
+    }
+
+    /// Largest index stored, walking words rather than dividing per block (decode hot path).
+    fn max_index(&self) -> usize {
+        let per = indices_per_word(self.bits);
+        let mask = (1u32 << self.bits) - 1;
+        let (mut max, mut left) = (0u32, BLOCKS);
+        for &word in self.words.iter() {
+            let mut w = word;
+            for _ in 0..per.min(left) {
+                max = max.max(w & mask);
+                w >>= self.bits;
+            }
+            left = left.saturating_sub(per);
+        }
+        max as usize
     }
 
     fn index(&self, i: usize) -> usize {
