@@ -3,3 +3,6 @@
 
 pub mod block;
 pub mod chunk;
+pub mod plugin;
+
+pub use plugin::{BlockChanged, WorldPlugin, WorldSettings};

@@ -1,1 +1,18 @@
-//! Chunk storage and decoding (being written).
+//! Chunk storage and decoding.
+//!
+//! - [`storage`]: [`PalettedStorage`], 4096 network ids as a palette plus minimally packed indices.
+//! - [`wire`]: pure decoders of the network forms (sub-chunks, LevelChunk payloads, SubChunk
+//!   responses) and matching encoders for tests.
+//! - [`world`]: [`World`], a bot's columns with block lookup, updates and LRU eviction.
+//! - [`packets`]: typed views of the world packets for the codec.
+//!
+//! Storage keeps raw network ids (u32); naming them is the block registry's job.
+
+pub mod packets;
+pub mod storage;
+pub mod wire;
+pub mod world;
+
+pub use storage::PalettedStorage;
+pub use wire::{BlockEntity, ColumnPayload, SubChunkOutcome, SubChunkResponse, WireSubChunk};
+pub use world::{BlockLookup, ChunkColumn, ColumnMode, DimensionHeights, SubChunk, World};

@@ -1,0 +1,221 @@
+//! `WorldPlugin`: keeps each bot's [`World`] current from the world packets — LevelChunk (stored,
+//! or answered with one SubChunkRequest per column in request mode), SubChunk, UpdateBlock,
+//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns.
+
+use bevy_app::{App, Plugin, Update};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{AgentEvent, CorePlugin, Position, TickSet};
+use clawcraft_network::{ClientboundPacket, Connection};
+use clawcraft_protocol::io::Reader;
+use clawcraft_protocol::packets::LevelChunk;
+
+use crate::chunk::packets::{
+    ChangeDimension, DimensionData, StartGameDimension, SubChunkPacket, SubChunkRequest, UpdateBlock,
+    UpdateSubChunkBlocks, Vec3I8, Vec3Li, dimension_id,
+};
+use crate::chunk::wire::{decode_level_chunk_payload, decode_sub_chunk_response};
+use crate::chunk::{ColumnMode, DimensionHeights, World};
+
+/// Chunk cache limits.
+#[derive(Resource, Debug, Clone, PartialEq)]
+pub struct WorldSettings {
+    /// Most columns kept per bot; the least recently used go first.
+    pub chunk_cache_max: usize,
+    /// Columns whose centre is farther than this many blocks (horizontally) are dropped.
+    pub evict_dist: f64,
+}
+
+impl Default for WorldSettings {
+    fn default() -> Self {
+        WorldSettings { chunk_cache_max: 512, evict_dist: 256.0 }
+    }
+}
+
+/// Written for every block update that changed a loaded block.
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockChanged {
+    /// The bot whose world changed.
+    pub bot: Entity,
+    /// Block position.
+    pub pos: [i32; 3],
+    /// Previous network id.
+    pub old: u32,
+    /// New network id.
+    pub new: u32,
+    /// 0 main layer, 1 liquid layer.
+    pub layer: u8,
+}
+
+/// Registers the world systems in [`TickSet::HandlePackets`].
+pub struct WorldPlugin;
+
+impl Plugin for WorldPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        app.init_resource::<WorldSettings>()
+            .add_message::<BlockChanged>()
+            .add_message::<ClientboundPacket>()
+            .add_systems(
+                Update,
+                (attach_world, handle_world_packets, evict_columns).chain().in_set(TickSet::HandlePackets),
+            );
+    }
+}
+
+/// Gives every connected bot a [`World`].
+pub fn attach_world(mut commands: Commands<'_, '_>, bots: Query<'_, '_, Entity, (With<Connection>, Without<World>)>) {
+    for bot in &bots {
+        commands.entity(bot).insert(World::default());
+    }
+}
+
+/// Applies the tick's world packets to each bot's [`World`].
+pub fn handle_world_packets(
+    mut packets: MessageReader<'_, '_, ClientboundPacket>,
+    mut bots: Query<'_, '_, (&mut World, &mut Connection)>,
+    mut changed: MessageWriter<'_, BlockChanged>,
+) {
+    for pkt in packets.read() {
+        let Ok((mut world, mut conn)) = bots.get_mut(pkt.bot) else { continue };
+        if pkt.is::<LevelChunk>() {
+            if let Some(lc) = pkt.decode::<LevelChunk>() {
+                on_level_chunk(&mut world, &mut conn, &lc);
+            }
+        } else if pkt.is::<SubChunkPacket>() {
+            on_sub_chunk(&mut world, &pkt.body);
+        } else if let Some(u) = pkt.decode::<UpdateBlock>() {
+            let pos = [u.position.x, u.position.y, u.position.z];
+            apply_update(&mut world, pkt.bot, pos, u.layer, u.block_runtime_id, &mut changed);
+        } else if let Some(u) = pkt.decode::<UpdateSubChunkBlocks>() {
+            for (layer, list) in [(0, &u.blocks), (1, &u.extra)] {
+                for e in list {
+                    let pos = [e.position.x, e.position.y, e.position.z];
+                    apply_update(&mut world, pkt.bot, pos, layer, e.runtime_id, &mut changed);
+                }
+            }
+        } else if let Some(d) = pkt.decode::<DimensionData>() {
+            for def in &d.definitions {
+                if let Some(id) = dimension_id(&def.id) {
+                    world.set_heights(id, DimensionHeights { min_y: def.min_height, max_y: def.max_height });
+                }
+            }
+        } else if let Some(c) = pkt.decode::<ChangeDimension>() {
+            world.change_dimension(c.dimension);
+        } else if let Some(s) = pkt.decode::<StartGameDimension>()
+            && let Some(id) = dimension_id(&s.dimension)
+        {
+            world.change_dimension(id);
+        }
+    }
+}
+
+/// The column mode a LevelChunk announces. Pre-1.26.40 servers put −1/−2 in `sub_chunk_count`.
+fn column_mode(lc: &LevelChunk) -> ColumnMode {
+    match lc.highest_subchunk_count {
+        Some(limit) => ColumnMode::Request(usize::try_from(limit).ok()),
+        None if lc.sub_chunk_count >= u32::MAX - 1 => ColumnMode::Request(None),
+        None => ColumnMode::Full(lc.sub_chunk_count as usize),
+    }
+}
+
+fn on_level_chunk(world: &mut World, conn: &mut Connection, lc: &LevelChunk) {
+    if lc.dimension != world.dimension() {
+        tracing::debug!(x = lc.x, z = lc.z, dimension = lc.dimension, "level chunk of another dimension");
+        return;
+    }
+    let h = world.heights();
+    let mode = column_mode(lc);
+    let (count, request) = match mode {
+        ColumnMode::Full(n) => (n, false),
+        ColumnMode::Request(_) => (0, true),
+    };
+    let payload = match decode_level_chunk_payload(&lc.payload.0, count, h.sub_chunk_count(), request) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(x = lc.x, z = lc.z, error = %e, "undecodable level chunk");
+            return;
+        }
+    };
+    let wanted = world.store_level_chunk(lc.x, lc.z, mode, payload.sub_chunks, payload.block_entities);
+    if !wanted.is_empty() {
+        conn.send(&sub_chunk_request(lc.dimension, lc.x, lc.z, h, &wanted));
+    }
+}
+
+/// One request for a column's sub-chunks. Offsets are i8, so the origin sits at sub-chunk Y 0 and
+/// each dy is the absolute sub-chunk Y; a dimension reaching beyond i8 uses its lowest sub-chunk
+/// as origin instead.
+pub fn sub_chunk_request(dimension: i32, cx: i32, cz: i32, h: DimensionHeights, indices: &[usize]) -> SubChunkRequest {
+    let lowest = h.min_sub_y();
+    let highest = lowest + h.sub_chunk_count() as i32 - 1;
+    let fits = i8::try_from(lowest).is_ok() && i8::try_from(highest).is_ok();
+    let base = if fits { 0 } else { lowest };
+    let requests = indices.iter().map(|&i| Vec3I8 { x: 0, y: (lowest + i as i32 - base) as i8, z: 0 }).collect();
+    SubChunkRequest { dimension, requests, origin: Vec3Li { x: cx, y: base, z: cz } }
+}
+
+fn on_sub_chunk(world: &mut World, body: &[u8]) {
+    let mut r = Reader::new(body);
+    if r.var_u32().is_err() {
+        return;
+    }
+    let resp = match decode_sub_chunk_response(r.rest()) {
+        Ok(resp) => resp,
+        Err(e) => {
+            tracing::warn!(error = %e, "undecodable sub-chunk response");
+            return;
+        }
+    };
+    if resp.dimension != world.dimension() {
+        return;
+    }
+    let [ox, oy, oz] = resp.origin;
+    for entry in &resp.entries {
+        let [dx, dy, dz] = entry.offset.map(i32::from);
+        let at = (ox.wrapping_add(dx), oy.wrapping_add(dy), oz.wrapping_add(dz));
+        match entry.outcome() {
+            Ok(outcome) => {
+                world.apply_sub_chunk(at, outcome);
+            }
+            Err(e) => tracing::warn!(x = at.0, y = at.1, z = at.2, error = %e, "undecodable sub-chunk"),
+        }
+    }
+}
+
+fn apply_update(
+    world: &mut World,
+    bot: Entity,
+    pos: [i32; 3],
+    layer: u32,
+    id: u32,
+    changed: &mut MessageWriter<'_, BlockChanged>,
+) {
+    let Ok(layer) = u8::try_from(layer) else { return };
+    if let Some(old) = world.set_block(pos[0], pos[1], pos[2], usize::from(layer), id)
+        && old != id
+    {
+        changed.write(BlockChanged { bot, pos, old, new: id, layer });
+    }
+}
+
+/// Drops far and least recently used columns, telling the agent when any went.
+pub fn evict_columns(
+    settings: Res<'_, WorldSettings>,
+    mut bots: Query<'_, '_, (&mut World, Option<&Position>)>,
+    mut events: MessageWriter<'_, AgentEvent>,
+) {
+    for (mut world, pos) in &mut bots {
+        // Without a position only the count limit applies.
+        let (centre, dist) = pos.map_or(((0.0, 0.0), f64::INFINITY), |p| ((p.0.x, p.0.z), settings.evict_dist));
+        if world.column_count() <= settings.chunk_cache_max && pos.is_none() {
+            continue;
+        }
+        let count = world.evict(centre, settings.chunk_cache_max, dist);
+        if count > 0 {
+            events
+                .write(AgentEvent::new("chunks_evicted").with("count", count).with("remaining", world.column_count()));
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Property test: over a million random and mutated inputs through the sub-chunk, LevelChunk
+//! payload and SubChunk response decoders. They must return `Ok` or `Err`, never panic, and
+//! whatever they accept must be safe to read everywhere. Seeded xorshift, so failures reproduce.
+
+use clawcraft_protocol::io::{Reader, WriteExt};
+use clawcraft_world::chunk::wire::{
+    SubChunkOutcome, decode_level_chunk_payload, decode_sub_chunk, decode_sub_chunk_response, encode_biome,
+    encode_block_entity, encode_sub_chunk,
+};
+use clawcraft_world::chunk::{PalettedStorage, WireSubChunk};
+
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn packed(bits: u8, n: u32) -> PalettedStorage {
+    // Spread ids over the whole u32 range so half are negative on the wire.
+    let id = |k: u32| k.wrapping_mul(0x9E37_79B9);
+    let mut s = PalettedStorage::Single(id(0));
+    for i in 0..4096u32 {
+        s.set(i as usize, id((i * 31 + i / 7) % n));
+    }
+    assert_eq!(s.bits(), bits);
+    s
+}
+
+/// Small valid encodings to mutate: what matters is that every field boundary is hit.
+fn sub_chunk_corpus() -> Vec<Vec<u8>> {
+    let layers: Vec<Vec<PalettedStorage>> = vec![
+        vec![PalettedStorage::Single(1)],
+        vec![PalettedStorage::Single(u32::MAX), PalettedStorage::Single(0xDBF4_4120)],
+        vec![packed(1, 2)],
+        vec![packed(2, 4), PalettedStorage::Single(5)],
+        vec![],
+    ];
+    let mut out = Vec::new();
+    for (i, l) in layers.iter().enumerate() {
+        for version in [1u8, 8, 9] {
+            if version == 1 && l.is_empty() {
+                continue;
+            }
+            let mut b = Vec::new();
+            encode_sub_chunk(&mut b, version, -(i as i8), l);
+            out.push(b);
+        }
+    }
+    out
+}
+
+fn payload_corpus(subs: &[Vec<u8>]) -> Vec<(Vec<u8>, usize, bool)> {
+    let mut out = Vec::new();
+    let mut tail = Vec::new();
+    encode_biome(&mut tail, 1);
+    tail.extend([0xFF, 0xFF, 0xFF]);
+    tail.push(0);
+    encode_block_entity(&mut tail, "Chest", [1, 2, 3]);
+    out.push((tail.clone(), 0, true));
+    for s in subs.iter().filter(|s| s.len() < 64) {
+        let mut p = s.clone();
+        p.extend(&tail);
+        out.push((p, 1, false));
+    }
+    out
+}
+
+fn response_corpus(subs: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for s in subs.iter().filter(|s| s.len() < 64) {
+        let mut b = vec![0u8];
+        b.put_var_i32(0);
+        for v in [1i32, 0, -1] {
+            b.put_i32_le(v);
+        }
+        b.put_var_u32(3);
+        // success with payload; all-air with a heightmap; an error.
+        b.extend([0, 0xFC, 0, 1, 1]);
+        let mut p = s.clone();
+        encode_block_entity(&mut p, "Sign", [0, 0, 0]);
+        b.put_var_bytes(&p);
+        b.extend([0, 0, 0, 0, 0]);
+        b.extend([0, 0xFD, 0, 6, 0, 1, 1]);
+        b.extend(std::iter::repeat_n(16u8, 256));
+        b.extend([0, 0, 1]);
+        b.put_u64_le(42);
+        b.extend([1, 1, 1, 2, 0, 0, 0, 0, 0, 0]);
+        out.push(b);
+    }
+    out
+}
+
+fn mutate(rng: &mut XorShift, seed: &[u8]) -> Vec<u8> {
+    let mut b = seed.to_vec();
+    for _ in 0..1 + rng.below(3) {
+        match rng.below(6) {
+            0 if !b.is_empty() => {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+            }
+            1 if !b.is_empty() => {
+                let i = rng.below(b.len());
+                b[i] = rng.next() as u8;
+            }
+            2 => b.truncate(rng.below(b.len() + 1)),
+            3 => {
+                let i = rng.below(b.len() + 1);
+                b.insert(i, rng.next() as u8);
+            }
+            4 if !b.is_empty() => {
+                let i = rng.below(b.len());
+                b.remove(i);
+            }
+            // Interesting values at field starts: counts, headers, lengths.
+            _ if !b.is_empty() => {
+                let i = rng.below(b.len().min(16));
+                b[i] = [0x00, 0x01, 0x7F, 0x80, 0xFF, 0x13, 0x21][rng.below(7)];
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+fn random_bytes(rng: &mut XorShift, max: usize) -> Vec<u8> {
+    let n = rng.below(max + 1);
+    let mut b: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+    // Start like a sub-chunk often enough to get past the version byte.
+    if !b.is_empty() && rng.below(2) == 0 {
+        b[0] = [1, 8, 9][rng.below(3)];
+    }
+    b
+}
+
+/// Reads every block of an accepted sub-chunk; panics here would be decoder bugs.
+fn exercise(sc: &WireSubChunk) -> u64 {
+    let mut acc = 0u64;
+    for l in &sc.layers {
+        for i in (0..4096).step_by(97) {
+            acc = acc.wrapping_add(u64::from(l.get(i)));
+        }
+    }
+    acc
+}
+
+#[test]
+fn decoders_survive_a_million_inputs() {
+    let mut rng = XorShift(0x5EED_CAFE_F00D_1234);
+    let subs = sub_chunk_corpus();
+    let payloads = payload_corpus(&subs);
+    let responses = response_corpus(&subs);
+    for s in &subs {
+        assert!(decode_sub_chunk(&mut Reader::new(s)).is_ok(), "corpus decodes");
+    }
+    for (p, n, req) in &payloads {
+        assert!(decode_level_chunk_payload(p, *n, 4, *req).is_ok(), "payload corpus decodes");
+    }
+    for r in &responses {
+        let resp = decode_sub_chunk_response(r).expect("response corpus decodes");
+        assert!(matches!(resp.entries[0].outcome(), Ok(SubChunkOutcome::Loaded(..))));
+    }
+
+    let (mut runs, mut accepted, mut acc) = (0u64, 0u64, 0u64);
+    while runs < 1_050_000 {
+        runs += 1;
+        match rng.below(10) {
+            0..=2 => {
+                let seed = &subs[rng.below(subs.len())];
+                let input = mutate(&mut rng, seed);
+                if let Ok(sc) = decode_sub_chunk(&mut Reader::new(&input)) {
+                    accepted += 1;
+                    acc = acc.wrapping_add(exercise(&sc));
+                }
+            }
+            3 | 4 => {
+                let input = random_bytes(&mut rng, 48);
+                if let Ok(sc) = decode_sub_chunk(&mut Reader::new(&input)) {
+                    accepted += 1;
+                    acc = acc.wrapping_add(exercise(&sc));
+                }
+            }
+            5 | 6 => {
+                let (seed, n, req) = &payloads[rng.below(payloads.len())];
+                let input = if rng.below(4) == 0 { random_bytes(&mut rng, 48) } else { mutate(&mut rng, seed) };
+                let n = if rng.below(8) == 0 { rng.below(6) } else { *n };
+                if let Ok(p) = decode_level_chunk_payload(&input, n, 4, *req) {
+                    accepted += 1;
+                    acc = acc.wrapping_add(p.sub_chunks.iter().map(exercise).sum::<u64>());
+                }
+            }
+            _ => {
+                let seed = &responses[rng.below(responses.len())];
+                let input = if rng.below(4) == 0 { random_bytes(&mut rng, 64) } else { mutate(&mut rng, seed) };
+                if let Ok(resp) = decode_sub_chunk_response(&input) {
+                    accepted += 1;
+                    for e in &resp.entries {
+                        if let Ok(SubChunkOutcome::Loaded(sc, _)) = e.outcome() {
+                            acc = acc.wrapping_add(exercise(&sc));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Mutations must keep a fair share valid, or the test only exercises the first bytes.
+    assert!(accepted > runs / 20, "{accepted} of {runs} accepted");
+    std::hint::black_box(acc);
+}
