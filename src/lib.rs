@@ -19,12 +19,14 @@ use clawcraft_network::{Connection, NetworkPlugin, Transport};
 use clawcraft_player::{JoinProgress, PlayerPlugin};
 use clawcraft_protocol::codec::Protocol;
 use clawcraft_protocol::session::SessionConfig;
+use clawcraft_world::WorldPlugin;
 
 pub use clawcraft_core as core;
 pub use clawcraft_io::IoPlugin;
 pub use clawcraft_network as network;
 pub use clawcraft_player as player;
 pub use clawcraft_protocol as protocol;
+pub use clawcraft_world as world;
 
 /// One game tick: Bedrock runs at 20 Hz.
 pub const TICK: Duration = Duration::from_millis(50);
@@ -34,7 +36,7 @@ pub struct ClawcraftPlugins;
 
 impl PluginGroup for ClawcraftPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>().add(CorePlugin).add(NetworkPlugin).add(PlayerPlugin)
+        PluginGroupBuilder::start::<Self>().add(CorePlugin).add(NetworkPlugin).add(PlayerPlugin).add(WorldPlugin)
     }
 }
 
