@@ -17,7 +17,12 @@ use clawcraft::config::Config;
 fn main() -> ExitCode {
     clawcraft::cli::init_logging();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let install = Command::new("bash").arg(root.join("tests/peer/install.sh")).stdout(Stdio::null()).status();
+    // stdin stays ours: the agent types into it.
+    let install = Command::new("bash")
+        .arg(root.join("tests/peer/install.sh"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status();
     if !matches!(install, Ok(s) if s.success()) {
         eprintln!("could not install the test peer (tests/peer/install.sh); is Node.js 20 with npm installed?");
         return ExitCode::from(2);

@@ -23,6 +23,7 @@ pub fn ensure_peer_installed() {
     DONE.get_or_init(|| {
         let status = Command::new("bash")
             .arg(repo_root().join("tests/peer/install.sh"))
+            .stdin(Stdio::null())
             .stdout(Stdio::inherit())
             .stderr(Stdio::inherit())
             .status()
