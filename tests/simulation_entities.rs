@@ -512,3 +512,52 @@ fn garbage_entity_packets_are_dropped_without_crashing() {
     assert_eq!(index(&sim).len(), 1, "later packets still work");
     assert!(sim.warnings() > 0, "the garbage was logged");
 }
+
+#[test]
+fn proximity_uses_the_bots_position_after_this_ticks_packets() {
+    let mut sim = spawned();
+    sim.receive(&PlayerList { records: vec![list_add(STEVE_UUID, "Steve", 200, 7)] });
+    sim.receive(&add_steve(60, 200, at(30.0, 0.0, true)));
+    sim.tick();
+    // The server teleports the bot next to Steve: the zone is judged from the new position.
+    sim.receive(&MovePlayer {
+        runtime_id: RUNTIME_ID as u32,
+        position: at(25.0, 0.0, true),
+        mode: "teleport".into(),
+        ..MovePlayer::default()
+    });
+    sim.tick();
+    let nearby: Vec<Json> = events_of(&sim, "player_nearby").into_iter().map(strip).collect();
+    assert_eq!(
+        nearby,
+        [json!({"type": "player_nearby", "name": "Steve", "uuid": STEVE_UUID, "zone": "close", "distance": 5.0})]
+    );
+}
+
+#[test]
+fn two_bots_in_one_app_keep_separate_views() {
+    use clawcraft::network::test_transport::TestTransport;
+    let mut sim = spawned();
+    let (transport, handle2) = TestTransport::new();
+    let bot2 =
+        sim.app.world_mut().spawn(clawcraft::bot_bundle("ClawBot2", Box::new(transport), sim.protocol.clone())).id();
+    sim.tick();
+    // The same runtime id in both bots' worlds: two distinct entities.
+    sim.receive(&add_mob(100, 50, "minecraft:zombie", at(20.0, 0.0, false)));
+    let body = sim.protocol.encode(&add_mob(100, 50, "minecraft:cow", at(3.0, 0.0, false))).expect("encodable");
+    handle2.inject(vec![body]);
+    sim.tick();
+    let one = index(&sim).by_runtime(50).cloned().expect("bot 1 sees its zombie");
+    let two =
+        sim.app.world().get::<EntityIndex>(bot2).and_then(|i| i.by_runtime(50).cloned()).expect("bot 2 sees its cow");
+    assert_ne!(one.entity, two.entity);
+    let world = sim.app.world();
+    assert_eq!(world.get::<SeenBy>(one.entity), Some(&SeenBy(sim.bot)));
+    assert_eq!(world.get::<SeenBy>(two.entity), Some(&SeenBy(bot2)));
+    assert_eq!(world.get::<EntityKind>(two.entity).map(|k| k.name.as_str()), Some("cow"));
+    // Removing from one bot's view leaves the other's alone.
+    sim.receive(&RemoveEntity { entity_id_self: 100 });
+    sim.tick();
+    assert!(index(&sim).is_empty());
+    assert_eq!(sim.app.world().get::<EntityIndex>(bot2).map(EntityIndex::len), Some(1));
+}

@@ -29,11 +29,12 @@ use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AppCommandExt, AppEventExt, CorePlugin, TickSet, Vec3};
 
+pub use commands::{DEFAULT_NEARBY_RADIUS, MAX_NEARBY_RADIUS};
 pub use commands::{
     Nearby, NearbyItem, NearbyLists, NearbyMob, NearbyPlayer, NearbyResponse, Players, PlayersResponse, RosterPlayer,
 };
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
-pub use proximity::{Proximity, Zone};
+pub use proximity::{CLOSE_ENTER, CLOSE_LEAVE, NEAR_ENTER, NEAR_LEAVE, Proximity, Zone, next_zone};
 pub use roster::{Roster, RosterEntry, platform_name};
 pub use table::{EntityCategory, EntityInfo, EntityTable, classify};
 
@@ -74,8 +75,11 @@ pub struct EntityVelocity(pub Vec3);
 /// Rotation in degrees.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
 pub struct EntityRotation {
+    /// Body yaw.
     pub yaw: f32,
+    /// Pitch (positive looks down).
     pub pitch: f32,
+    /// Head yaw.
     pub head_yaw: f32,
 }
 
@@ -97,7 +101,9 @@ impl EntityFlags {
 /// Who another player is.
 #[derive(Component, Debug, Clone, PartialEq, Eq)]
 pub struct PlayerInfo {
+    /// Player name.
     pub name: String,
+    /// UUID (matches the roster).
     pub uuid: String,
     /// Lower-case platform (`windows`, `android`, …), `unknown` when not told.
     pub platform: String,
@@ -110,15 +116,20 @@ pub struct ItemEntity {
     pub network_id: i32,
     /// Identifier from the server's item registry, or `item#<network id>` before it arrived.
     pub name: String,
+    /// Stack size.
     pub count: u16,
 }
 
 /// One indexed entity of a bot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexEntry {
+    /// The ECS entity.
     pub entity: Entity,
+    /// Server runtime id.
     pub runtime_id: u64,
+    /// Server unique id.
     pub unique_id: i64,
+    /// What it is (counts without touching the entity).
     pub category: EntityCategory,
     /// Name and UUID of a player, kept here so events can name a player removed in the tick it
     /// was added (before its components exist).
@@ -205,6 +216,7 @@ impl Default for EntitySettings {
 /// forgotten, so the inventory can tell a pickup from other gains.
 #[derive(Message, Debug, Clone, PartialEq)]
 pub struct ItemPickedUp {
+    /// The bot that saw it.
     pub bot: Entity,
     /// Runtime id of the item entity.
     pub item_runtime_id: u64,
@@ -229,13 +241,17 @@ pub fn entity_counts(world: &World, bot: Entity) -> (u64, u64, u64) {
     })
 }
 
-/// Order inside [`TickSet::HandlePackets`]: entities are added/removed first (their commands are
-/// applied before updates run, so an AddEntity and a MoveEntity in one tick both land), then
-/// updated, then proximity is evaluated on the final positions.
+/// Order of this plugin's systems. Inside [`TickSet::HandlePackets`] entities are added/removed
+/// first (their commands are applied before updates run, so an AddEntity and a MoveEntity in one
+/// tick both land), then updated. Proximity runs after *every* plugin's packet handling (the
+/// bot's own position included) and before commands.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EntitySet {
+    /// Add/remove/take, roster, item names, forgetting on disconnect.
     Lifecycle,
+    /// Movement, velocity and metadata of known entities.
     Update,
+    /// Zone and danger events.
     Proximity,
 }
 
@@ -249,10 +265,8 @@ impl Plugin for EntityPlugin {
         }
         app.init_resource::<EntitySettings>()
             .add_message::<ItemPickedUp>()
-            .configure_sets(
-                Update,
-                (EntitySet::Lifecycle, EntitySet::Update, EntitySet::Proximity).chain().in_set(TickSet::HandlePackets),
-            )
+            .configure_sets(Update, (EntitySet::Lifecycle, EntitySet::Update).chain().in_set(TickSet::HandlePackets))
+            .configure_sets(Update, EntitySet::Proximity.after(TickSet::HandlePackets).before(TickSet::Commands))
             .add_systems(
                 Update,
                 (
