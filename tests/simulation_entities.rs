@@ -181,6 +181,10 @@ fn mobs_are_added_moved_by_every_delta_combination_and_removed_by_unique_id() {
         assert_near(pos_of(&sim, 50).expect("pos"), expected);
     }
 
+    // Byte angle 64 = 90 degrees.
+    let rot = sim.app.world().get::<clawcraft_entity::EntityRotation>(entry.entity).copied().expect("rotation");
+    assert!((rot.yaw - 90.0).abs() < 1e-3, "{rot:?}");
+
     // RemoveEntity carries the unique id: the runtime id must not remove it.
     sim.receive(&RemoveEntity { entity_id_self: 50 });
     sim.tick();
