@@ -36,7 +36,12 @@ pub struct ClawcraftPlugins;
 
 impl PluginGroup for ClawcraftPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>().add(CorePlugin).add(NetworkPlugin).add(PlayerPlugin).add(WorldPlugin)
+        PluginGroupBuilder::start::<Self>()
+            .add(CorePlugin)
+            .add(NetworkPlugin)
+            .add(PlayerPlugin)
+            .add(WorldPlugin)
+            .add(clawcraft_entity::EntityPlugin)
     }
 }
 

@@ -1,0 +1,107 @@
+//! The events of this plugin, in ClawCraft's shapes.
+
+use clawcraft_core::{EventKind, Vec3};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// `player_join`: a player joined the server (PlayerList add).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PlayerJoin {
+    pub name: String,
+    pub uuid: String,
+    /// Lower-case platform, e.g. `windows`, `android`, `unknown`.
+    pub platform: String,
+}
+impl EventKind for PlayerJoin {
+    const NAME: &'static str = "player_join";
+    const DESCRIPTION: &'static str = "A player joined the server";
+}
+
+/// `player_leave`: a player left the server (PlayerList remove).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PlayerLeave {
+    pub name: String,
+    pub uuid: String,
+}
+impl EventKind for PlayerLeave {
+    const NAME: &'static str = "player_leave";
+    const DESCRIPTION: &'static str = "A player left the server";
+}
+
+/// `player_appear`: a player entered the bot's view distance (AddPlayer).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PlayerAppear {
+    pub name: String,
+    pub uuid: String,
+    /// Feet position.
+    pub position: Vec3,
+}
+impl EventKind for PlayerAppear {
+    const NAME: &'static str = "player_appear";
+    const DESCRIPTION: &'static str = "A player came into view (entered render distance)";
+}
+
+/// `player_disappear`: a player left the bot's view distance (RemoveEntity of a player).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PlayerDisappear {
+    pub name: String,
+    pub uuid: String,
+}
+impl EventKind for PlayerDisappear {
+    const NAME: &'static str = "player_disappear";
+    const DESCRIPTION: &'static str = "A player went out of view (left render distance)";
+}
+
+/// `player_nearby`: a player came closer than a proximity zone (close ≤ 8, near ≤ 16 blocks).
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PlayerNearby {
+    pub name: String,
+    pub uuid: String,
+    /// The zone entered: `close` (≤ 8 blocks) or `near` (≤ 16).
+    pub zone: String,
+    /// Blocks from the bot (feet to feet).
+    pub distance: f64,
+}
+impl EventKind for PlayerNearby {
+    const NAME: &'static str = "player_nearby";
+    const DESCRIPTION: &'static str =
+        "A player entered a proximity zone of the bot: close (<= 8 blocks) or near (<= 16)";
+}
+
+/// `player_left_nearby`: a player moved out of a zone. Leaving needs one extra block (> 9 for
+/// close, > 17 for near) so a player on a border does not flap.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct PlayerLeftNearby {
+    pub name: String,
+    pub uuid: String,
+    /// The zone left: `close` (now only near) or `near` (now out of both zones).
+    pub zone: String,
+    /// Blocks from the bot (feet to feet).
+    pub distance: f64,
+}
+impl EventKind for PlayerLeftNearby {
+    const NAME: &'static str = "player_left_nearby";
+    const DESCRIPTION: &'static str = "A player left a proximity zone: close (now > 9 blocks) or near (now > 17, gone)";
+}
+
+/// `danger`: a hostile mob is within `danger_mob_dist` (default 8) blocks; repeated at most every
+/// 5 s per mob.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Danger {
+    /// The mob's short name, e.g. `zombie`.
+    pub threat: String,
+    /// Blocks from the bot.
+    pub distance: f64,
+    /// The mob's identifier, e.g. `minecraft:zombie`.
+    pub entity_type: String,
+    /// The mob's runtime id (for `attack`).
+    pub runtime_id: u64,
+    /// The mob's feet position.
+    pub pos: Vec3,
+}
+impl EventKind for Danger {
+    const NAME: &'static str = "danger";
+    const DESCRIPTION: &'static str =
+        "A hostile mob is close (within danger_mob_dist, default 8 blocks); at most every 5 s per mob";
+}

@@ -1,0 +1,292 @@
+//! `EntityPlugin`: the entities and players a bot sees, as ECS entities.
+//!
+//! Every mob, item or other player a server announces to a bot becomes one ECS entity tagged
+//! [`SeenBy`]`(bot)`, so several bots can share an app without mixing up their views. The bot's
+//! [`EntityIndex`] maps the server's runtime ids (used by most packets) and unique ids (used by
+//! RemoveEntity) to those entities. Positions are always feet positions: the eye offset of
+//! players (1.62) is taken off on arrival.
+//!
+//! Packets (protocol.md §7): AddPlayer, AddEntity (string identifier → name and category from
+//! the vendored entity table), AddItemEntity, RemoveEntity (by **unique** id), TakeItemEntity,
+//! MoveEntity, MoveEntityDelta (absolute values for the axes present), MovePlayer of others,
+//! SetEntityMotion, SetEntityData (name tag, flags), PlayerList (the server roster),
+//! ChangeDimension and disconnects (everything is forgotten).
+//!
+//! Agent surface: `nearby` and `players` commands; `player_join`, `player_leave`,
+//! `player_appear`, `player_disappear`, `player_nearby`, `player_left_nearby` and `danger` events.
+
+mod commands;
+mod events;
+pub mod packets;
+mod proximity;
+mod roster;
+pub mod table;
+mod tracking;
+
+use std::collections::HashMap;
+
+use bevy_app::{App, Plugin, Update};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{AppCommandExt, AppEventExt, CorePlugin, TickSet, Vec3};
+
+pub use commands::{DEFAULT_NEARBY_RADIUS, MAX_NEARBY_RADIUS};
+pub use commands::{
+    Nearby, NearbyItem, NearbyLists, NearbyMob, NearbyPlayer, NearbyResponse, Players, PlayersResponse, RosterPlayer,
+};
+pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
+pub use proximity::{CLOSE_ENTER, CLOSE_LEAVE, NEAR_ENTER, NEAR_LEAVE, Proximity, Zone, next_zone};
+pub use roster::{Roster, RosterEntry, platform_name};
+pub use table::{EntityCategory, EntityInfo, EntityTable, classify};
+
+/// Marks an entity as part of what bot `.0` sees.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeenBy(pub Entity);
+
+/// The server's ids of an entity.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorldEntity {
+    /// Runtime id: what movement and data packets name.
+    pub runtime_id: u64,
+    /// Unique id: what RemoveEntity names.
+    pub unique_id: i64,
+}
+
+/// What an entity is.
+#[derive(Component, Debug, Clone, PartialEq, Eq)]
+pub struct EntityKind {
+    /// Identifier, e.g. `minecraft:zombie` (`minecraft:player`, `minecraft:item` for those).
+    pub identifier: String,
+    /// Short name, e.g. `zombie`.
+    pub name: String,
+    /// Human name, e.g. `Zombie`.
+    pub display_name: String,
+    /// Hostile, passive, neutral, player, item or other.
+    pub category: EntityCategory,
+}
+
+/// Feet position (players' eye offset removed; items and others as sent).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct EntityPosition(pub Vec3);
+
+/// Last velocity the server sent (blocks per tick).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct EntityVelocity(pub Vec3);
+
+/// Rotation in degrees.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct EntityRotation {
+    /// Body yaw.
+    pub yaw: f32,
+    /// Pitch (positive looks down).
+    pub pitch: f32,
+    /// Head yaw.
+    pub head_yaw: f32,
+}
+
+/// A custom name (metadata key 4), present only when the server set one.
+#[derive(Component, Debug, Clone, PartialEq, Eq)]
+pub struct NameTag(pub String);
+
+/// Metadata key 0 bits (bit 0 on fire, 1 sneaking, 2 riding, 3 sprinting, 5 invisible, …).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EntityFlags(pub u64);
+
+impl EntityFlags {
+    /// Whether flag bit `bit` is set.
+    pub fn has(self, bit: u32) -> bool {
+        bit < 64 && self.0 & (1 << bit) != 0
+    }
+}
+
+/// Who another player is.
+#[derive(Component, Debug, Clone, PartialEq, Eq)]
+pub struct PlayerInfo {
+    /// Player name.
+    pub name: String,
+    /// UUID (matches the roster).
+    pub uuid: String,
+    /// Lower-case platform (`windows`, `android`, …), `unknown` when not told.
+    pub platform: String,
+}
+
+/// A dropped item stack.
+#[derive(Component, Debug, Clone, PartialEq, Eq)]
+pub struct ItemEntity {
+    /// Item network id.
+    pub network_id: i32,
+    /// Identifier from the server's item registry, or `item#<network id>` before it arrived.
+    pub name: String,
+    /// Stack size.
+    pub count: u16,
+}
+
+/// One indexed entity of a bot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexEntry {
+    /// The ECS entity.
+    pub entity: Entity,
+    /// Server runtime id.
+    pub runtime_id: u64,
+    /// Server unique id.
+    pub unique_id: i64,
+    /// What it is (counts without touching the entity).
+    pub category: EntityCategory,
+    /// Name and UUID of a player, kept here so events can name a player removed in the tick it
+    /// was added (before its components exist).
+    pub player: Option<(String, String)>,
+}
+
+/// A bot's entities by runtime id and by unique id. Lives on the bot's entity.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct EntityIndex {
+    by_runtime: HashMap<u64, i64>,
+    by_unique: HashMap<i64, IndexEntry>,
+}
+
+impl EntityIndex {
+    /// The entity with runtime id `id`.
+    pub fn by_runtime(&self, id: u64) -> Option<&IndexEntry> {
+        self.by_runtime.get(&id).and_then(|u| self.by_unique.get(u))
+    }
+    /// The entity with unique id `id`.
+    pub fn by_unique(&self, id: i64) -> Option<&IndexEntry> {
+        self.by_unique.get(&id)
+    }
+    /// Every indexed entity.
+    pub fn entries(&self) -> impl Iterator<Item = &IndexEntry> {
+        self.by_unique.values()
+    }
+    /// Number of indexed entities.
+    pub fn len(&self) -> usize {
+        self.by_unique.len()
+    }
+    /// Whether nothing is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.by_unique.is_empty()
+    }
+    /// Adds `entry`, returning the entries it displaced (same unique id or same runtime id), whose
+    /// entities the caller despawns.
+    pub fn insert(&mut self, entry: IndexEntry) -> Vec<IndexEntry> {
+        let mut old = Vec::new();
+        if let Some(e) = self.remove_unique(entry.unique_id) {
+            old.push(e);
+        }
+        if let Some(e) = self.by_runtime.get(&entry.runtime_id).copied().and_then(|u| self.remove_unique(u)) {
+            old.push(e);
+        }
+        self.by_runtime.insert(entry.runtime_id, entry.unique_id);
+        self.by_unique.insert(entry.unique_id, entry);
+        old
+    }
+    /// Removes the entity with unique id `id`.
+    pub fn remove_unique(&mut self, id: i64) -> Option<IndexEntry> {
+        let entry = self.by_unique.remove(&id)?;
+        if self.by_runtime.get(&entry.runtime_id) == Some(&id) {
+            self.by_runtime.remove(&entry.runtime_id);
+        }
+        Some(entry)
+    }
+    /// Removes everything, returning what was indexed.
+    pub fn drain(&mut self) -> Vec<IndexEntry> {
+        self.by_runtime.clear();
+        self.by_unique.drain().map(|(_, e)| e).collect()
+    }
+}
+
+/// Item identifiers by network id, from the server's `item_registry` (per bot).
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct ItemNames(pub HashMap<i32, String>);
+
+/// Tunables shared by every bot.
+#[derive(Resource, Debug, Clone, PartialEq)]
+pub struct EntitySettings {
+    /// A hostile mob this close (blocks) raises `danger` (ClawCraft's `CLAWCRAFT_DANGER_MOB_DIST`).
+    pub danger_mob_dist: f64,
+    /// Ticks before the same mob raises `danger` again (100 = 5 s).
+    pub danger_debounce_ticks: u64,
+}
+
+impl Default for EntitySettings {
+    fn default() -> Self {
+        Self { danger_mob_dist: 8.0, danger_debounce_ticks: 100 }
+    }
+}
+
+/// Written when an entity picks up an item entity (TakeItemEntity), before the item is
+/// forgotten, so the inventory can tell a pickup from other gains.
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct ItemPickedUp {
+    /// The bot that saw it.
+    pub bot: Entity,
+    /// Runtime id of the item entity.
+    pub item_runtime_id: u64,
+    /// Runtime id of whoever took it.
+    pub taker_runtime_id: u64,
+    /// Whether the bot itself took it.
+    pub by_self: bool,
+    /// The stack, when the item was known.
+    pub item: Option<ItemEntity>,
+    /// Where it lay.
+    pub position: Option<Vec3>,
+}
+
+/// Counts of what bot `bot` sees: `(players, mobs, items)`; mobs are every non-player,
+/// non-item entity. For `status`.
+pub fn entity_counts(world: &World, bot: Entity) -> (u64, u64, u64) {
+    let Some(index) = world.get::<EntityIndex>(bot) else { return (0, 0, 0) };
+    index.entries().fold((0, 0, 0), |(p, m, i), e| match e.category {
+        EntityCategory::Player => (p + 1, m, i),
+        EntityCategory::Item => (p, m, i + 1),
+        _ => (p, m + 1, i),
+    })
+}
+
+/// Order of this plugin's systems. Inside [`TickSet::HandlePackets`] entities are added/removed
+/// first (their commands are applied before updates run, so an AddEntity and a MoveEntity in one
+/// tick both land), then updated. Proximity runs after *every* plugin's packet handling (the
+/// bot's own position included) and before commands.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntitySet {
+    /// Add/remove/take, roster, item names, forgetting on disconnect.
+    Lifecycle,
+    /// Movement, velocity and metadata of known entities.
+    Update,
+    /// Zone and danger events.
+    Proximity,
+}
+
+/// Entities, the roster, proximity and danger events, `nearby` and `players`.
+pub struct EntityPlugin;
+
+impl Plugin for EntityPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        app.init_resource::<EntitySettings>()
+            .add_message::<ItemPickedUp>()
+            .configure_sets(Update, (EntitySet::Lifecycle, EntitySet::Update).chain().in_set(TickSet::HandlePackets))
+            .configure_sets(Update, EntitySet::Proximity.after(TickSet::HandlePackets).before(TickSet::Commands))
+            .add_systems(
+                Update,
+                (
+                    tracking::init_bot_state,
+                    (tracking::forget_on_disconnect, roster::handle_player_list, tracking::handle_item_registry),
+                    tracking::handle_lifecycle,
+                )
+                    .chain()
+                    .in_set(EntitySet::Lifecycle),
+            )
+            .add_systems(Update, tracking::handle_updates.in_set(EntitySet::Update))
+            .add_systems(Update, (proximity::player_zones, proximity::danger).in_set(EntitySet::Proximity))
+            .add_agent_command::<Nearby>()
+            .add_agent_command::<Players>()
+            .add_agent_event::<PlayerJoin>()
+            .add_agent_event::<PlayerLeave>()
+            .add_agent_event::<PlayerAppear>()
+            .add_agent_event::<PlayerDisappear>()
+            .add_agent_event::<PlayerNearby>()
+            .add_agent_event::<PlayerLeftNearby>()
+            .add_agent_event::<Danger>();
+    }
+}
