@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod config;
 pub mod sim;
+pub mod status;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -42,6 +43,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(PlayerPlugin)
             .add(WorldPlugin)
             .add(clawcraft_entity::EntityPlugin)
+            .add(status::StatusPlugin)
     }
 }
 

@@ -1,6 +1,6 @@
 //! `PlayerPlugin`: the local player's life on a server — the join sequence up to spawn, the
-//! per-tick `PlayerAuthInput`, server teleports and corrections, and the `pos`/`status`
-//! commands.
+//! per-tick `PlayerAuthInput`, server teleports and corrections, and the `pos`
+//! command.
 //!
 //! Join (protocol.md §5): PlayStatus(login_success) → ClientCacheStatus(false); resource pack
 //! info/stack → responses; StartGame → RequestChunkRadius; once both ChunkRadiusUpdated and
@@ -52,7 +52,6 @@ impl Plugin for PlayerPlugin {
             .add_systems(Update, (handle_join_packets, join::finish_spawn).chain().in_set(PlayerSet::Join))
             .add_systems(Update, handle_movement_packets.in_set(PlayerSet::Movement))
             .add_systems(Update, send_player_auth_input.in_set(TickSet::Input))
-            .add_agent_command::<commands::Pos>()
-            .add_agent_command::<commands::Status>();
+            .add_agent_command::<commands::Pos>();
     }
 }

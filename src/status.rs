@@ -1,0 +1,99 @@
+//! `status`: one summary across every plugin. It lives in the root crate because it aggregates
+//! them; a plugin that was trimmed from the group simply reports zeros.
+
+use bevy_app::{App, Plugin};
+use clawcraft_core::{
+    AgentCommand, AppCommandExt, BotStats, CommandCtx, CommandError, Lifecycle, LocalBot, Position, Vec3, event::Uptime,
+};
+use clawcraft_player::InputState;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Registers `status`.
+pub struct StatusPlugin;
+
+impl Plugin for StatusPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_agent_command::<Status>();
+    }
+}
+
+/// `{"action":"status"}`: connection and bot health summary. Works before spawn.
+#[derive(Deserialize, JsonSchema)]
+pub struct Status {}
+
+/// Entity counts around the bot.
+#[derive(Serialize, JsonSchema, Default)]
+pub struct EntityCounts {
+    pub players: u64,
+    pub mobs: u64,
+    pub items: u64,
+}
+
+/// Self-diagnosis counters.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusStats {
+    pub inputs_sent: u64,
+    pub corrections: u64,
+    pub teleports: u64,
+    pub packets_received: u64,
+}
+
+/// Response of `status`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusResponse {
+    /// Logged in (joining or spawned).
+    pub connected: bool,
+    pub spawned: bool,
+    /// `connecting`, `joining`, `spawned` or `disconnected`.
+    pub state: String,
+    pub username: String,
+    /// Feet position, once known.
+    pub pos: Option<Vec3>,
+    /// Seconds since start.
+    pub uptime: u64,
+    /// Loaded chunk columns.
+    pub chunks: u64,
+    pub entities: EntityCounts,
+    /// The tick number of the next PlayerAuthInput.
+    pub input_tick: Option<u64>,
+    pub stats: StatusStats,
+}
+
+impl AgentCommand for Status {
+    const NAME: &'static str = "status";
+    const SUMMARY: &'static str =
+        "Connection state, username, position, uptime, loaded chunks, entity counts and counters";
+    const EXAMPLE: &'static str = r#"{"action":"status"}"#;
+    const NEEDS_SPAWN: bool = false;
+    const QUERY: bool = true;
+    type Response = StatusResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<StatusResponse, CommandError> {
+        let world = &*ctx.world;
+        let bot = ctx.bot;
+        let lifecycle = world.get::<Lifecycle>(bot).copied().unwrap_or_default();
+        let stats = world.get::<BotStats>(bot).copied().unwrap_or_default();
+        let (players, mobs, items) = clawcraft_entity::entity_counts(world, bot);
+        let chunks = world.get::<clawcraft_world::chunk::World>(bot).map_or(0, |w| w.column_count() as u64);
+        Ok(StatusResponse {
+            connected: matches!(lifecycle, Lifecycle::Joining | Lifecycle::Spawned),
+            spawned: lifecycle == Lifecycle::Spawned,
+            state: format!("{lifecycle:?}").to_lowercase(),
+            username: world.get::<LocalBot>(bot).map(|b| b.username.clone()).unwrap_or_default(),
+            pos: world.get::<Position>(bot).map(|p| p.0.rounded()),
+            uptime: world.resource::<Uptime>().0.elapsed().as_secs(),
+            chunks,
+            entities: EntityCounts { players, mobs, items },
+            input_tick: world.get::<InputState>(bot).map(|i| i.next_tick),
+            stats: StatusStats {
+                inputs_sent: stats.inputs_sent,
+                corrections: stats.corrections,
+                teleports: stats.teleports,
+                packets_received: stats.packets_received,
+            },
+        })
+    }
+}
