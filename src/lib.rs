@@ -34,7 +34,12 @@ pub struct ClawcraftPlugins;
 
 impl PluginGroup for ClawcraftPlugins {
     fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>().add(CorePlugin).add(NetworkPlugin).add(PlayerPlugin)
+        PluginGroupBuilder::start::<Self>()
+            .add(CorePlugin)
+            .add(NetworkPlugin)
+            .add(PlayerPlugin)
+            .add(clawcraft_chat::ChatPlugin)
+            .add(clawcraft_vitals::VitalsPlugin)
     }
 }
 
