@@ -310,12 +310,16 @@ fn check_danger(
 
 /// Reports a death once DeathInfo is known (or after waiting for it in vain).
 pub fn report_death(
-    mut bots: Query<(&mut Vitals, &mut DeathState, Option<&Position>)>,
+    mut bots: Query<(&mut Vitals, &mut DeathState, &DamageWindow, Option<&Position>)>,
     ticks: Res<TickCount>,
     mut events: MessageWriter<AgentEvent>,
 ) {
-    for (mut v, mut death, pos) in &mut bots {
+    for (mut v, mut death, window, pos) in &mut bots {
         let Some(since) = death.pending_since else { continue };
+        // The fatal hit's damage_taken comes first.
+        if window.start.is_some() {
+            continue;
+        }
         if !v.alive {
             death.pending_since = None;
             continue;
