@@ -419,3 +419,27 @@ fn external_cmd_is_killed_after_its_time_limit() {
             "messages": ["killed: SEND_CMD took too long"], "external": true, "timedOut": true})]
     );
 }
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[test]
+fn outgoing_packets_match_the_documented_wire_bytes() {
+    // protocol.md §7 and §8.5.
+    let sim = Simulation::new();
+    let chat = Text {
+        category: "authored".into(),
+        kind: "chat".into(),
+        source_name: Some("Bot".into()),
+        message: "hi".into(),
+        ..Text::default()
+    };
+    assert_eq!(hex(&sim.protocol.encode(&chat).expect("encode")), "0900010103426f740268690000 00".replace(' ', ""));
+    let uuid = "00112233-4455-6677-8899-aabbccddeeff";
+    let body = sim.protocol.encode(&CommandRequest::player("/list", uuid)).expect("encode");
+    let h = hex(&body);
+    assert!(h.starts_with("4d052f6c69737406706c61796572"), "{h}");
+    assert_eq!(body.len(), 1 + 6 + 7 + 16 + 1 + 8 + 1 + 7);
+    assert!(h.ends_with("00000000000000000000066c6174657374"), "{h}");
+}

@@ -5,7 +5,6 @@ use clawcraft_network::Connection;
 use clawcraft_protocol::packets::Text;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::ChatSettings;
 use crate::incoming::{PendingServerCommand, PendingServerCommands};
@@ -246,8 +245,6 @@ pub struct CmdResponse {
     pub request_uuid: Option<String>,
     /// Always true: the result arrives as a `cmd_output` event with this request's id.
     pub pending: bool,
-    #[serde(skip_serializing_if = "Value::is_null")]
-    pub note: Value,
 }
 
 impl AgentCommand for Cmd {
@@ -261,24 +258,10 @@ impl AgentCommand for Cmd {
         let raw = self.cmd.or(self.command).ok_or_else(|| CommandError::invalid_params("need cmd or command"))?;
         if self.external {
             let cmd = crate::admin::start(ctx, &raw)?;
-            return Ok(CmdResponse {
-                sent: true,
-                cmd,
-                external: true,
-                request_uuid: None,
-                pending: true,
-                note: Value::Null,
-            });
+            return Ok(CmdResponse { sent: true, cmd, external: true, request_uuid: None, pending: true });
         }
         let line = if raw.trim_start().starts_with('/') { raw.trim().to_owned() } else { format!("/{}", raw.trim()) };
         let uuid = send_command(ctx, &line, true)?;
-        Ok(CmdResponse {
-            sent: true,
-            cmd: line,
-            external: false,
-            request_uuid: Some(uuid),
-            pending: true,
-            note: Value::Null,
-        })
+        Ok(CmdResponse { sent: true, cmd: line, external: false, request_uuid: Some(uuid), pending: true })
     }
 }

@@ -108,13 +108,9 @@ impl AgentCommand for RespawnCmd {
         if ctx.world.get::<Vitals>(bot).is_none_or(|v| v.alive) {
             return Err(CommandError::new("NOT_DEAD", "The bot is alive: nothing to respawn from"));
         }
-        let mut e = ctx.world.entity_mut(bot);
-        let (mut v, mut death) = (e.take::<Vitals>().unwrap_or_default(), e.take::<DeathState>().unwrap_or_default());
-        let pos = {
-            let mut conn = e.get_mut::<Connection>().ok_or_else(CommandError::not_spawned)?;
-            crate::respawn(runtime_id, &mut v, &mut death, &mut conn)
-        };
-        e.insert((v, death));
+        let mut q = ctx.world.query::<(&mut Vitals, &mut DeathState, &mut Connection)>();
+        let (mut v, mut death, mut conn) = q.get_mut(ctx.world, bot).map_err(|_| CommandError::not_spawned())?;
+        let pos = crate::respawn(runtime_id, &mut v, &mut death, &mut conn);
         ctx.world.write_message(clawcraft_core::AgentEvent::of(&Respawned { pos, auto: false }));
         Ok(RespawnResponse { respawned: true, pos })
     }

@@ -290,3 +290,35 @@ pub struct DeathState {
 pub struct DangerDebounce {
     pub last: HashMap<&'static str, u64>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_from_death_keys() {
+        assert_eq!(cause_from_key("death.attack.mob"), "attack");
+        assert_eq!(cause_from_key("%death.fell.accident.water"), "fall");
+        assert_eq!(cause_from_key("death.attack.starve"), "starvation");
+        assert_eq!(cause_from_key("death.attack.sonic_boom"), "sonic_boom");
+    }
+
+    #[test]
+    fn windows_group_like_clawcraft() {
+        let v = Vitals::default();
+        let mut w = DamageWindow::default();
+        w.record("hunger", 1.0, 0.0, 20.0, 5);
+        w.record("health", 10.0, 9.0, 20.0, 5);
+        w.record("health", 9.0, 8.0, 20.0, 6);
+        let WindowOutcome::Damage { cause, health, .. } = close_window(&w, &v) else { panic!("damage") };
+        assert_eq!(cause, "starvation");
+        assert_eq!((health.old, health.new), (10.0, 8.0));
+        let mut w = DamageWindow::default();
+        w.record("health", 10.0, 12.0, 20.0, 5);
+        w.record("saturation", 3.0, 2.0, 20.0, 5);
+        assert!(
+            matches!(close_window(&w, &v), WindowOutcome::Restored { cause, .. } if cause == "natural_regeneration")
+        );
+        assert_eq!(close_window(&DamageWindow::default(), &v), WindowOutcome::Nothing);
+    }
+}
