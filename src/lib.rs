@@ -44,6 +44,8 @@ impl PluginGroup for ClawcraftPlugins {
             .add(WorldPlugin)
             .add(clawcraft_entity::EntityPlugin)
             .add(status::StatusPlugin)
+            .add(clawcraft_chat::ChatPlugin)
+            .add(clawcraft_vitals::VitalsPlugin)
     }
 }
 

@@ -1,0 +1,261 @@
+//! Packet handlers: `text` → `msg`, `emote` → `emote`, `command_output` → `cmd_output`, and the
+//! minimal runtime id → name table used to name emoting players.
+
+use std::collections::HashMap;
+
+use bevy_ecs::prelude::*;
+use clawcraft_core::action::CommandTimeout;
+use clawcraft_core::{AgentEvent, EntityIds, EventKind, LocalBot, TickCount};
+use clawcraft_network::ClientboundPacket;
+use clawcraft_protocol::packets::Text;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::ChatSettings;
+use crate::packets::{AddPlayer, CommandOutput, Emote};
+use crate::text::{Filter, parse, render};
+
+/// `msg`: a chat line that passed the filter.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Msg {
+    /// Sender name; empty for server messages.
+    pub from: String,
+    /// The message (sanitised, at most 500 characters, prefix removed when it was present).
+    pub msg: String,
+    /// Addressed to the bot: a whisper, prefixed with CHAT_PREFIX, or naming the bot.
+    pub direct: bool,
+    /// A private message.
+    pub whisper: bool,
+    /// From the server (system, announcement, translated server messages).
+    pub system: bool,
+    /// The Text packet type: raw, chat, translation, popup, jukebox_popup, tip, system, whisper,
+    /// announcement, json_whisper, json, json_announcement.
+    pub text_type: String,
+    /// The raw translation key, for translated messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The translation parameters.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
+}
+impl EventKind for Msg {
+    const NAME: &'static str = "msg";
+    const DESCRIPTION: &'static str =
+        "Incoming chat (every Text type), filtered: own messages dropped, CHAT_WHITELIST, CHAT_PREFIX, mentions";
+}
+
+/// `emote`: another player performed an emote.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct EmoteEvent {
+    /// Player name, empty when the runtime id is not a player we saw added.
+    pub from: String,
+    /// Emote title, or null when the UUID is not in the table.
+    pub emote: Option<String>,
+    /// Emote UUID.
+    pub emote_id: String,
+    /// Whether the UUID is in the table.
+    pub known: bool,
+    /// Runtime id of the emoting player.
+    pub runtime_id: u64,
+}
+impl EventKind for EmoteEvent {
+    const NAME: &'static str = "emote";
+    const DESCRIPTION: &'static str = "Another player performed an emote";
+}
+
+/// One line of command output.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct CmdOutputLine {
+    /// Translation key.
+    pub message_id: String,
+    pub success: bool,
+    pub parameters: Vec<String>,
+}
+
+/// `cmd_output`: the result of a `cmd`.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CmdOutput {
+    /// The `cmd` request's id.
+    pub id: Value,
+    /// The command as sent.
+    pub command: String,
+    /// In game: success count > 0; external: exit status 0.
+    pub success: bool,
+    /// In game: how many targets it succeeded on.
+    pub success_count: u32,
+    /// Rendered output lines (external: stdout then stderr lines).
+    pub messages: Vec<String>,
+    /// Raw output lines (in game only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<CmdOutputLine>,
+    /// Ran through SEND_CMD.
+    pub external: bool,
+    /// External: the exit code (null when killed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// External: killed after the time limit.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+}
+impl EventKind for CmdOutput {
+    const NAME: &'static str = "cmd_output";
+    const DESCRIPTION: &'static str = "Output of a `cmd` (the server's CommandOutput, or the SEND_CMD tool's output)";
+}
+
+/// Players' names by runtime id, from AddPlayer. A pub hook: other plugins may fill it too.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct KnownPlayers {
+    pub names: HashMap<u64, String>,
+}
+
+/// `cmd` requests waiting for their CommandOutput.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct PendingServerCommands {
+    pub entries: Vec<PendingServerCommand>,
+}
+
+/// One sent CommandRequest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingServerCommand {
+    /// The origin UUID the output will echo.
+    pub uuid: String,
+    pub id: Value,
+    pub command: String,
+    pub deadline_tick: u64,
+}
+
+/// Records player names from AddPlayer.
+pub fn track_players(
+    mut packets: MessageReader<ClientboundPacket>,
+    mut bots: Query<Option<&mut KnownPlayers>, With<LocalBot>>,
+    mut commands: Commands,
+) {
+    for packet in packets.read() {
+        let Some(add) = packet.decode::<AddPlayer>() else { continue };
+        let Ok(known) = bots.get_mut(packet.bot) else { continue };
+        match known {
+            Some(mut k) => {
+                k.names.insert(add.runtime_id, add.username);
+            }
+            None => {
+                let mut k = KnownPlayers::default();
+                k.names.insert(add.runtime_id, add.username);
+                commands.entity(packet.bot).insert(k);
+            }
+        }
+    }
+}
+
+/// `text` → `msg`.
+pub fn handle_text(
+    mut packets: MessageReader<ClientboundPacket>,
+    bots: Query<&LocalBot>,
+    settings: Res<ChatSettings>,
+    mut events: MessageWriter<AgentEvent>,
+) {
+    for packet in packets.read() {
+        let Some(t) = packet.decode::<Text>() else { continue };
+        let Ok(bot) = bots.get(packet.bot) else { continue };
+        let parsed = parse(&t);
+        let filter = Filter {
+            whitelist: &settings.whitelist,
+            prefix: settings.prefix.as_deref(),
+            own_name: settings.own_name(Some(bot)),
+        };
+        let Some(ok) = filter.apply(&parsed) else {
+            tracing::debug!(kind = %t.kind, "chat message filtered out");
+            continue;
+        };
+        events.write(AgentEvent::of(&Msg {
+            from: ok.from,
+            msg: ok.msg,
+            direct: ok.direct,
+            whisper: ok.whisper,
+            system: ok.system,
+            text_type: parsed.kind,
+            key: parsed.key,
+            params: parsed.params.iter().map(|p| crate::text::sanitize(p, crate::text::MAX_MESSAGE_CHARS)).collect(),
+        }));
+    }
+}
+
+/// `emote` → `emote` (our own emote echoed back is dropped).
+pub fn handle_emote(
+    mut packets: MessageReader<ClientboundPacket>,
+    bots: Query<(Option<&EntityIds>, Option<&KnownPlayers>)>,
+    mut events: MessageWriter<AgentEvent>,
+) {
+    for packet in packets.read() {
+        let Some(e) = packet.decode::<Emote>() else { continue };
+        let Ok((ids, known)) = bots.get(packet.bot) else { continue };
+        if ids.is_some_and(|i| i.runtime_id == e.entity_id) {
+            continue;
+        }
+        let title = crate::emotes::title_for(&e.emote_id);
+        let from = known.and_then(|k| k.names.get(&e.entity_id)).cloned().unwrap_or_default();
+        events.write(AgentEvent::of(&EmoteEvent {
+            from: crate::text::sanitize(&from, 64),
+            emote: title.map(str::to_owned),
+            emote_id: crate::text::sanitize(&e.emote_id, 64),
+            known: title.is_some(),
+            runtime_id: e.entity_id,
+        }));
+    }
+}
+
+/// `command_output` → `cmd_output` for the `cmd` whose origin UUID it echoes. Output for
+/// requests we did not make (or that already timed out) is ignored.
+pub fn handle_command_output(
+    mut packets: MessageReader<ClientboundPacket>,
+    mut bots: Query<&mut PendingServerCommands>,
+    mut events: MessageWriter<AgentEvent>,
+) {
+    for packet in packets.read() {
+        let Some(out) = packet.decode::<CommandOutput>() else { continue };
+        let Ok(mut pending) = bots.get_mut(packet.bot) else { continue };
+        let uuid = out.origin.uuid.to_ascii_lowercase();
+        let Some(i) = pending.entries.iter().position(|p| p.uuid == uuid) else {
+            tracing::debug!(%uuid, "command output for no pending cmd");
+            continue;
+        };
+        let req = pending.entries.remove(i);
+        events.write(AgentEvent::of(&CmdOutput {
+            id: req.id,
+            command: req.command,
+            success: out.success_count > 0,
+            success_count: out.success_count,
+            messages: out.output.iter().map(|m| render(&m.message_id, &m.parameters)).collect(),
+            output: out
+                .output
+                .into_iter()
+                .map(|m| CmdOutputLine { message_id: m.message_id, success: m.success, parameters: m.parameters })
+                .collect(),
+            ..CmdOutput::default()
+        }));
+    }
+}
+
+/// Requests without output after their deadline end with `command_timeout`.
+pub fn expire_server_commands(
+    ticks: Res<TickCount>,
+    mut bots: Query<&mut PendingServerCommands>,
+    mut events: MessageWriter<AgentEvent>,
+) {
+    for mut pending in &mut bots {
+        if pending.entries.iter().all(|p| p.deadline_tick > ticks.0) {
+            continue;
+        }
+        pending.entries.retain(|p| {
+            let live = p.deadline_tick > ticks.0;
+            if !live {
+                events.write(AgentEvent::of(&CommandTimeout { command: "cmd".into(), id: p.id.clone() }));
+            }
+            live
+        });
+    }
+}

@@ -1,0 +1,115 @@
+//! `ChatPlugin`: the social side of the bot.
+//!
+//! Incoming: `text` packets of every type become `msg` events (filtered as ClawCraft does:
+//! own messages dropped, `CHAT_WHITELIST`, `CHAT_PREFIX`, mentions, control characters, 500-char
+//! cap); `emote` packets become `emote` events; `command_output` answers a `cmd`.
+//!
+//! Outgoing: `chat` (Text type chat), `whisper` (`/tell`), `say` (`/say`), `emote` (Emote packet)
+//! and `cmd` — a CommandRequest as the player, answered at once with `sent:true` and followed by
+//! `cmd_output` when the server's CommandOutput arrives (matched by origin UUID), or
+//! `command_timeout` after 5 s (some commands, e.g. `/say`, produce no output). With
+//! `"external":true` the command goes to the `SEND_CMD` admin tool instead (see [`admin`]).
+
+pub mod admin;
+pub mod commands;
+pub mod emotes;
+pub mod incoming;
+pub mod packets;
+pub mod text;
+
+use bevy_app::{App, Plugin, Update};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{AppCommandExt, AppEventExt, CorePlugin, LocalBot, TickSet};
+
+pub use incoming::{CmdOutput, EmoteEvent, KnownPlayers, Msg, PendingServerCommands};
+
+/// Chat settings shared by every bot of the process.
+#[derive(Resource, Debug, Clone, PartialEq)]
+pub struct ChatSettings {
+    /// Lower-case names allowed to reach the agent (`CHAT_WHITELIST`, comma list); empty = all.
+    pub whitelist: Vec<String>,
+    /// Prefix marking a message as addressed to the bot (`CHAT_PREFIX`).
+    pub prefix: Option<String>,
+    /// The name counted as the bot's own; empty means each bot's [`LocalBot::username`].
+    pub username: String,
+    /// The admin command tool (`SEND_CMD`), e.g. `docker exec mc send-command`; split on
+    /// whitespace into program and arguments, never run through a shell.
+    pub send_cmd: Option<String>,
+    /// How long a `SEND_CMD` run may take before it is killed.
+    pub send_cmd_timeout: std::time::Duration,
+    /// Ticks to wait for a CommandOutput before `command_timeout`.
+    pub cmd_timeout_ticks: u64,
+}
+
+impl Default for ChatSettings {
+    fn default() -> Self {
+        Self {
+            whitelist: Vec::new(),
+            prefix: None,
+            username: String::new(),
+            send_cmd: None,
+            send_cmd_timeout: std::time::Duration::from_secs(10),
+            cmd_timeout_ticks: 100,
+        }
+    }
+}
+
+impl ChatSettings {
+    /// Reads `CHAT_WHITELIST`, `CHAT_PREFIX` and `SEND_CMD` (empty values count as unset).
+    pub fn from_env() -> Self {
+        let var = |k: &str| std::env::var(k).ok().map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        Self {
+            whitelist: var("CHAT_WHITELIST").map(|w| parse_whitelist(&w)).unwrap_or_default(),
+            prefix: var("CHAT_PREFIX"),
+            send_cmd: var("SEND_CMD"),
+            ..Self::default()
+        }
+    }
+
+    /// The bot's own name for filtering: the configured one, else the bot's login name.
+    pub fn own_name<'a>(&'a self, bot: Option<&'a LocalBot>) -> &'a str {
+        if self.username.is_empty() { bot.map_or("", |b| b.username.as_str()) } else { &self.username }
+    }
+}
+
+/// `"Alice, bob ,"` → `["alice", "bob"]`.
+pub fn parse_whitelist(list: &str) -> Vec<String> {
+    list.split(',').map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()).collect()
+}
+
+/// Chat, whispers, emotes and server commands.
+pub struct ChatPlugin;
+
+impl Plugin for ChatPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        if !app.world().contains_resource::<ChatSettings>() {
+            app.insert_resource(ChatSettings::from_env());
+        }
+        app.init_resource::<admin::ExternalRuns>()
+            .add_systems(
+                Update,
+                (
+                    incoming::track_players,
+                    incoming::handle_text,
+                    incoming::handle_emote,
+                    incoming::handle_command_output,
+                )
+                    .in_set(TickSet::HandlePackets),
+            )
+            .add_systems(
+                Update,
+                (incoming::expire_server_commands, admin::collect_external_runs).in_set(TickSet::Actions),
+            )
+            .add_agent_command::<commands::Chat>()
+            .add_agent_command::<commands::Whisper>()
+            .add_agent_command::<commands::Say>()
+            .add_agent_command::<commands::EmoteCmd>()
+            .add_agent_command::<commands::Cmd>()
+            .add_agent_event::<Msg>()
+            .add_agent_event::<EmoteEvent>()
+            .add_agent_event::<CmdOutput>();
+    }
+}

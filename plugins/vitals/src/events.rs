@@ -1,0 +1,156 @@
+//! The vitals events, in ClawCraft's shapes (anchors.md §1.4).
+
+use clawcraft_core::{EventKind, Vec3};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Old and new value of a bar, with its maximum.
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    pub old: f64,
+    pub new: f64,
+    pub max: f64,
+}
+
+/// `damage_taken`: health (or absorption) went down; changes within the grouping window
+/// (3 ticks) are one event.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct DamageTaken {
+    /// `attack` (a hurt event was seen), `fall`, `drown`, `fire`, `lava`, `starvation`, `poison`,
+    /// `wither`, `magic`, … or `unknown`.
+    pub cause: String,
+    pub health: Bar,
+    /// Absorption hearts lost in the same window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub absorption: Option<Bar>,
+    /// Hunger change in the same window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunger: Option<Bar>,
+}
+impl EventKind for DamageTaken {
+    const NAME: &'static str = "damage_taken";
+    const DESCRIPTION: &'static str = "Health went down (changes within 3 ticks grouped into one event, with a cause)";
+}
+
+/// `health_restored`: health went up.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct HealthRestored {
+    /// `regeneration` (effect), `instant_health`, `natural_regeneration` (saturation spent) or
+    /// `unknown`.
+    pub cause: String,
+    pub health: Bar,
+}
+impl EventKind for HealthRestored {
+    const NAME: &'static str = "health_restored";
+    const DESCRIPTION: &'static str = "Health went up";
+}
+
+/// `hunger_changed`: hunger changed (up or down) without a health change.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct HungerChanged {
+    pub hunger: Bar,
+}
+impl EventKind for HungerChanged {
+    const NAME: &'static str = "hunger_changed";
+    const DESCRIPTION: &'static str = "Hunger changed without a health change";
+}
+
+macro_rules! effect_event {
+    ($ty:ident, $name:literal, $desc:literal) => {
+        #[doc = $desc]
+        #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+        #[serde(rename_all = "camelCase")]
+        pub struct $ty {
+            /// Effect name, e.g. `speed` (`unknown_<id>` for ids not in the table).
+            pub effect: String,
+            pub effect_id: i32,
+            /// 0 = level I.
+            pub amplifier: i32,
+            /// Ticks.
+            pub duration: i32,
+        }
+        impl EventKind for $ty {
+            const NAME: &'static str = $name;
+            const DESCRIPTION: &'static str = $desc;
+        }
+    };
+}
+effect_event!(EffectAdded, "effect_added", "A status effect was applied to the bot");
+effect_event!(EffectUpdated, "effect_updated", "A status effect's amplifier or duration changed");
+
+/// `effect_removed`: a status effect ended.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectRemoved {
+    pub effect: String,
+    pub effect_id: i32,
+}
+impl EventKind for EffectRemoved {
+    const NAME: &'static str = "effect_removed";
+    const DESCRIPTION: &'static str = "A status effect expired or was removed";
+}
+
+/// `death`: the bot died.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct Death {
+    /// DeathInfo's cause (a death message key such as `death.attack.mob`), or `unknown`.
+    pub cause: String,
+    /// DeathInfo's message parameters.
+    pub messages: Vec<String>,
+}
+impl EventKind for Death {
+    const NAME: &'static str = "death";
+    const DESCRIPTION: &'static str = "The bot died";
+}
+
+/// `death_details`: where the bot died and what it carried.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct DeathDetails {
+    /// Feet position at death.
+    pub pos: Option<Vec3>,
+    /// Carried items. Always empty until the inventory plugin exists.
+    pub items: Vec<Value>,
+    pub cause: String,
+    pub messages: Vec<String>,
+}
+impl EventKind for DeathDetails {
+    const NAME: &'static str = "death_details";
+    const DESCRIPTION: &'static str = "Snapshot at death: position, items (empty until inventory exists), cause";
+}
+
+/// `respawn`: the bot respawned.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct Respawned {
+    /// Feet position the server respawns us at, when it said.
+    pub pos: Option<Vec3>,
+    /// Whether CLAWCRAFT_RESPAWN did it (else the `respawn` command).
+    pub auto: bool,
+}
+impl EventKind for Respawned {
+    const NAME: &'static str = "respawn";
+    const DESCRIPTION: &'static str = "The bot respawned after death";
+}
+
+/// `danger`: low health or hunger (hostile mobs are reported by the entity plugin).
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Danger {
+    /// `low_health` or `low_hunger`.
+    pub threat: String,
+    /// The value that crossed the threshold.
+    pub value: f64,
+    /// CLAWCRAFT_DANGER_HEALTH or CLAWCRAFT_DANGER_HUNGER.
+    pub threshold: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_health: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunger: Option<f64>,
+}
+impl EventKind for Danger {
+    const NAME: &'static str = "danger";
+    const DESCRIPTION: &'static str =
+        "Danger alert: low health/hunger (5 s debounce per threat); hostile mobs come from the entity plugin";
+}
