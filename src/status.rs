@@ -57,6 +57,10 @@ pub struct StatusResponse {
     /// Loaded chunk columns.
     pub chunks: u64,
     pub entities: EntityCounts,
+    /// Health, hunger, alive, effect count (null before the server sent any).
+    pub vitals: Option<clawcraft_vitals::VitalsSummary>,
+    /// Where and why the bot last died.
+    pub last_death: Option<clawcraft_vitals::LastDeath>,
     /// The tick number of the next PlayerAuthInput.
     pub input_tick: Option<u64>,
     pub stats: StatusStats,
@@ -87,6 +91,8 @@ impl AgentCommand for Status {
             uptime: world.resource::<Uptime>().0.elapsed().as_secs(),
             chunks,
             entities: EntityCounts { players, mobs, items },
+            vitals: clawcraft_vitals::vitals_summary(world, bot),
+            last_death: clawcraft_vitals::last_death(world, bot),
             input_tick: world.get::<InputState>(bot).map(|i| i.next_tick),
             stats: StatusStats {
                 inputs_sent: stats.inputs_sent,

@@ -121,6 +121,15 @@ pub struct HelpResponse {
 }
 
 fn param_lines(schema: &Value) -> Vec<String> {
+    if let Some(variants) = schema.get("anyOf").and_then(Value::as_array) {
+        let mut lines: Vec<String> = Vec::new();
+        for line in variants.iter().flat_map(param_lines) {
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+        return lines;
+    }
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)

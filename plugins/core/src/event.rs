@@ -95,6 +95,20 @@ pub struct EventRegistry {
 impl EventRegistry {
     pub fn register<E: EventKind>(&mut self, opt_in: Option<crate::subscription::OptIn>) {
         let schema = serde_json::to_value(schemars::schema_for!(E)).unwrap_or(Value::Null);
+        // Two plugins may emit variants of one event (`danger` for mobs and for low health):
+        // the schema then lists both shapes.
+        if let Some(existing) = self.events.get_mut(E::NAME) {
+            let mut variants = match existing.schema.get("anyOf").and_then(Value::as_array) {
+                Some(v) => v.clone(),
+                None => vec![existing.schema.clone()],
+            };
+            variants.push(schema);
+            let mut merged = Map::new();
+            merged.insert("anyOf".into(), Value::Array(variants));
+            existing.schema = Value::Object(merged);
+            existing.opt_in = existing.opt_in.or(opt_in);
+            return;
+        }
         self.events.insert(E::NAME, EventEntry { name: E::NAME, description: E::DESCRIPTION, schema, opt_in });
     }
 }
