@@ -93,6 +93,52 @@ function decodeColumn (buf, subChunkCount) {
   return column
 }
 
+// Independent decoder of one network sub-chunk (version 9) at buf[o] -> { y, storages: [{ bits, palette, at(x,y,z) }], end }
+function decodeSubChunk (buf, o = 0) {
+  const u8 = () => buf[o++]
+  const varu = () => { let v = 0; let shift = 0; let b; do { b = buf[o++]; v += (b & 0x7f) * 2 ** shift; shift += 7 } while (b & 0x80); return v }
+  const vari = () => { const v = varu(); return (v % 2) ? -(v + 1) / 2 : v / 2 }
+  const version = u8(); if (version !== 9) throw new Error(`sub-chunk version ${version}`)
+  const count = u8(); const y = (u8() << 24) >> 24
+  const storages = []
+  for (let s = 0; s < count; s++) {
+    const header = u8(); const bits = header >> 1; if ((header & 1) !== 1) throw new Error('not runtime')
+    if (bits === 0) { const id = vari(); storages.push({ bits, palette: [id], at: () => id }); continue }
+    const perWord = Math.floor(32 / bits); const n = Math.ceil(4096 / perWord); const words = []
+    for (let w = 0; w < n; w++) { words.push(buf.readUInt32LE(o)); o += 4 }
+    const pal = []; const pc = vari(); for (let k = 0; k < pc; k++) pal.push(vari())
+    storages.push({ bits, palette: pal, at: (x, by, z) => { const idx = (x << 8) | (z << 4) | by; return pal[(words[Math.floor(idx / perWord)] >>> ((idx % perWord) * bits)) & ((1 << bits) - 1)] } })
+  }
+  return { y, storages, end: o }
+}
+
+// id -> "name{states}" for palette indices or hashes
+function stateNamer (hashes) {
+  const states = require('minecraft-data')('bedrock_1.26.45').blockStates
+  const { blockStateHash } = require('./world.js')
+  const fmt = (st) => st.name + JSON.stringify(Object.fromEntries(Object.entries(st.states).map(([k, v]) => [k, v.value]).sort()))
+  if (!hashes) return (id) => states[id] ? fmt(states[id]) : `?${id}`
+  const m = new Map(states.map(st => [blockStateHash(st), fmt(st)]))
+  return (id) => m.get(id) ?? `?${id}`
+}
+const mapBlockName = (b) => b.name + JSON.stringify(Object.fromEntries(Object.entries(b.states || {}).sort()))
+
+// Check every map block inside sub-chunk (cx, sy, cz) against a decoded sub-chunk; returns list of mismatches
+function checkMapBlocks (map, cx, sy, cz, sub, name) {
+  const bad = []
+  for (const b of map.blocks) {
+    if ((b.x >> 4) !== cx || (b.y >> 4) !== sy || (b.z >> 4) !== cz) continue
+    const lx = b.x - cx * 16; const ly = b.y - sy * 16; const lz = b.z - cz * 16
+    const got = name(sub.storages[0].at(lx, ly, lz))
+    if (got !== mapBlockName(b)) bad.push({ at: [b.x, b.y, b.z], want: mapBlockName(b), got })
+    if (b.layer1) {
+      const got1 = sub.storages[1] ? name(sub.storages[1].at(lx, ly, lz)) : 'no layer 1'
+      if (got1 !== mapBlockName(b.layer1)) bad.push({ at: [b.x, b.y, b.z], layer: 1, want: mapBlockName(b.layer1), got: got1 })
+    }
+  }
+  return bad
+}
+
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 const CHECKS = {
@@ -158,6 +204,78 @@ const CHECKS = {
     const err = lines.find(l => l.name === '__decode_error')
     const ok = r.spawned && !!err && err.packet_id === 0x90 && !r.kick && lines[lines.length - 1].reason === 'disconnection_notification'
     return { ok, spawned: r.spawned, decode_error: err, kicked: r.kick }
+  },
+  async mixed (bedrock) {
+    // full-mode chunks of the mixed map (palette indices): every map block decodes to its exact state; world timeline
+    const peer = await startPeer('flat', ['--world', 'mixed'])
+    const r = await connect(bedrock, peer.port, { waitMs: 5200 })
+    const code = await peer.stop()
+    const map = JSON.parse(fs.readFileSync(path.join(__dirname, 'maps', 'mixed.json'), 'utf8'))
+    const name = stateNamer(false)
+    const chunks = new Map(r.packets.filter(p => p.name === 'level_chunk').map(p => [`${p.params.x},${p.params.z}`, p.params]))
+    const bad = []
+    const bits = {}
+    for (const key of ['0,0', '0,-1', '-1,0', '-1,-1', '5,5']) {
+      const c = chunks.get(key)
+      if (!c) { bad.push({ missing_chunk: key }); continue }
+      let o = 0
+      for (let i = 0; i < c.sub_chunk_count; i++) {
+        const sub = decodeSubChunk(c.payload, o); o = sub.end
+        if (sub.y === -4 || sub.y === -3) bits[`${key} sy${sub.y}`] = sub.storages.map(st => st.bits).join('/')
+        bad.push(...checkMapBlocks(map, c.x, sub.y, c.z, sub, name))
+      }
+    }
+    const got = (n) => r.packets.filter(p => p.name === n)
+    const ub = got('update_block').map(p => p.params)
+    const usb = got('update_subchunk_blocks')[0]?.params
+    const le = got('level_event').map(p => p.params.event)
+    const wantBits = { '0,0 sy-4': '4', '0,-1 sy-4': '3', '-1,0 sy-4': '4/1', '-1,-1 sy-4': '2', '5,5 sy-4': '3', '5,5 sy-3': '1', '0,0 sy-3': '0' }
+    const bitsOk = Object.entries(wantBits).every(([k, v]) => bits[k] === v)
+    const doorOk = ub.length === 2 && ub.every(u => name(u.block_runtime_id).includes('"open_bit":1'))
+    const usbOk = usb && name(usb.blocks[0].runtime_id) === 'stone{}' && name(usb.extra[0].runtime_id) === 'water{"liquid_depth":0}'
+    const evs = peer.events.map(e => e.event)
+    const ok = r.spawned && bad.length === 0 && bitsOk && doorOk && usbOk && le.join() === 'start_rain,stop_rain' && got('set_time').length >= 4 &&
+      evs.includes('block_updated') && evs.includes('level_event') && evs.includes('time_set') && code === 0
+    return { ok, spawned: r.spawned, mismatches: bad.slice(0, 10), bits, door_updates: ub.map(u => name(u.block_runtime_id)), subchunk_update: usb && { x: usb.x, y: usb.y, z: usb.z, blocks: usb.blocks.map(b => name(b.runtime_id)), extra: usb.extra.map(b => name(b.runtime_id)) }, level_events: le, set_time: got('set_time').map(p => p.params.time), events: evs }
+  },
+  async bds (bedrock) {
+    // request mode + hashes + mixed map: LevelChunk without sub-chunks, SubChunkRequest answered per offset
+    const peer = await startPeer('bds')
+    const requests = [[0, -4, 0], [0, -3, 0], [0, 19, 0], [0, 20, 0], [0, -5, 0], [5, -4, 5], [5, -3, 5], [-1, -4, 0], [0, -4, -1], [-1, -4, -1]]
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 3500,
+      onSpawn: (c) => setTimeout(() => {
+        c.write('subchunk_request', { dimension: 0, requests: requests.map(([x, y, z]) => ({ x, y, z })), origin: { x: 0, y: 0, z: 0 } })
+        c.write('subchunk_request', { dimension: 1, requests: [{ x: 0, y: 0, z: 0 }], origin: { x: 0, y: 0, z: 0 } })
+        c.sendBuffer(Buffer.from([0xaf, 0x01, 0x00, 0x05, 0x01]), true) // truncated subchunk_request: must not kill the server
+        c.write('subchunk_request', { dimension: 0, requests: [], origin: { x: 0, y: 0, z: 0 } }) // still answered afterwards
+      }, 200)
+    })
+    await sleep(300)
+    const lines = peer.readLog()
+    const code = await peer.stop()
+    const map = JSON.parse(fs.readFileSync(path.join(__dirname, 'maps', 'mixed.json'), 'utf8'))
+    const name = stateNamer(true)
+    const sg = r.packets.find(p => p.name === 'start_game')?.params
+    const lc = r.packets.filter(p => p.name === 'level_chunk').map(p => p.params)
+    const lcBad = lc.filter(c => !(c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : 1))).slice(0, 3).map(c => ({ x: c.x, z: c.z, count: c.sub_chunk_count, highest: c.highest_subchunk_count, len: c.payload.length }))
+    const lcOk = lc.length > 0 && lc.every(c => c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : 1))
+    const sc = r.packets.filter(p => p.name === 'subchunk').map(p => p.params)
+    const results = sc[0] ? sc[0].entries.map(e => `${e.dx},${e.dy},${e.dz}:${e.result}`) : []
+    const bad = []
+    const bits = {}
+    for (const e of (sc[0]?.entries || [])) {
+      if (e.result !== 'success') continue
+      const sub = decodeSubChunk(e.payload)
+      if (sub.end !== e.payload.length) bad.push({ trailing: e.payload.length - sub.end })
+      bits[`${e.dx},${e.dy},${e.dz}`] = sub.storages.map(st => st.bits).join('/')
+      bad.push(...checkMapBlocks(map, e.dx, e.dy, e.dz, sub, name))
+    }
+    const wantResults = ['0,-4,0:success', '0,-3,0:success_all_air', '0,19,0:success_all_air', '0,20,0:y_index_out_of_bounds', '0,-5,0:y_index_out_of_bounds', '5,-4,5:success', '5,-3,5:success', '-1,-4,0:success', '0,-4,-1:success', '-1,-4,-1:success']
+    const decodeErr = lines.find(l => l.name === '__decode_error')
+    const ok = r.spawned && sg?.block_network_ids_are_hashes === true && lcOk && results.join() === wantResults.join() && bad.length === 0 &&
+      sc.length === 3 && sc[1].entries[0]?.result === 'invalid_dimension' && sc[2].entries.length === 0 && decodeErr?.packet_id === 0xaf && code === 0
+    return { ok, spawned: r.spawned, hashes: sg?.block_network_ids_are_hashes, level_chunks: lc.length, level_chunk_ok: lcOk, level_chunk_bad: lcBad, subchunk_packets: sc.length, results, bits, mismatches: bad.slice(0, 10), decode_error: decodeErr?.error, events: peer.events.map(e => e.event) }
   },
   async teleport (bedrock) {
     const peer = await startPeer('teleport')
