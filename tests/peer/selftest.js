@@ -277,6 +277,57 @@ const CHECKS = {
       sc.length === 3 && sc[1].entries[0]?.result === 'invalid_dimension' && sc[2].entries.length === 0 && decodeErr?.packet_id === 0xaf && code === 0
     return { ok, spawned: r.spawned, hashes: sg?.block_network_ids_are_hashes, level_chunks: lc.length, level_chunk_ok: lcOk, level_chunk_bad: lcBad, subchunk_packets: sc.length, results, bits, mismatches: bad.slice(0, 10), decode_error: decodeErr?.error, events: peer.events.map(e => e.event) }
   },
+  async living (bedrock) {
+    // scripted living world: every step of scripts/living.json arrives; /list and an unknown command are answered;
+    // the respawn handshake (client Respawn state 2 + PlayerAction respawn) is answered with health 20 + MovePlayer reset
+    const script = JSON.parse(fs.readFileSync(path.join(__dirname, 'scripts', 'living.json'), 'utf8'))
+    const peer = await startPeer('living')
+    const origin = (id) => ({ type: 'player', uuid: '11111111-2222-3333-4444-555555555555', request_id: id, player_entity_id: 0n })
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 11500,
+      onSpawn: (c) => {
+        setTimeout(() => {
+          c.write('command_request', { command: '/list', origin: origin('req-list'), internal: false, version: 'latest' })
+          c.write('command_request', { command: '/frobnicate now', origin: origin('req-bad'), internal: false, version: 'latest' })
+          c.sendBuffer(Buffer.from([0x4d, 0x05, 0x2f, 0x6c]), true) // truncated command_request: logged, session survives
+        }, 700)
+        c.on('respawn', (p) => {
+          if (p.state !== 1) return
+          c.write('player_action', { runtime_entity_id: 1n, action: 'respawn', position: { x: 0, y: 0, z: 0 }, result_position: { x: 0, y: 0, z: 0 }, face: -1 })
+          c.write('respawn', { position: { x: 0, y: 0, z: 0 }, state: 2, runtime_entity_id: 1n })
+        })
+      }
+    })
+    await sleep(300)
+    const lines = peer.readLog()
+    const code = await peer.stop()
+    const got = (n) => r.packets.filter(p => p.name === n).map(p => p.params)
+    const count = {}
+    for (const p of r.packets) count[p.name] = (count[p.name] || 0) + 1
+    const swap = (u) => { const h = u.replace(/-/g, ''); const b = Buffer.from(h, 'hex'); const x = Buffer.concat([Buffer.from(b.subarray(0, 8)).reverse(), Buffer.from(b.subarray(8)).reverse()]).toString('hex'); return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}` }
+    const pl = got('player_list').flatMap(p => p.records)
+    const adds = pl.filter(x => x.type === 'add').map(x => `${x.username}:${swap(x.uuid) === script.players[x.username]?.uuid}`)
+    const removes = pl.filter(x => x.type === 'remove').length
+    const texts = got('text')
+    const textTypes = [...new Set(texts.map(t => t.type))].sort()
+    const npc = got('add_entity').find(e => e.entity_type === 'minecraft:npc')
+    const nametag = npc?.metadata?.find(m => m.key === 'nametag')?.value
+    const co = got('command_output')
+    const coList = co.find(c => c.origin.request_id === 'req-list')
+    const coBad = co.find(c => c.origin.request_id === 'req-bad')
+    const steps = peer.events.filter(e => e.event === 'script').map(e => e.step)
+    const missingSteps = script.steps.map(s => s.step).filter(s => !steps.includes(s))
+    const mpReset = got('move_player').find(m => m.mode === 'reset')
+    const ctrlOk = texts.some(t => t.message === script.steps.find(s => s.step === 'bob_control_chars').message)
+    const stepErrors = peer.events.filter(e => e.event === 'script' && e.error)
+    const ok = r.spawned && missingSteps.length === 0 && stepErrors.length === 0 && steps.includes('respawn_client_ready') && adds.join() === 'Alice:true,Bob:true,Carol:true' && removes === 2 &&
+      textTypes.length === 12 && texts.length === script.steps.filter(s => s.action === 'text').length && ctrlOk && nametag === 'Trader Tom' && count.add_player === 2 && count.add_entity === 4 && count.add_item_entity === 1 &&
+      count.move_entity_delta === 35 && count.move_entity === 1 && count.emote === 2 && count.mob_effect === 3 && count.death_info === 1 && count.respawn === 2 &&
+      count.take_item_entity === 1 && count.remove_entity === 2 && got('move_player').length === 61 && !!mpReset &&
+      coList?.success_count === 1 && coList.output[0].message_id === 'commands.players.list' && coBad?.success_count === 0 &&
+      lines.some(l => l.name === '__decode_error' && l.packet_id === 0x4d) && lines.some(l => l.name === 'command_request') && code === 0
+    return { ok, spawned: r.spawned, missing_steps: missingSteps, step_errors: stepErrors, player_list_adds: adds, removes, text_types: textTypes, texts: texts.length, control_chars_ok: ctrlOk, nametag, counts: Object.fromEntries(['add_player', 'add_entity', 'add_item_entity', 'move_player', 'move_entity_delta', 'move_entity', 'emote', 'mob_effect', 'entity_event', 'update_attributes', 'death_info', 'respawn', 'take_item_entity', 'remove_entity', 'command_output', 'text'].map(n => [n, count[n] || 0])), command_outputs: co.map(c => ({ id: c.origin.request_id, success_count: c.success_count, output: c.output })), reset: mpReset?.position, death_info: got('death_info')[0], errors: r.errors }
+  },
   async teleport (bedrock) {
     const peer = await startPeer('teleport')
     const r = await connect(bedrock, peer.port, { waitMs: 3000 })

@@ -643,11 +643,275 @@ function handleCommandRequest (session, p) {
   emitEvent({ event: 'command_output', command, request_id: origin.request_id, success_count: successCount, output })
 }
 
+// ---------------------------------------------------------------------------------------------------------------------
+// Living scenario: scripted players, entities, chat, vitals, death/respawn from scripts/living.json
+// ---------------------------------------------------------------------------------------------------------------------
+
+const AIR_ITEM = { network_id: 0, count: 0, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }
+const EMPTY_PROPS = { ints: [], floats: [] }
+
+function skinImage (w, h) { return { width: w, height: h, data: Buffer.alloc(w * h * 4) } }
+function minimalSkin (name) {
+  return {
+    skin_id: `Standard_Custom_${name}`,
+    play_fab_id: '',
+    skin_resource_pack: JSON.stringify({ geometry: { default: 'geometry.humanoid.custom' } }),
+    skin_data: skinImage(64, 64),
+    animations: [],
+    cape_data: skinImage(0, 0),
+    geometry_data: '',
+    geometry_data_version: '1.14.0',
+    animation_data: '',
+    cape_id: '',
+    full_skin_id: `Standard_Custom_${name}_full`,
+    arm_size: 'wide',
+    skin_color: 0,
+    personal_pieces: [],
+    piece_tint_colors: [],
+    premium: false,
+    persona: false,
+    cape_on_classic: false,
+    primary_user: true,
+    overriding_player_appearance: false,
+    trusted: 'false',
+    profile_hash: ''
+  }
+}
+
+let livingScript = null
+function loadLivingScript () {
+  if (!livingScript) livingScript = JSON.parse(fs.readFileSync(path.join(__dirname, 'scripts', 'living.json'), 'utf8'))
+  return livingScript
+}
+
+function livingScenario (session) {
+  const hooks = flatScenario(session)
+  const onSpawn = hooks.onSpawn.bind(hooks)
+  const script = loadLivingScript()
+  const { mcData } = session.ctx
+  session.listed = new Set()
+  let spawnAt = 0
+  let died = false
+  let respawnAnswered = false
+  const bot = () => session.username || 'ClawBot'
+  const sub = (v) => typeof v === 'string' ? v.split('{bot}').join(bot()) : Array.isArray(v) ? v.map(sub) : v
+  const rid = () => BigInt(session.runtimeId)
+  const stepEvent = (step, extra = {}) => emitEvent({ event: 'script', step: step.step, action: step.action, t_ms: Date.now() - spawnAt, ...extra })
+  const player = (name) => script.players[name]
+  const entity = (name) => script.entities[name]
+
+  const attrs = (values) => {
+    const known = { 'minecraft:health': [0, 20, 20], 'minecraft:player.hunger': [0, 20, 20] }
+    return Object.entries(values).map(([name, v]) => { const [min, max, def] = known[name] || [0, 20, 20]; return attribute(name, min, max, v, def) })
+  }
+  const sendAttributes = (values) => session.write('update_attributes', { runtime_entity_id: rid(), attributes: attrs(values), tick: 0n })
+  const entityEvent = (eventId, runtimeId = rid()) => session.write('entity_event', { runtime_entity_id: runtimeId, event_id: eventId, data: 0 })
+  const movePlayer = (p, pos, yaw, mode = 'normal') => session.write('move_player', {
+    runtime_id: p.runtime_id, position: pos, pitch: 0, yaw, head_yaw: yaw, mode, on_ground: true, ridden_runtime_id: 0, teleport: undefined, tick: 0n
+  })
+  const playerListAdd = (names) => {
+    session.write('player_list', {
+      records: names.map(n => {
+          const p = player(n)
+          session.listed.add(n)
+        return { type: 'add', legacy_type: 0, uuid: vanillaUuid(p.uuid), entity_unique_id: BigInt(p.unique_id), username: n, xbox_user_id: p.xuid, platform_chat_id: p.platform_chat_id, build_platform: p.build_platform, skin_data: minimalSkin(n), is_teacher: false, is_host: false, is_subclient: false, player_color: -1 }
+      })
+    })
+  }
+  const playerListRemove = (names) => {
+    for (const n of names) session.listed.delete(n)
+    session.write('player_list', { records: names.map(n => ({ type: 'remove', legacy_type: 1, uuid: vanillaUuid(player(n).uuid) })) })
+  }
+  const TEXT_CATEGORY = { chat: 'authored', whisper: 'authored', announcement: 'authored', raw: 'message_only', tip: 'message_only', system: 'message_only', json_whisper: 'message_only', json: 'message_only', json_announcement: 'message_only', translation: 'parameters', popup: 'parameters', jukebox_popup: 'parameters' }
+
+  const actions = {
+    player_list_add: (st) => playerListAdd(st.players),
+    player_list_remove: (st) => playerListRemove(st.players),
+    add_player: (st) => {
+      const p = player(st.player)
+      session.write('add_player', {
+        uuid: vanillaUuid(p.uuid),
+        username: st.player,
+        runtime_id: BigInt(p.runtime_id),
+        platform_chat_id: p.platform_chat_id,
+        position: st.position,
+        velocity: { x: 0, y: 0, z: 0 },
+        pitch: 0,
+        yaw: st.yaw || 0,
+        head_yaw: st.yaw || 0,
+        held_item: AIR_ITEM,
+        gamemode: 'survival',
+        metadata: [],
+        properties: EMPTY_PROPS,
+        unique_id: BigInt(p.unique_id),
+        permission_level: 'member',
+        command_permission: 'normal',
+        abilities: [{ type: 'base', allowed: 0x3ffff, enabled: 0, fly_speed: 0.05, vertical_fly_speed: 1, walk_speed: 0.1 }],
+        links: [],
+        device_id: p.device_id,
+        device_os: p.device_os
+      })
+    },
+    add_entity: (st) => {
+      const e = entity(st.entity)
+      session.write('add_entity', {
+        unique_id: BigInt(e.unique_id),
+        runtime_id: BigInt(e.runtime_id),
+        entity_type: e.type,
+        position: e.position,
+        velocity: { x: 0, y: 0, z: 0 },
+        pitch: 0,
+        yaw: e.yaw || 0,
+        head_yaw: e.yaw || 0,
+        body_yaw: e.yaw || 0,
+        attributes: [],
+        metadata: e.name ? [{ key: 'nametag', type: 'string', legacy_type: 4, value: e.name }] : [],
+        properties: EMPTY_PROPS,
+        links: []
+      })
+    },
+    add_item_entity: (st) => {
+      const e = entity(st.entity)
+      const it = mcData.itemsByName[e.item]
+      session.write('add_item_entity', {
+        entity_id_self: BigInt(e.unique_id),
+        runtime_entity_id: BigInt(e.runtime_id),
+        item: { network_id: it.id, count: e.count, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
+        position: e.position,
+        velocity: { x: 0, y: 0, z: 0 },
+        metadata: [],
+        is_from_fishing: false
+      })
+      return { item_network_id: it.id }
+    },
+    take_item_entity: (st) => {
+      const e = entity(st.entity)
+      session.write('take_item_entity', { runtime_entity_id: BigInt(e.runtime_id), target: player(st.taker).runtime_id })
+      session.write('remove_entity', { entity_id_self: BigInt(e.unique_id) })
+    },
+    player_leave: (st) => {
+      playerListRemove([st.player])
+      session.write('remove_entity', { entity_id_self: BigInt(player(st.player).unique_id) })
+    },
+    text: (st) => {
+      const message = sub(st.message)
+      const p = { needs_translation: !!st.needs_translation, category: TEXT_CATEGORY[st.type], type: st.type, message, xuid: '', platform_chat_id: '', has_filtered_message: false }
+      if (st.source_name !== undefined) p.source_name = sub(st.source_name)
+      if (TEXT_CATEGORY[st.type] === 'parameters') p.parameters = sub(st.parameters || [])
+      session.write('text', p)
+      return { message, source_name: p.source_name }
+    },
+    walk_player: (st) => {
+      const p = player(st.player)
+      const n = Math.round(st.duration_ms / st.interval_ms)
+      for (let i = 1; i <= n; i++) {
+        session.later(st.interval_ms * i, () => {
+          const f = i / n
+          const pos = { x: st.from.x + (st.to.x - st.from.x) * f, y: st.from.y + (st.to.y - st.from.y) * f, z: st.from.z + (st.to.z - st.from.z) * f }
+          movePlayer(p, pos, st.yaw || 0)
+          if (i === n) stepEvent(st, { phase: 'done', position: pos })
+        })
+      }
+    },
+    move_entity_delta: (st) => {
+      const e = entity(st.entity)
+      const f = st.fields
+      session.write('move_entity_delta', { runtime_entity_id: BigInt(e.runtime_id), x: f.x, y: f.y, z: f.z, rot_x: f.pitch, rot_y: f.yaw, rot_z: f.head_yaw, on_ground: st.on_ground !== false, force_move: false, force_move_local_entity: false, force_completion: false })
+    },
+    walk_entity: (st) => {
+      const e = entity(st.entity)
+      const n = Math.round(st.duration_ms / st.interval_ms)
+      for (let i = 1; i <= n; i++) {
+        session.later(st.interval_ms * i, () => {
+          const f = i / n
+          const pos = { x: st.from.x + (st.to.x - st.from.x) * f, y: st.from.y + (st.to.y - st.from.y) * f, z: st.from.z + (st.to.z - st.from.z) * f }
+          const rot = i === 1 ? (st.first_fields || {}) : {}
+          session.write('move_entity_delta', {
+            runtime_entity_id: BigInt(e.runtime_id),
+            x: st.axes.includes('x') ? pos.x : undefined,
+            y: st.axes.includes('y') ? pos.y : undefined,
+            z: st.axes.includes('z') ? pos.z : undefined,
+            rot_x: rot.pitch,
+            rot_y: rot.yaw,
+            rot_z: rot.head_yaw,
+            on_ground: true,
+            force_move: false,
+            force_move_local_entity: false,
+            force_completion: false
+          })
+          if (i === n) stepEvent(st, { phase: 'done', position: pos })
+        })
+      }
+    },
+    move_entity: (st) => {
+      const e = entity(st.entity)
+      session.write('move_entity', { runtime_entity_id: BigInt(e.runtime_id), flags: st.flags, position: st.position, rotation: st.rotation })
+    },
+    emote: (st) => {
+      const p = player(st.player)
+      session.write('emote', { entity_id: BigInt(p.runtime_id), emote_id: st.emote_id, emote_length_ticks: st.length_ticks, xuid: p.xuid, platform_id: p.platform_chat_id, flags: 'server_side' })
+    },
+    vitals: (st) => {
+      if (st.attributes) sendAttributes(st.attributes)
+      if (st.entity_event) entityEvent(st.entity_event)
+    },
+    mob_effect: (st) => {
+      session.write('mob_effect', { runtime_entity_id: rid(), event_id: st.event_id, effect_id: st.effect_id, amplifier: st.amplifier, particles: st.particles, duration: st.duration, tick: 0n, ambient: false })
+    },
+    death: (st) => {
+      died = true
+      sendAttributes(st.attributes)
+      entityEvent(st.entity_event)
+      session.write('death_info', { cause: st.cause, messages: sub(st.messages) })
+      return { messages: sub(st.messages) }
+    },
+    respawn: (st) => {
+      session.write('respawn', { position: st.position, state: st.state, runtime_entity_id: rid() })
+    },
+    done: () => {}
+  }
+
+  hooks.onSpawn = () => {
+    onSpawn()
+    spawnAt = Date.now()
+    for (const st of script.steps) {
+      session.later(st.ms, () => {
+        let extra = {}
+        try {
+          extra = actions[st.action](st) || {}
+        } catch (e) {
+          diag(`living step ${st.step} failed:`, e.stack || e.message)
+          extra = { error: e.message }
+        }
+        stepEvent(st, extra)
+      })
+    }
+  }
+
+  // the bot's answer to the death: Respawn state 2 (client_ready) and/or PlayerAction respawn
+  hooks.onPacket = (name, params) => {
+    let trigger = null
+    if (name === 'respawn' && params?.state === 2) trigger = 'respawn'
+    if (name === 'player_action' && params?.action === 'respawn') trigger = 'player_action'
+    if (!trigger) return
+    if (!died || respawnAnswered) {
+      emitEvent({ event: 'script', step: 'respawn_client_message', trigger, answered: false, t_ms: Date.now() - spawnAt })
+      return
+    }
+    respawnAnswered = true
+    sendAttributes({ 'minecraft:health': 20, 'minecraft:player.hunger': 20 })
+    session.write('move_player', { runtime_id: session.runtimeId, position: { ...SPAWN_EYE }, pitch: 0, yaw: 0, head_yaw: 0, mode: 'reset', on_ground: true, ridden_runtime_id: 0, teleport: undefined, tick: 0n })
+    emitEvent({ event: 'script', step: 'respawn_client_ready', action: 'respawn_reply', trigger, t_ms: Date.now() - spawnAt, position: SPAWN_EYE })
+  }
+  return hooks
+}
+
 const SCENARIOS = {
   flat: flatScenario,
   kick: kickScenario,
   'bad-checksum': badChecksumScenario,
   teleport: teleportScenario,
+  living: livingScenario,
   bds: flatScenario // BDS-like: --world mixed --chunks request --block-hashes (set in parseArgs)
 }
 
