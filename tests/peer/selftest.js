@@ -328,6 +328,41 @@ const CHECKS = {
       lines.some(l => l.name === '__decode_error' && l.packet_id === 0x4d) && lines.some(l => l.name === 'command_request') && code === 0
     return { ok, spawned: r.spawned, missing_steps: missingSteps, step_errors: stepErrors, player_list_adds: adds, removes, text_types: textTypes, texts: texts.length, control_chars_ok: ctrlOk, nametag, counts: Object.fromEntries(['add_player', 'add_entity', 'add_item_entity', 'move_player', 'move_entity_delta', 'move_entity', 'emote', 'mob_effect', 'entity_event', 'update_attributes', 'death_info', 'respawn', 'take_item_entity', 'remove_entity', 'command_output', 'text'].map(n => [n, count[n] || 0])), command_outputs: co.map(c => ({ id: c.origin.request_id, success_count: c.success_count, output: c.output })), reset: mpReset?.position, death_info: got('death_info')[0], errors: r.errors }
   },
+  async fuzz (bedrock) {
+    // living + mixed + request mode; 300 random / truncated client packets (server-bound ids incl. subchunk_request,
+    // command_request, respawn, player_action, text) must neither crash the peer nor end the session
+    const peer = await startPeer('living', ['--world', 'mixed', '--chunks', 'request'])
+    let seed = 12345
+    const rnd = (n) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n }
+    const ids = [0xaf, 0x4d, 0x2d, 0x24, 0x09, 0x90, 0x45, 0x1e, 0x21, 0x8a, 0x13, 0x71, 0x81, 0xc1, 0x3ff, 0x00]
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 4500,
+      onSpawn: (c) => setTimeout(() => {
+        for (let i = 0; i < 300; i++) {
+          const id = ids[rnd(ids.length)]
+          const body = Buffer.alloc(rnd(40))
+          for (let k = 0; k < body.length; k++) body[k] = rnd(256)
+          const head = []
+          let v = id
+          do { head.push((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v >>>= 7 } while (v)
+          c.sendBuffer(Buffer.concat([Buffer.from(head), body]), true)
+        }
+        // huge but valid request: every sub-chunk of a 5x5 area plus out-of-range ones, far-away origin
+        const req = []
+        for (let x = -2; x <= 2; x++) for (let z = -2; z <= 2; z++) for (let y = -6; y <= 21; y++) req.push({ x, y, z })
+        c.write('subchunk_request', { dimension: 0, requests: req, origin: { x: 2000000, y: 0, z: -2000000 } })
+        c.write('command_request', { command: '/list', origin: { type: 'player', uuid: '11111111-2222-3333-4444-555555555555', request_id: 'after-fuzz', player_entity_id: 0n }, internal: false, version: 'latest' })
+      }, 300)
+    })
+    await sleep(300)
+    const alive = peer.proc.exitCode === null
+    const lines = peer.readLog()
+    const code = await peer.stop()
+    const after = r.packets.find(p => p.name === 'command_output' && p.params.origin.request_id === 'after-fuzz')
+    const big = r.packets.filter(p => p.name === 'subchunk').map(p => p.params.entries.length)
+    const ok = r.spawned && alive && !!after && big.includes(700) && !r.kick && code === 0
+    return { ok, spawned: r.spawned, peer_alive: alive, answered_after_fuzz: !!after, big_subchunk_entries: big, decode_errors: lines.filter(l => l.name === '__decode_error').length, errors: lines.filter(l => l.name === '__error').length, kicked: r.kick, exit: code }
+  },
   async teleport (bedrock) {
     const peer = await startPeer('teleport')
     const r = await connect(bedrock, peer.port, { waitMs: 3000 })
