@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // clawcraft end-to-end test peer: a minimal Bedrock server built on bedrock-protocol.
 //
-//   node server.js --port N [--log FILE] [--scenario NAME] [--version 1.26.45] [--motd TEXT]
+//   node server.js --port N [--log FILE] [--scenario NAME] [--world flat|mixed] [--chunks full|request] [--version 1.26.45] [--motd TEXT]
 //
 // stdout: one JSON object per line (lifecycle events, first one is {"event":"listening","port":N}).
 // stderr: human-readable diagnostics.
