@@ -136,6 +136,16 @@ function checkMapBlocks (map, cx, sy, cz, sub, name) {
       if (got1 !== mapBlockName(b.layer1)) bad.push({ at: [b.x, b.y, b.z], layer: 1, want: mapBlockName(b.layer1), got: got1 })
     }
   }
+  for (const f of (map.fills || [])) { // corners and centre of each fill box
+    const xs = [f.from.x, f.to.x]; const ys = [f.from.y, f.to.y]; const zs = [f.from.z, f.to.z]
+    const pts = [[(f.from.x + f.to.x) >> 1, (f.from.y + f.to.y) >> 1, (f.from.z + f.to.z) >> 1]]
+    for (const x of xs) for (const y of ys) for (const z of zs) pts.push([x, y, z])
+    for (const [x, y, z] of pts) {
+      if ((x >> 4) !== cx || (y >> 4) !== sy || (z >> 4) !== cz) continue
+      const got = name(sub.storages[0].at(x - cx * 16, y - sy * 16, z - cz * 16))
+      if (got !== mapBlockName(f)) bad.push({ at: [x, y, z], fill: f.tag, want: mapBlockName(f), got })
+    }
+  }
   return bad
 }
 
@@ -215,13 +225,13 @@ const CHECKS = {
     const chunks = new Map(r.packets.filter(p => p.name === 'level_chunk').map(p => [`${p.params.x},${p.params.z}`, p.params]))
     const bad = []
     const bits = {}
-    for (const key of ['0,0', '0,-1', '-1,0', '-1,-1', '5,5']) {
+    for (const key of ['0,0', '0,-1', '-1,0', '-1,-1', '5,5', '4,-4']) {
       const c = chunks.get(key)
       if (!c) { bad.push({ missing_chunk: key }); continue }
       let o = 0
       for (let i = 0; i < c.sub_chunk_count; i++) {
         const sub = decodeSubChunk(c.payload, o); o = sub.end
-        if (sub.y === -4 || sub.y === -3) bits[`${key} sy${sub.y}`] = sub.storages.map(st => st.bits).join('/')
+        if (sub.y >= -4 && sub.y <= -2) bits[`${key} sy${sub.y}`] = sub.storages.map(st => st.bits).join('/')
         bad.push(...checkMapBlocks(map, c.x, sub.y, c.z, sub, name))
       }
     }
@@ -229,7 +239,7 @@ const CHECKS = {
     const ub = got('update_block').map(p => p.params)
     const usb = got('update_subchunk_blocks')[0]?.params
     const le = got('level_event').map(p => p.params.event)
-    const wantBits = { '0,0 sy-4': '4', '0,-1 sy-4': '3', '-1,0 sy-4': '4/1', '-1,-1 sy-4': '2', '5,5 sy-4': '3', '5,5 sy-3': '1', '0,0 sy-3': '0' }
+    const wantBits = { '0,0 sy-4': '4', '0,-1 sy-4': '3', '-1,0 sy-4': '4/1', '-1,-1 sy-4': '2', '5,5 sy-4': '3', '5,5 sy-3': '1', '0,0 sy-3': '0', '4,-4 sy-2': '0', '4,-4 sy-4': '2' }
     const bitsOk = Object.entries(wantBits).every(([k, v]) => bits[k] === v)
     const doorOk = ub.length === 2 && ub.every(u => name(u.block_runtime_id).includes('"open_bit":1'))
     const usbOk = usb && name(usb.blocks[0].runtime_id) === 'stone{}' && name(usb.extra[0].runtime_id) === 'water{"liquid_depth":0}'
@@ -241,7 +251,7 @@ const CHECKS = {
   async bds (bedrock) {
     // request mode + hashes + mixed map: LevelChunk without sub-chunks, SubChunkRequest answered per offset
     const peer = await startPeer('bds')
-    const requests = [[0, -4, 0], [0, -3, 0], [0, 19, 0], [0, 20, 0], [0, -5, 0], [5, -4, 5], [5, -3, 5], [-1, -4, 0], [0, -4, -1], [-1, -4, -1]]
+    const requests = [[0, -4, 0], [0, -3, 0], [0, 19, 0], [0, 20, 0], [0, -5, 0], [5, -4, 5], [5, -3, 5], [-1, -4, 0], [0, -4, -1], [-1, -4, -1], [4, -2, -4]]
     const r = await connect(bedrock, peer.port, {
       waitMs: 3500,
       onSpawn: (c) => setTimeout(() => {
@@ -258,8 +268,8 @@ const CHECKS = {
     const name = stateNamer(true)
     const sg = r.packets.find(p => p.name === 'start_game')?.params
     const lc = r.packets.filter(p => p.name === 'level_chunk').map(p => p.params)
-    const lcBad = lc.filter(c => !(c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : 1))).slice(0, 3).map(c => ({ x: c.x, z: c.z, count: c.sub_chunk_count, highest: c.highest_subchunk_count, len: c.payload.length }))
-    const lcOk = lc.length > 0 && lc.every(c => c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : 1))
+    const lcBad = lc.filter(c => !(c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : (c.x === 4 && c.z === -4) ? 3 : 1))).slice(0, 3).map(c => ({ x: c.x, z: c.z, count: c.sub_chunk_count, highest: c.highest_subchunk_count, len: c.payload.length }))
+    const lcOk = lc.length > 0 && lc.every(c => c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : (c.x === 4 && c.z === -4) ? 3 : 1))
     const sc = r.packets.filter(p => p.name === 'subchunk').map(p => p.params)
     const results = sc[0] ? sc[0].entries.map(e => `${e.dx},${e.dy},${e.dz}:${e.result}`) : []
     const bad = []
@@ -271,9 +281,10 @@ const CHECKS = {
       bits[`${e.dx},${e.dy},${e.dz}`] = sub.storages.map(st => st.bits).join('/')
       bad.push(...checkMapBlocks(map, e.dx, e.dy, e.dz, sub, name))
     }
-    const wantResults = ['0,-4,0:success', '0,-3,0:success_all_air', '0,19,0:success_all_air', '0,20,0:y_index_out_of_bounds', '0,-5,0:y_index_out_of_bounds', '5,-4,5:success', '5,-3,5:success', '-1,-4,0:success', '0,-4,-1:success', '-1,-4,-1:success']
+    const wantResults = ['0,-4,0:success', '0,-3,0:success_all_air', '0,19,0:success_all_air', '0,20,0:y_index_out_of_bounds', '0,-5,0:y_index_out_of_bounds', '5,-4,5:success', '5,-3,5:success', '-1,-4,0:success', '0,-4,-1:success', '-1,-4,-1:success', '4,-2,-4:success']
+    const wantBits = { '0,-4,0': '4', '5,-4,5': '3', '5,-3,5': '1', '-1,-4,0': '4/1', '0,-4,-1': '3', '-1,-4,-1': '2', '4,-2,-4': '0' }
     const decodeErr = lines.find(l => l.name === '__decode_error')
-    const ok = r.spawned && sg?.block_network_ids_are_hashes === true && lcOk && results.join() === wantResults.join() && bad.length === 0 &&
+    const ok = r.spawned && sg?.block_network_ids_are_hashes === true && lcOk && results.join() === wantResults.join() && bad.length === 0 && Object.entries(wantBits).every(([k, v]) => bits[k] === v) &&
       sc.length === 3 && sc[1].entries[0]?.result === 'invalid_dimension' && sc[2].entries.length === 0 && decodeErr?.packet_id === 0xaf && code === 0
     return { ok, spawned: r.spawned, hashes: sg?.block_network_ids_are_hashes, level_chunks: lc.length, level_chunk_ok: lcOk, level_chunk_bad: lcBad, subchunk_packets: sc.length, results, bits, mismatches: bad.slice(0, 10), decode_error: decodeErr?.error, events: peer.events.map(e => e.event) }
   },

@@ -69,6 +69,9 @@ function encodeStorage (out, indices, palette) {
   return bits
 }
 
+// block indices ordered y-major (bottom layer first), then x, then z: the order palette entries are assigned in
+const APPEARANCE_ORDER = [...Array(16).keys()].flatMap(y => [...Array(256).keys()].map(xz => ((xz >> 4) << 8) | ((xz & 15) << 4) | y))
+
 class World {
   // map: null = flat; otherwise the parsed maps/<name>.json
   constructor (mcData, { hashes = false, map = null, name = 'flat' } = {}) {
@@ -94,6 +97,14 @@ class World {
       this.blocks.set(key, { l0: this.stateId(b.name, b.states || {}), l1: b.layer1 ? this.stateId(b.layer1.name, b.layer1.states || {}) : undefined })
       this.touched.add(`${b.x >> 4},${b.y >> 4},${b.z >> 4}`)
     }
+    this.fills = [] // boxes { x0..x1, y0..y1, z0..z1, l0 } (inclusive), checked after single blocks
+    for (const f of (map?.fills || [])) {
+      const [x0, x1] = [Math.min(f.from.x, f.to.x), Math.max(f.from.x, f.to.x)]
+      const [y0, y1] = [Math.min(f.from.y, f.to.y), Math.max(f.from.y, f.to.y)]
+      const [z0, z1] = [Math.min(f.from.z, f.to.z), Math.max(f.from.z, f.to.z)]
+      this.fills.push({ x0, x1, y0, y1, z0, z1, l0: this.stateId(f.name, f.states || {}) })
+      for (let cx = x0 >> 4; cx <= x1 >> 4; cx++) for (let sy = y0 >> 4; sy <= y1 >> 4; sy++) for (let cz = z0 >> 4; cz <= z1 >> 4; cz++) this.touched.add(`${cx},${sy},${cz}`)
+    }
     this._subCache = new Map()
     this._columnCache = new Map()
     this.bitsUsed = {} // "cx,sy,cz" -> [bits per storage], filled as sub-chunks get encoded (diagnostics/selftest)
@@ -118,6 +129,7 @@ class World {
   blockAt (x, y, z) { // { l0, l1 } network ids
     const b = this.blocks.get(`${x},${y},${z}`)
     if (b) return b
+    for (const f of this.fills) if (x >= f.x0 && x <= f.x1 && y >= f.y0 && y <= f.y1 && z >= f.z0 && z <= f.z1) return { l0: f.l0, l1: undefined }
     return { l0: this.base.has(y) ? this.base.get(y) : this.ids.air, l1: undefined }
   }
 
@@ -125,36 +137,36 @@ class World {
   subChunk (cx, sy, cz) {
     const key = this.touched.has(`${cx},${sy},${cz}`) ? `${cx},${sy},${cz}` : `base,${sy}`
     if (this._subCache.has(key)) return this._subCache.get(key)
-    const layers = [[], []] // per layer: palette ids
-    const idx = [new Uint16Array(4096), new Uint16Array(4096)]
+    const raw = [new Int32Array(4096), new Int32Array(4096)]
+    const air = this.ids.air
     let hasL1 = false
-    let allAir = true
-    // palette order: air first, then ids in order of appearance (y-major from the bottom, so flat columns give
-    // [air, bedrock, dirt, grass_block] exactly like before)
-    layers[0].push(this.ids.air); layers[1].push(this.ids.air)
     for (let y = 0; y < 16; y++) {
       for (let x = 0; x < 16; x++) {
         for (let z = 0; z < 16; z++) {
           const b = this.blockAt(cx * 16 + x, sy * 16 + y, cz * 16 + z)
           const i = (x << 8) | (z << 4) | y
-          let p = layers[0].indexOf(b.l0)
-          if (p < 0) { p = layers[0].length; layers[0].push(b.l0) }
-          idx[0][i] = p
-          if (b.l0 !== this.ids.air) allAir = false
-          if (b.l1 !== undefined && b.l1 !== this.ids.air) {
-            hasL1 = true
-            let q = layers[1].indexOf(b.l1)
-            if (q < 0) { q = layers[1].length; layers[1].push(b.l1) }
-            idx[1][i] = q
-          }
+          raw[0][i] = b.l0
+          raw[1][i] = b.l1 === undefined ? air : b.l1
+          if (b.l1 !== undefined && b.l1 !== air) hasL1 = true
         }
       }
     }
+    // palette = the states used: air first if present, then in order of appearance (index order), so the flat
+    // bottom sub-chunk keeps [air, bedrock, dirt, grass_block]; a sub-chunk of one state gets a 0-bit storage
+    const storage = (vals) => {
+      const palette = []
+      if (vals.includes(air)) palette.push(air)
+      for (const i of APPEARANCE_ORDER) if (!palette.includes(vals[i])) palette.push(vals[i])
+      const idx = new Uint16Array(4096)
+      for (let i = 0; i < 4096; i++) idx[i] = palette.indexOf(vals[i])
+      return { idx, palette }
+    }
+    const s0 = storage(raw[0])
     let buf = null
-    if (!allAir || hasL1) {
+    if (!(s0.palette.length === 1 && s0.palette[0] === air) || hasL1) {
       const out = [9, hasL1 ? 2 : 1, sy & 0xff]
-      const bits = [encodeStorage(out, idx[0], layers[0])]
-      if (hasL1) bits.push(encodeStorage(out, idx[1], layers[1]))
+      const bits = [encodeStorage(out, s0.idx, s0.palette)]
+      if (hasL1) { const s1 = storage(raw[1]); bits.push(encodeStorage(out, s1.idx, s1.palette)) }
       this.bitsUsed[key] = bits
       buf = Buffer.from(out)
     }
