@@ -64,9 +64,11 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         };
         match TcpPlugin::bind(settings) {
             Ok(p) => Some(p),
+            // Another bot may own the port (several bots on one machine): stdin and the events
+            // file still work, so report it and carry on rather than refuse to play.
             Err(e) => {
-                fail("BIND", &format!("cannot listen on {}:{}: {e}", config.bind, config.tcp_port));
-                return ExitCode::from(2);
+                fail("BIND", &format!("cannot listen on {}:{} ({e}); TCP is off", config.bind, config.tcp_port));
+                None
             }
         }
     } else {

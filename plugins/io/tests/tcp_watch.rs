@@ -1,0 +1,144 @@
+//! The TCP channel in-process: `watch` replays from the ring and, when `since` is older than the
+//! ring, from the events file; then streams live events; commands keep working meanwhile.
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use bevy_app::App;
+use clawcraft_core::AgentEvent;
+use clawcraft_io::client::Session;
+use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, read_events};
+use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
+use clawcraft_io::{EventRing, IoPlugin};
+use clawcraft_network::NetworkPlugin;
+use serde_json::Value;
+
+struct Harness {
+    app: App,
+    addr: SocketAddr,
+    path: std::path::PathBuf,
+}
+
+fn harness(name: &str, ring: usize, token: Option<&str>) -> Harness {
+    let dir = std::env::temp_dir().join(format!("clawcraft-io-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("events.jsonl");
+    let tcp =
+        TcpPlugin::bind(TcpSettings { token: token.map(String::from), ..TcpSettings::loopback(0) }).expect("bind");
+    let addr = tcp.local_addr();
+    let mut app = App::new();
+    app.add_plugins(NetworkPlugin)
+        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(EventsFilePlugin { settings: EventsFileSettings::new(&path, 5.0) })
+        .add_plugins(tcp);
+    app.world_mut().resource_mut::<EventRing>().capacity = ring;
+    app.finish();
+    app.cleanup();
+    Harness { app, addr, path }
+}
+
+impl Harness {
+    fn emit(&mut self, n: usize) {
+        for i in 0..n {
+            self.app.world_mut().write_message(AgentEvent::new("test_event").with("i", i));
+        }
+        self.app.update();
+    }
+
+    /// Ticks the app until `rx` yields (a client thread's result) or the deadline passes.
+    fn run_until<T>(&mut self, rx: &mpsc::Receiver<T>) -> T {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            self.app.update();
+            if let Ok(v) = rx.recv_timeout(Duration::from_millis(5)) {
+                return v;
+            }
+            assert!(Instant::now() < deadline, "client did not finish");
+        }
+    }
+}
+
+fn seqs(lines: &[Value]) -> Vec<u64> {
+    lines.iter().filter(|v| v["type"] != "response").map(|v| v["seq"].as_u64().expect("seq")).collect()
+}
+
+#[test]
+fn watch_replays_from_file_and_ring_then_streams_live() {
+    let mut h = harness("watch", 5, None);
+    h.emit(20); // with `startup`, seq 1..=21
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while read_events(&h.path, Cursor::All).len() < 21 {
+        assert!(Instant::now() < deadline, "events reach the file");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    let (go_live_tx, go_live_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::open(addr, Duration::from_secs(10)).expect("connect");
+        let resp = s.request(r#"{"action":"watch","since":3,"id":"w"}"#).expect("watch response");
+        let mut lines = vec![resp];
+        while lines.len() < 1 + 18 {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let _ = go_live_tx.send(());
+        // A command on the watching connection, then the live events.
+        s.send(r#"{"action":"help","id":"h"}"#).expect("send");
+        while lines.iter().filter(|v| v["type"] == "live").count() < 3 || !lines.iter().any(|v| v["id"] == "h") {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let _ = tx.send(lines);
+    });
+    // Wait for the backlog before emitting live events, so the test checks both paths.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while go_live_rx.try_recv().is_err() {
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(Instant::now() < deadline, "backlog arrives");
+    }
+    for i in 0..3 {
+        h.app.world_mut().write_message(AgentEvent::new("live").with("i", i));
+    }
+    let lines = h.run_until(&rx);
+    assert_eq!(lines[0]["watching"], true);
+    assert_eq!(lines[0]["since"], 3);
+    assert_eq!(lines[0]["id"], "w");
+    assert_eq!(
+        seqs(&lines),
+        (4..=24).collect::<Vec<_>>(),
+        "backlog 4..=16 from the file, 17..=21 from the ring, then live"
+    );
+    assert!(lines.iter().any(|v| v["id"] == "h" && v["text"].is_string()), "commands still work while watching");
+}
+
+#[test]
+fn watch_without_since_is_live_only_and_token_is_enforced() {
+    let mut h = harness("live", 100, Some("s3cret"));
+    h.emit(5);
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    let (ready_tx, ready_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::open(addr, Duration::from_secs(10)).expect("connect");
+        let denied = s.request(r#"{"action":"watch","id":1}"#).expect("response");
+        let resp = s.request(r#"{"action":"watch","id":2,"token":"s3cret"}"#).expect("response");
+        let _ = ready_tx.send(());
+        let live = s.recv().expect("line").expect("open");
+        let _ = tx.send((denied, resp, live));
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ready_rx.try_recv().is_err() {
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(Instant::now() < deadline, "watch answered");
+    }
+    h.app.world_mut().write_message(AgentEvent::new("live"));
+    let (denied, resp, live) = h.run_until(&rx);
+    assert_eq!(denied["code"], "UNAUTHORIZED");
+    assert_eq!(denied["id"], 1);
+    assert_eq!((resp["watching"].clone(), resp["since"].clone()), (Value::Bool(true), Value::from(6)));
+    assert_eq!((live["type"].clone(), live["seq"].clone()), (Value::from("live"), Value::from(7)));
+}
