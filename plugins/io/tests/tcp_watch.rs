@@ -142,3 +142,64 @@ fn watch_without_since_is_live_only_and_token_is_enforced() {
     assert_eq!((resp["watching"].clone(), resp["since"].clone()), (Value::Bool(true), Value::from(6)));
     assert_eq!((live["type"].clone(), live["seq"].clone()), (Value::from("live"), Value::from(7)));
 }
+
+#[test]
+fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
+    let dir = std::env::temp_dir().join(format!("clawcraft-io-slow-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let tcp = TcpPlugin::bind(TcpSettings { max_queued_bytes: 256 * 1024, ..TcpSettings::loopback(0) }).expect("bind");
+    let addr = tcp.local_addr();
+    let mut app = App::new();
+    app.add_plugins(NetworkPlugin)
+        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(tcp);
+    app.finish();
+    app.cleanup();
+
+    let (tx, rx) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::open(addr, Duration::from_secs(30)).expect("connect");
+        let resp = s.request(r#"{"action":"watch"}"#).expect("watch");
+        let _ = tx.send(resp);
+        // Read nothing until the server has produced far more than it may queue for us.
+        let _ = stop_rx.recv();
+        let mut received = 0usize;
+        while let Ok(Some(_)) = s.recv() {
+            received += 1;
+        }
+        let _ = tx.send(Value::from(received));
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let resp = loop {
+        app.update();
+        if let Ok(v) = rx.try_recv() {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "watch answered");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    assert_eq!(resp["watching"], true);
+
+    // 3 000 events of 16 KiB: ~48 MiB, more than socket buffers plus the 256 KiB allowance.
+    let pad = "x".repeat(16 * 1024);
+    let mut slowest = Duration::ZERO;
+    for _ in 0..30 {
+        for _ in 0..100 {
+            app.world_mut().write_message(AgentEvent::new("big").with("pad", &pad));
+        }
+        let t = Instant::now();
+        app.update();
+        slowest = slowest.max(t.elapsed());
+    }
+    assert!(slowest < Duration::from_millis(500), "a tick never waits for the client: {slowest:?}");
+    let _ = stop_tx.send(());
+    let received = loop {
+        app.update();
+        if let Ok(v) = rx.recv_timeout(Duration::from_millis(5)) {
+            break v.as_u64().expect("count");
+        }
+        assert!(Instant::now() < deadline + Duration::from_secs(20), "the dropped client sees the end");
+    };
+    assert!(received < 3_000, "the slow reader was cut off (got {received} events)");
+}
