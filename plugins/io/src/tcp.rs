@@ -14,7 +14,9 @@
 //! Limits, none of which stalls the tick loop (threads do the blocking I/O; the ECS side only
 //! queues bytes): lines over [`TcpSettings::max_line`] get `LINE_TOO_LONG` and the connection
 //! closes; connections over [`TcpSettings::max_connections`] get `TOO_MANY_CONNECTIONS` and
-//! close; a reader that lets more than [`TcpSettings::max_queued_bytes`] pile up is dropped.
+//! close; a reader that lets more than [`TcpSettings::max_queued_bytes`] pile up is dropped: the
+//! rest of its backlog is discarded, it gets a last `SLOW_READER` error line (if it reads again
+//! within 10 s; a write that makes no progress for 10 s closes the connection) and is closed.
 //! Bytes that are not UTF-8 or not JSON get `INVALID_JSON`. When a token is configured every
 //! request must carry it as `token`, else `UNAUTHORIZED`.
 
@@ -22,7 +24,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -144,6 +146,8 @@ enum Inbound {
 enum Out {
     Data(Vec<u8>),
     Close,
+    /// The client fell too far behind: skip the queued output, send this last line, close.
+    Abandon(Vec<u8>),
 }
 
 /// The ECS side's handle on one connection.
@@ -151,7 +155,8 @@ struct ConnHandle {
     tx: Sender<Out>,
     /// Bytes queued and not yet written, to spot slow readers.
     queued: Arc<AtomicUsize>,
-    stream: TcpStream,
+    /// Set when the connection is abandoned: the writer skips what is still queued.
+    abandoned: Arc<AtomicBool>,
 }
 
 /// One connection's state on the ECS side.
@@ -264,14 +269,17 @@ fn open_connection(
     let origin = NEXT_ORIGIN.fetch_add(1, Ordering::Relaxed);
     let (out_tx, out_rx) = crossbeam_channel::unbounded();
     let queued = Arc::new(AtomicUsize::new(0));
-    let handle = ConnHandle { tx: out_tx, queued: queued.clone(), stream: stream.try_clone()? };
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let handle = ConnHandle { tx: out_tx, queued: queued.clone(), abandoned: abandoned.clone() };
+    // A client that stops reading entirely is cut after this long, freeing its threads.
+    stream.set_write_timeout(Some(WRITE_STALL))?;
     let reader_stream = stream.try_clone()?;
     live.fetch_add(1, Ordering::SeqCst);
     // Registered before the reader starts, so its lines never arrive for an unknown origin.
     let _ = inbox.send(Inbound::Opened(origin, handle));
     let (inbox_w, waker_w, live_w) = (inbox.clone(), waker.clone(), live.clone());
     std::thread::Builder::new().name(format!("clawcraft-tcp-w{origin:x}")).spawn(move || {
-        write_loop(stream, out_rx, &queued, origin, &inbox_w, &waker_w);
+        write_loop(stream, out_rx, &queued, &abandoned, origin, &inbox_w, &waker_w);
         live_w.fetch_sub(1, Ordering::SeqCst);
     })?;
     let (inbox_r, waker_r, settings_r) = (inbox.clone(), waker.clone(), settings.clone());
@@ -281,10 +289,14 @@ fn open_connection(
     Ok(())
 }
 
+/// How long a write may make no progress before the client is considered gone.
+const WRITE_STALL: Duration = Duration::from_secs(10);
+
 fn write_loop(
     mut stream: TcpStream,
     rx: Receiver<Out>,
     queued: &AtomicUsize,
+    abandoned: &AtomicBool,
     origin: Origin,
     inbox: &Sender<Inbound>,
     waker: &CommandWaker,
@@ -292,7 +304,7 @@ fn write_loop(
     while let Ok(out) = rx.recv() {
         match out {
             Out::Data(bytes) => {
-                let ok = stream.write_all(&bytes).is_ok();
+                let ok = abandoned.load(Ordering::SeqCst) || stream.write_all(&bytes).is_ok();
                 queued.fetch_sub(bytes.len(), Ordering::SeqCst);
                 if !ok {
                     let _ = stream.shutdown(Shutdown::Both);
@@ -303,6 +315,11 @@ fn write_loop(
             }
             Out::Close => {
                 let _ = stream.shutdown(Shutdown::Write);
+                return;
+            }
+            Out::Abandon(last) => {
+                let _ = stream.write_all(&last);
+                let _ = stream.shutdown(Shutdown::Both);
                 return;
             }
         }
@@ -464,6 +481,11 @@ fn route_tcp(
         let queued = conn.handle.queued.fetch_add(buf.len(), Ordering::SeqCst) + buf.len();
         if queued > max {
             tracing::warn!(origin, queued, "dropping a TCP client that does not read its output");
+            conn.handle.abandoned.store(true, Ordering::SeqCst);
+            let e = CommandError::new("SLOW_READER", format!("More than {max} bytes of output unread; closing"));
+            let mut last = Value::Object(error_body(Value::Null, &e)).to_string().into_bytes();
+            last.push(b'\n');
+            let _ = conn.handle.tx.send(Out::Abandon(last));
             drop_list.push(origin);
             continue;
         }
@@ -471,11 +493,10 @@ fn route_tcp(
             drop_list.push(origin);
         }
     }
+    // Their writers skip the backlog, send the last line if the client reads again within
+    // WRITE_STALL, and close; the tick never waits for them.
     for origin in drop_list {
-        if let Some(conn) = conns.conns.remove(&origin) {
-            // Unblocks a writer stuck on a full socket buffer; the client sees the connection end.
-            let _ = conn.handle.stream.shutdown(Shutdown::Both);
-        }
+        conns.conns.remove(&origin);
     }
     conns.conns.retain(|_, c| {
         let done = c.in_flight == 0 && (c.close_after_replies || (c.read_closed && c.watching.is_none()));

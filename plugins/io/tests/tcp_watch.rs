@@ -165,10 +165,12 @@ fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
         // Read nothing until the server has produced far more than it may queue for us.
         let _ = stop_rx.recv();
         let mut received = 0usize;
-        while let Ok(Some(_)) = s.recv() {
+        let mut last = Value::Null;
+        while let Ok(Some(v)) = s.recv() {
             received += 1;
+            last = v;
         }
-        let _ = tx.send(Value::from(received));
+        let _ = tx.send(serde_json::json!([received, last]));
     });
     let deadline = Instant::now() + Duration::from_secs(20);
     let resp = loop {
@@ -194,12 +196,13 @@ fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
     }
     assert!(slowest < Duration::from_millis(500), "a tick never waits for the client: {slowest:?}");
     let _ = stop_tx.send(());
-    let received = loop {
+    let (received, last) = loop {
         app.update();
         if let Ok(v) = rx.recv_timeout(Duration::from_millis(5)) {
-            break v.as_u64().expect("count");
+            break (v[0].as_u64().expect("count"), v[1].clone());
         }
         assert!(Instant::now() < deadline + Duration::from_secs(20), "the dropped client sees the end");
     };
-    assert!(received < 3_000, "the slow reader was cut off (got {received} events)");
+    assert!(received < 3_000, "the slow reader was cut off (got {received} lines)");
+    assert_eq!(last["code"], "SLOW_READER", "its last line says why");
 }
