@@ -206,3 +206,21 @@ fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
     assert!(received < 3_000, "the slow reader was cut off (got {received} lines)");
     assert_eq!(last["code"], "SLOW_READER", "its last line says why");
 }
+
+#[test]
+fn seq_continues_after_the_last_event_in_the_file() {
+    let dir = std::env::temp_dir().join(format!("clawcraft-io-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("events.jsonl");
+    std::fs::write(&path, "{\"type\":\"shutdown\",\"timestamp\":1,\"seq\":41}\n").expect("previous run");
+    let mut app = App::new();
+    app.add_plugins(NetworkPlugin)
+        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(EventsFilePlugin { settings: EventsFileSettings::new(&path, 5.0) });
+    app.update();
+    let ring = app.world().resource::<EventRing>();
+    let first = ring.events.front().expect("startup");
+    assert_eq!(first.seq, 42, "a reader resuming by seq across a restart misses nothing");
+    assert!(first.line.contains("\"startup\""));
+}
