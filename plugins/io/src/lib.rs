@@ -9,16 +9,19 @@
 //! message is never seen twice by the two schedules), stamps every event with `seq` and puts both
 //! in the [`Outbox`]; then every channel routes from the outbox in [`IoSet::Route`]: stdout here,
 //! TCP connections in [`tcp`], the events file in [`events_file`].
+//!
+//! stdout gets the stdin channel's responses and every event; a TCP connection gets its own
+//! responses (and events once it sent `watch`, which this plugin registers so `schema` lists it);
+//! the events file gets every event. Every event carries `type`, ms `timestamp` and `seq`.
 
 pub mod client;
 pub mod events_file;
 pub mod tcp;
 
+use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-use std::collections::VecDeque;
 
 use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
 use bevy_ecs::message::{MessageCursor, Messages};
