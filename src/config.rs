@@ -1,14 +1,36 @@
 //! Command-line flags and their environment variables (ClawCraft's names and defaults, except
-//! `HOST`, which defaults to loopback).
+//! `HOST`, which defaults to loopback), and the tool subcommands.
 
-use clap::Parser;
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use bevy_ecs::prelude::Resource;
+use clap::{Parser, Subcommand};
+
+/// Environment variables, listed after the flags in `--help`.
+const ENV_HELP: &str = "\
+Every flag can be set by its environment variable (shown as [env: …]); the flag wins.
+ClawCraft's variables keep their names and defaults, except HOST (127.0.0.1 here).
+
+Channels:
+  stdin/stdout   JSON lines: requests in, responses and every event out (logs go to stderr).
+  TCP            127.0.0.1:CLAWCRAFT_PORT, same requests and responses, one-shot or persistent;
+                 {\"action\":\"watch\",\"since\":SEQ} streams events. Binding CLAWCRAFT_BIND to a
+                 non-loopback address requires CLAWCRAFT_TOKEN.
+  events file    CLAWCRAFT_EVENTS gets every event, rotated to <file>.1 above
+                 CLAWCRAFT_MAX_EVENTS_MB; read it with `clawcraft events`.
+
+Tools:
+  clawcraft cmd '{\"action\":\"pos\"}'      one TCP round trip, prints the response
+  clawcraft events --since SEQ --follow   events from the file (rotation-safe)
+  clawcraft skill install                 links skill/ into ~/.kiro/skills/clawcraft";
 
 /// clawcraft — an AI agent harness for Minecraft Bedrock.
 ///
-/// Reads JSON commands on stdin (one per line) and writes JSON responses and events on stdout.
-/// Logs go to stderr (set RUST_LOG, e.g. RUST_LOG=debug).
+/// Reads JSON commands on stdin (one per line) and on TCP, and writes JSON responses and events
+/// on stdout (and events to the events file). Logs go to stderr (set RUST_LOG, e.g. RUST_LOG=debug).
 #[derive(Parser, Debug, Clone)]
-#[command(name = "clawcraft", version, about, long_about = None)]
+#[command(name = "clawcraft", version, about, long_about = None, after_help = ENV_HELP)]
 pub struct Config {
     /// Server address.
     #[arg(long, env = "HOST", default_value = "127.0.0.1")]
@@ -31,6 +53,135 @@ pub struct Config {
     /// Do not read commands from stdin (for running as a daemon; stop it with SIGTERM).
     #[arg(long, env = "CLAWCRAFT_NO_STDIN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub no_stdin: bool,
+
+    /// Directory for cached Xbox Live tokens (online mode).
+    #[arg(long, env = "CLAWCRAFT_AUTH_DIR")]
+    pub auth_dir: Option<PathBuf>,
+    /// External program run (without a shell) for server commands (`say`, `tp`, `cmd`).
+    #[arg(long, env = "SEND_CMD")]
+    pub send_cmd: Option<String>,
+    /// Comma-separated player names whose chat reaches the agent (empty: everyone).
+    #[arg(long, env = "CHAT_WHITELIST", default_value = "")]
+    pub chat_whitelist: String,
+    /// Only chat starting with this prefix reaches the agent (empty: all).
+    #[arg(long, env = "CHAT_PREFIX", default_value = "")]
+    pub chat_prefix: String,
+
+    /// Serve the TCP command channel.
+    #[arg(long, env = "CLAWCRAFT_TCP", default_value_t = true, action = clap::ArgAction::Set)]
+    pub tcp: bool,
+    /// TCP command port (`clawcraft cmd` and `events --tcp` connect to it too).
+    #[arg(long = "tcp-port", env = "CLAWCRAFT_PORT", default_value_t = 4099)]
+    pub tcp_port: u16,
+    /// Address the TCP server binds; anything but loopback requires CLAWCRAFT_TOKEN.
+    #[arg(long, env = "CLAWCRAFT_BIND", default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+    /// When set, every TCP request must carry `"token": "<this>"` (`clawcraft cmd` adds it).
+    #[arg(long, env = "CLAWCRAFT_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// `clawcraft cmd`: milliseconds to wait for the response.
+    #[arg(long, env = "CLAWCRAFT_TIMEOUT", default_value_t = 10_000)]
+    pub timeout: u64,
+
+    /// Events file (every event as a JSON line); empty disables it.
+    #[arg(long, env = "CLAWCRAFT_EVENTS", default_value = "./events.jsonl")]
+    pub events: PathBuf,
+    /// Rotate the events file to `<file>.1` above this many MiB.
+    #[arg(long = "max-events-mb", env = "CLAWCRAFT_MAX_EVENTS_MB", default_value_t = 5.0)]
+    pub max_events_mb: f64,
+
+    /// Respawn automatically after death.
+    #[arg(long, env = "CLAWCRAFT_RESPAWN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub respawn: bool,
+    /// Reconnect after a lost connection (backoff 1, 2, 4, 8, 16, 30 s).
+    #[arg(long, env = "CLAWCRAFT_RECONNECT", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub reconnect: bool,
+    /// Most chunks kept in memory.
+    #[arg(long = "chunk-cache-max", env = "CLAWCRAFT_CHUNK_CACHE_MAX", default_value_t = 512)]
+    pub chunk_cache_max: usize,
+    /// Chunks farther than this many blocks are evicted.
+    #[arg(long = "chunk-evict-dist", env = "CLAWCRAFT_CHUNK_EVICT_DIST", default_value_t = 256.0)]
+    pub chunk_evict_dist: f64,
+    /// `danger` when a hostile mob is within this many blocks.
+    #[arg(long = "danger-mob-dist", env = "CLAWCRAFT_DANGER_MOB_DIST", default_value_t = 8.0)]
+    pub danger_mob_dist: f64,
+    /// `danger` when health is at or below this.
+    #[arg(long = "danger-health", env = "CLAWCRAFT_DANGER_HEALTH", default_value_t = 6.0)]
+    pub danger_health: f64,
+    /// `danger` when hunger is at or below this.
+    #[arg(long = "danger-hunger", env = "CLAWCRAFT_DANGER_HUNGER", default_value_t = 4.0)]
+    pub danger_hunger: f64,
+
+    /// A tool instead of running the bot.
+    #[command(subcommand)]
+    pub tool: Option<Tool>,
+}
+
+/// Tools that talk to a running bot or its files.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Tool {
+    /// Send one JSON command over TCP and print the response line (exit 1 with a JSON error on
+    /// stderr: BOT_NOT_RUNNING, TIMEOUT, INVALID_JSON, INVALID_RESPONSE, CONNECTION_ERROR).
+    Cmd {
+        /// The request, e.g. '{"action":"pos"}'.
+        json: String,
+    },
+    /// Print events from the events file (`.1` then current) as a JSON array, or follow them as
+    /// JSON lines.
+    Events {
+        /// Only events with a greater `seq` (lossless cursor).
+        #[arg(long, conflicts_with = "since_ms")]
+        since: Option<u64>,
+        /// Only events with a greater ms `timestamp` (ClawCraft's cursor).
+        #[arg(long = "since-ms")]
+        since_ms: Option<u64>,
+        /// Only the last N (of those after the cursor).
+        #[arg(long)]
+        last: Option<usize>,
+        /// Keep printing new events as JSON lines until interrupted.
+        #[arg(long)]
+        follow: bool,
+        /// Read from the running bot's TCP `watch` instead of the file (implies --follow).
+        #[arg(long = "tcp")]
+        via_tcp: bool,
+    },
+    /// The agent skill (skill/SKILL.md).
+    Skill {
+        #[command(subcommand)]
+        action: SkillAction,
+    },
+}
+
+/// `clawcraft skill …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum SkillAction {
+    /// Symlink the skill directory into an agent's skill folder.
+    Install {
+        /// Where the link goes (default ~/.kiro/skills/clawcraft).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// The skill directory to link (default: this build's skill/).
+        #[arg(long)]
+        source: Option<PathBuf>,
+    },
+}
+
+/// Settings for plugins other than I/O (chat, respawn, reconnect, chunk cache, danger), as one
+/// plain value the binary hands to them.
+#[derive(Resource, Debug, Clone, PartialEq)]
+pub struct AgentSettings {
+    pub auth_dir: Option<PathBuf>,
+    pub send_cmd: Option<String>,
+    /// Names from CHAT_WHITELIST, trimmed; empty means everyone.
+    pub chat_whitelist: Vec<String>,
+    pub chat_prefix: String,
+    pub respawn: bool,
+    pub reconnect: bool,
+    pub chunk_cache_max: usize,
+    pub chunk_evict_dist: f64,
+    pub danger_mob_dist: f64,
+    pub danger_health: f64,
+    pub danger_hunger: f64,
 }
 
 impl Config {
@@ -43,5 +194,61 @@ impl Config {
             c.username = name;
         }
         c
+    }
+
+    /// The settings other plugins read.
+    pub fn agent_settings(&self) -> AgentSettings {
+        AgentSettings {
+            auth_dir: self.auth_dir.clone(),
+            send_cmd: self.send_cmd.clone().filter(|s| !s.is_empty()),
+            chat_whitelist: self
+                .chat_whitelist
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect(),
+            chat_prefix: self.chat_prefix.clone(),
+            respawn: self.respawn,
+            reconnect: self.reconnect,
+            chunk_cache_max: self.chunk_cache_max,
+            chunk_evict_dist: self.chunk_evict_dist,
+            danger_mob_dist: self.danger_mob_dist,
+            danger_health: self.danger_health,
+            danger_hunger: self.danger_hunger,
+        }
+    }
+
+    /// The token, treating an empty variable as unset.
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref().filter(|t| !t.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_clawcraft() {
+        let c = Config::parse_from(["clawcraft"]);
+        assert_eq!(c.tcp_port, 4099);
+        assert_eq!(c.events, PathBuf::from("./events.jsonl"));
+        assert_eq!(c.max_events_mb, 5.0);
+        assert_eq!(c.timeout, 10_000);
+        assert!(c.tcp && !c.respawn && !c.reconnect);
+        assert_eq!(c.bind.to_string(), "127.0.0.1");
+        let s = c.agent_settings();
+        assert_eq!((s.chunk_cache_max, s.chunk_evict_dist), (512, 256.0));
+        assert_eq!((s.danger_mob_dist, s.danger_health, s.danger_hunger), (8.0, 6.0, 4.0));
+    }
+
+    #[test]
+    fn subcommands_parse() {
+        let c = Config::parse_from(["clawcraft", "--tcp-port", "5000", "events", "--since", "7", "--last", "3"]);
+        assert_eq!(c.tcp_port, 5000);
+        assert!(matches!(c.tool, Some(Tool::Events { since: Some(7), last: Some(3), follow: false, .. })));
+        let c = Config::parse_from(["clawcraft", "--chat-whitelist", " a, b ,", "cmd", "{}"]);
+        assert_eq!(c.agent_settings().chat_whitelist, vec!["a", "b"]);
     }
 }

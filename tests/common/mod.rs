@@ -262,3 +262,41 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A free loopback TCP port (bound then released), for a bot's `CLAWCRAFT_PORT`.
+pub fn free_tcp_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    l.local_addr().expect("addr").port()
+}
+
+/// Runs `clawcraft <args>` (a tool subcommand) to completion with extra environment.
+pub fn run_tool(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
+    cmd.args(args).env_remove("CLAWCRAFT_TOKEN").env("RUST_LOG", "warn").stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("running clawcraft")
+}
+
+/// Starts `clawcraft <args>` with piped stdout, its lines parsed as JSON (for `events --follow`).
+pub fn spawn_tool(args: &[&str], env: &[(&str, &str)]) -> (Child, Receiver<Value>) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
+    cmd.args(args)
+        .env_remove("CLAWCRAFT_TOKEN")
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("starting clawcraft");
+    let lines = spawn_line_reader(child.stdout.take().expect("stdout"));
+    (child, lines)
+}
+
+/// Waits for a line matching `pred` on a receiver of JSON lines.
+pub fn wait_value(rx: &Receiver<Value>, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
+    wait_for(rx, pred, timeout)
+}

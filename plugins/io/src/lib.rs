@@ -3,17 +3,33 @@
 //!
 //! Every channel feeds the same [`PendingCommands`] queue via [`parse_request`], so a command
 //! behaves identically wherever it came from.
+//!
+//! Output happens in two steps, in `Last` and in the [`Interim`] schedule alike:
+//! [`IoSet::Collect`] reads this pass's responses and events once (through shared cursors, so a
+//! message is never seen twice by the two schedules), stamps every event with `seq` and puts both
+//! in the [`Outbox`]; then every channel routes from the outbox in [`IoSet::Route`]: stdout here,
+//! TCP connections in [`tcp`], the events file in [`events_file`].
+//!
+//! stdout gets the stdin channel's responses and every event; a TCP connection gets its own
+//! responses (and events once it sent `watch`, which this plugin registers so `schema` lists it);
+//! the events file gets every event. Every event carries `type`, ms `timestamp` and `seq`.
 
+pub mod client;
+pub mod events_file;
+pub mod tcp;
+
+use std::collections::VecDeque;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
+use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
 use clawcraft_core::{
-    AgentEvent, CommandResponse, CommandWaker, CorePlugin, Interim, InterimSet, PendingCommands, TickSet,
-    event::now_ms, parse_request,
+    AgentEvent, AppCommandExt, CommandResponse, CommandWaker, CorePlugin, Interim, InterimSet, PendingCommands,
+    TickSet, event::now_ms, parse_request,
 };
 use clawcraft_network::{ConnectionClosed, ShutdownRequest};
 use crossbeam_channel::{Receiver, TryRecvError};
@@ -66,6 +82,67 @@ pub struct EventLog {
     pub capacity: usize,
 }
 
+/// The two output steps; channels add their routing systems to [`IoSet::Route`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IoSet {
+    /// Responses and events of this pass are read once and events are stamped.
+    Collect,
+    /// Channels write what is in the [`Outbox`].
+    Route,
+}
+
+/// One event as written to every channel: its `seq` and its JSON text (no newline).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StampedEvent {
+    pub seq: u64,
+    pub line: Arc<str>,
+}
+
+/// What this output pass writes: filled in [`IoSet::Collect`], read in [`IoSet::Route`].
+#[derive(Resource, Debug, Default)]
+pub struct Outbox {
+    pub responses: Vec<CommandResponse>,
+    pub events: Vec<StampedEvent>,
+}
+
+/// The most recent events, so a TCP watcher can resume from a `seq` without the file.
+#[derive(Resource, Debug, Clone)]
+pub struct EventRing {
+    pub events: VecDeque<StampedEvent>,
+    pub capacity: usize,
+}
+
+impl Default for EventRing {
+    fn default() -> Self {
+        Self { events: VecDeque::new(), capacity: 10_000 }
+    }
+}
+
+impl EventRing {
+    fn push(&mut self, e: StampedEvent) {
+        if self.capacity == 0 {
+            return;
+        }
+        if self.events.len() >= self.capacity {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    /// Oldest `seq` still held.
+    pub fn first_seq(&self) -> Option<u64> {
+        self.events.front().map(|e| e.seq)
+    }
+}
+
+/// Shared read positions: `Last` and `Interim` are separate systems, but a message must be
+/// collected exactly once.
+#[derive(Resource, Default)]
+struct OutputCursors {
+    responses: MessageCursor<CommandResponse>,
+    events: MessageCursor<AgentEvent>,
+}
+
 #[derive(Resource, Debug, Clone, Copy)]
 struct IoSettings {
     stdout: bool,
@@ -81,11 +158,25 @@ impl Plugin for IoPlugin {
             .init_resource::<EventSeq>()
             .init_resource::<EventLog>()
             .init_resource::<SignalFlag>()
+            .init_resource::<Outbox>()
+            .init_resource::<EventRing>()
+            .init_resource::<OutputCursors>()
+            .add_agent_command::<tcp::Watch>()
+            .configure_sets(Last, (IoSet::Collect, IoSet::Route).chain())
+            .configure_sets(Interim, (IoSet::Collect, IoSet::Route).chain().in_set(InterimSet::Write))
             .add_systems(Startup, emit_startup)
             .add_systems(PreUpdate, (read_stdin, watch_signals).after(TickSet::Receive))
             .add_systems(PostUpdate, finish_on_shutdown.after(TickSet::Send))
-            .add_systems(Last, (write_output, exit_when_disconnected).chain())
-            .add_systems(Interim, (read_stdin.in_set(InterimSet::Read), write_output.in_set(InterimSet::Write)));
+            .add_systems(Last, (collect_output.in_set(IoSet::Collect), write_stdout.in_set(IoSet::Route)))
+            .add_systems(Last, exit_when_disconnected.after(IoSet::Route))
+            .add_systems(
+                Interim,
+                (
+                    read_stdin.in_set(InterimSet::Read),
+                    collect_output.in_set(IoSet::Collect),
+                    write_stdout.in_set(IoSet::Route),
+                ),
+            );
         if self.stdin {
             let waker = app.world().resource::<CommandWaker>().clone();
             let (tx, rx) = crossbeam_channel::unbounded();
@@ -178,24 +269,28 @@ fn finish_on_shutdown(
     }
 }
 
-fn write_output(
-    mut events: MessageReader<AgentEvent>,
-    mut responses: MessageReader<CommandResponse>,
+/// Reads this pass's responses and events once, stamping each event with the next `seq`.
+fn collect_output(
+    response_msgs: Res<Messages<CommandResponse>>,
+    event_msgs: Res<Messages<AgentEvent>>,
+    mut cursors: ResMut<OutputCursors>,
+    mut outbox: ResMut<Outbox>,
     mut seq: ResMut<EventSeq>,
     mut log: ResMut<EventLog>,
-    settings: Res<IoSettings>,
+    mut ring: ResMut<EventRing>,
 ) {
-    let mut out = Vec::new();
-    for resp in responses.read() {
-        if resp.origin == STDIN_ORIGIN {
-            push_line(&mut out, &Value::Object(resp.body.clone()));
-        }
-    }
-    for event in events.read() {
+    let cursors = &mut *cursors;
+    outbox.responses.clear();
+    outbox.events.clear();
+    outbox.responses.extend(cursors.responses.read(&response_msgs).cloned());
+    for event in cursors.events.read(&event_msgs) {
         seq.0 += 1;
         let mut obj = event.to_json(now_ms());
         obj.insert("seq".into(), Value::from(seq.0));
-        push_line(&mut out, &Value::Object(obj.clone()));
+        let line: Arc<str> = Value::Object(obj.clone()).to_string().into();
+        let stamped = StampedEvent { seq: seq.0, line };
+        ring.push(stamped.clone());
+        outbox.events.push(stamped);
         if log.capacity > 0 {
             if log.lines.len() >= log.capacity {
                 log.lines.remove(0);
@@ -203,14 +298,30 @@ fn write_output(
             log.lines.push(obj);
         }
     }
-    if settings.stdout && !out.is_empty() {
+}
+
+/// stdout gets the stdin channel's responses and every event.
+fn write_stdout(outbox: Res<Outbox>, settings: Res<IoSettings>) {
+    if !settings.stdout || (outbox.events.is_empty() && outbox.responses.is_empty()) {
+        return;
+    }
+    let mut out = Vec::new();
+    for resp in outbox.responses.iter().filter(|r| r.origin == STDIN_ORIGIN) {
+        push_line(&mut out, &Value::Object(resp.body.clone()));
+    }
+    for event in &outbox.events {
+        out.extend_from_slice(event.line.as_bytes());
+        out.push(b'\n');
+    }
+    if !out.is_empty() {
         let mut stdout = std::io::stdout().lock();
         // A closed stdout (agent gone) must not crash the bot; the events file still has them.
         let _ = stdout.write_all(&out).and_then(|_| stdout.flush());
     }
 }
 
-fn push_line(out: &mut Vec<u8>, v: &Value) {
+/// Appends `v` as one JSON line.
+pub fn push_line(out: &mut Vec<u8>, v: &Value) {
     if serde_json::to_writer(&mut *out, v).is_ok() {
         out.push(b'\n');
     }

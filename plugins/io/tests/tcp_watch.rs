@@ -1,0 +1,226 @@
+//! The TCP channel in-process: `watch` replays from the ring and, when `since` is older than the
+//! ring, from the events file; then streams live events; commands keep working meanwhile.
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use bevy_app::App;
+use clawcraft_core::AgentEvent;
+use clawcraft_io::client::Session;
+use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, read_events};
+use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
+use clawcraft_io::{EventRing, IoPlugin};
+use clawcraft_network::NetworkPlugin;
+use serde_json::Value;
+
+struct Harness {
+    app: App,
+    addr: SocketAddr,
+    path: std::path::PathBuf,
+}
+
+fn harness(name: &str, ring: usize, token: Option<&str>) -> Harness {
+    let dir = std::env::temp_dir().join(format!("clawcraft-io-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("events.jsonl");
+    let tcp =
+        TcpPlugin::bind(TcpSettings { token: token.map(String::from), ..TcpSettings::loopback(0) }).expect("bind");
+    let addr = tcp.local_addr();
+    let mut app = App::new();
+    app.add_plugins(NetworkPlugin)
+        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(EventsFilePlugin { settings: EventsFileSettings::new(&path, 5.0) })
+        .add_plugins(tcp);
+    app.world_mut().resource_mut::<EventRing>().capacity = ring;
+    app.finish();
+    app.cleanup();
+    Harness { app, addr, path }
+}
+
+impl Harness {
+    fn emit(&mut self, n: usize) {
+        for i in 0..n {
+            self.app.world_mut().write_message(AgentEvent::new("test_event").with("i", i));
+        }
+        self.app.update();
+    }
+
+    /// Ticks the app until `rx` yields (a client thread's result) or the deadline passes.
+    fn run_until<T>(&mut self, rx: &mpsc::Receiver<T>) -> T {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            self.app.update();
+            if let Ok(v) = rx.recv_timeout(Duration::from_millis(5)) {
+                return v;
+            }
+            assert!(Instant::now() < deadline, "client did not finish");
+        }
+    }
+}
+
+fn seqs(lines: &[Value]) -> Vec<u64> {
+    lines.iter().filter(|v| v["type"] != "response").map(|v| v["seq"].as_u64().expect("seq")).collect()
+}
+
+#[test]
+fn watch_replays_from_file_and_ring_then_streams_live() {
+    let mut h = harness("watch", 5, None);
+    h.emit(20); // with `startup`, seq 1..=21
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while read_events(&h.path, Cursor::All).len() < 21 {
+        assert!(Instant::now() < deadline, "events reach the file");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    let (go_live_tx, go_live_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::open(addr, Duration::from_secs(10)).expect("connect");
+        let resp = s.request(r#"{"action":"watch","since":3,"id":"w"}"#).expect("watch response");
+        let mut lines = vec![resp];
+        while lines.len() < 1 + 18 {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let _ = go_live_tx.send(());
+        // A command on the watching connection, then the live events.
+        s.send(r#"{"action":"help","id":"h"}"#).expect("send");
+        while lines.iter().filter(|v| v["type"] == "live").count() < 3 || !lines.iter().any(|v| v["id"] == "h") {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let _ = tx.send(lines);
+    });
+    // Wait for the backlog before emitting live events, so the test checks both paths.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while go_live_rx.try_recv().is_err() {
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(Instant::now() < deadline, "backlog arrives");
+    }
+    for i in 0..3 {
+        h.app.world_mut().write_message(AgentEvent::new("live").with("i", i));
+    }
+    let lines = h.run_until(&rx);
+    assert_eq!(lines[0]["watching"], true);
+    assert_eq!(lines[0]["since"], 3);
+    assert_eq!(lines[0]["id"], "w");
+    assert_eq!(
+        seqs(&lines),
+        (4..=24).collect::<Vec<_>>(),
+        "backlog 4..=16 from the file, 17..=21 from the ring, then live"
+    );
+    assert!(lines.iter().any(|v| v["id"] == "h" && v["text"].is_string()), "commands still work while watching");
+}
+
+#[test]
+fn watch_without_since_is_live_only_and_token_is_enforced() {
+    let mut h = harness("live", 100, Some("s3cret"));
+    h.emit(5);
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    let (ready_tx, ready_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::open(addr, Duration::from_secs(10)).expect("connect");
+        let denied = s.request(r#"{"action":"watch","id":1}"#).expect("response");
+        let resp = s.request(r#"{"action":"watch","id":2,"token":"s3cret"}"#).expect("response");
+        let _ = ready_tx.send(());
+        let live = s.recv().expect("line").expect("open");
+        let _ = tx.send((denied, resp, live));
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ready_rx.try_recv().is_err() {
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(Instant::now() < deadline, "watch answered");
+    }
+    h.app.world_mut().write_message(AgentEvent::new("live"));
+    let (denied, resp, live) = h.run_until(&rx);
+    assert_eq!(denied["code"], "UNAUTHORIZED");
+    assert_eq!(denied["id"], 1);
+    assert_eq!((resp["watching"].clone(), resp["since"].clone()), (Value::Bool(true), Value::from(6)));
+    assert_eq!((live["type"].clone(), live["seq"].clone()), (Value::from("live"), Value::from(7)));
+}
+
+#[test]
+fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
+    let dir = std::env::temp_dir().join(format!("clawcraft-io-slow-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let tcp = TcpPlugin::bind(TcpSettings { max_queued_bytes: 256 * 1024, ..TcpSettings::loopback(0) }).expect("bind");
+    let addr = tcp.local_addr();
+    let mut app = App::new();
+    app.add_plugins(NetworkPlugin)
+        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(tcp);
+    app.finish();
+    app.cleanup();
+
+    let (tx, rx) = mpsc::channel();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::open(addr, Duration::from_secs(30)).expect("connect");
+        let resp = s.request(r#"{"action":"watch"}"#).expect("watch");
+        let _ = tx.send(resp);
+        // Read nothing until the server has produced far more than it may queue for us.
+        let _ = stop_rx.recv();
+        let mut received = 0usize;
+        let mut last = Value::Null;
+        while let Ok(Some(v)) = s.recv() {
+            received += 1;
+            last = v;
+        }
+        let _ = tx.send(serde_json::json!([received, last]));
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let resp = loop {
+        app.update();
+        if let Ok(v) = rx.try_recv() {
+            break v;
+        }
+        assert!(Instant::now() < deadline, "watch answered");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    assert_eq!(resp["watching"], true);
+
+    // 3 000 events of 16 KiB: ~48 MiB, more than socket buffers plus the 256 KiB allowance.
+    let pad = "x".repeat(16 * 1024);
+    let mut slowest = Duration::ZERO;
+    for _ in 0..30 {
+        for _ in 0..100 {
+            app.world_mut().write_message(AgentEvent::new("big").with("pad", &pad));
+        }
+        let t = Instant::now();
+        app.update();
+        slowest = slowest.max(t.elapsed());
+    }
+    assert!(slowest < Duration::from_millis(500), "a tick never waits for the client: {slowest:?}");
+    let _ = stop_tx.send(());
+    let (received, last) = loop {
+        app.update();
+        if let Ok(v) = rx.recv_timeout(Duration::from_millis(5)) {
+            break (v[0].as_u64().expect("count"), v[1].clone());
+        }
+        assert!(Instant::now() < deadline + Duration::from_secs(20), "the dropped client sees the end");
+    };
+    assert!(received < 3_000, "the slow reader was cut off (got {received} lines)");
+    assert_eq!(last["code"], "SLOW_READER", "its last line says why");
+}
+
+#[test]
+fn seq_continues_after_the_last_event_in_the_file() {
+    let dir = std::env::temp_dir().join(format!("clawcraft-io-restart-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("events.jsonl");
+    std::fs::write(&path, "{\"type\":\"shutdown\",\"timestamp\":1,\"seq\":41}\n").expect("previous run");
+    let mut app = App::new();
+    app.add_plugins(NetworkPlugin)
+        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(EventsFilePlugin { settings: EventsFileSettings::new(&path, 5.0) });
+    app.update();
+    let ring = app.world().resource::<EventRing>();
+    let first = ring.events.front().expect("startup");
+    assert_eq!(first.seq, 42, "a reader resuming by seq across a restart misses nothing");
+    assert!(first.line.contains("\"startup\""));
+}
