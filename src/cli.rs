@@ -13,7 +13,7 @@ use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, Fo
 use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
 use serde_json::{Value, json};
 
-use crate::config::{Config, SkillAction, Tool};
+use crate::config::{AgentSettings, Config, SkillAction, Tool};
 use crate::player::PlayerSettings;
 use crate::protocol::codec::Protocol;
 use crate::{ClawcraftPlugins, IoPlugin, connect_bot, resolve, run_ticks};
@@ -78,8 +78,8 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     let mut app = App::new();
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(IoPlugin { stdin: !config.no_stdin, ..IoPlugin::default() })
-        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
-        .insert_resource(config.agent_settings());
+        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });
+    apply_agent_settings(&mut app, config.agent_settings());
     if !config.events.as_os_str().is_empty() {
         app.add_plugins(EventsFilePlugin {
             settings: EventsFileSettings::new(config.events.clone(), config.max_events_mb),
@@ -99,6 +99,33 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
     }
+}
+
+/// Hands the flags/environment to the plugins that use them (they default to the environment
+/// alone when run without the CLI).
+fn apply_agent_settings(app: &mut App, settings: AgentSettings) {
+    let chat = clawcraft_chat::ChatSettings {
+        whitelist: settings.chat_whitelist.iter().map(|n| n.to_lowercase()).collect(),
+        prefix: Some(settings.chat_prefix.clone()).filter(|p| !p.is_empty()),
+        send_cmd: settings.send_cmd.clone().filter(|c| !c.trim().is_empty()),
+        ..clawcraft_chat::ChatSettings::default()
+    };
+    let vitals = clawcraft_vitals::VitalsSettings {
+        auto_respawn: settings.respawn,
+        danger_health: settings.danger_health,
+        danger_hunger: settings.danger_hunger,
+        ..clawcraft_vitals::VitalsSettings::default()
+    };
+    let entity = clawcraft_entity::EntitySettings { danger_mob_dist: settings.danger_mob_dist, ..Default::default() };
+    let world = clawcraft_world::WorldSettings {
+        chunk_cache_max: settings.chunk_cache_max,
+        evict_dist: settings.chunk_evict_dist,
+    };
+    app.insert_resource(chat)
+        .insert_resource(vitals)
+        .insert_resource(entity)
+        .insert_resource(world)
+        .insert_resource(settings);
 }
 
 /// Logs to stderr only: stdout is reserved for JSON lines.

@@ -54,10 +54,10 @@ pub struct Config {
     #[arg(long, env = "CLAWCRAFT_NO_STDIN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub no_stdin: bool,
 
-    /// Directory for cached Xbox Live tokens (online mode).
+    /// Directory for cached Xbox Live tokens (online mode; accepted for compatibility, online mode is not supported yet).
     #[arg(long, env = "CLAWCRAFT_AUTH_DIR")]
     pub auth_dir: Option<PathBuf>,
-    /// External program run (without a shell) for server commands (`say`, `tp`, `cmd`).
+    /// External admin tool run (without a shell, 10 s limit) by `{"action":"cmd","external":true}`.
     #[arg(long, env = "SEND_CMD")]
     pub send_cmd: Option<String>,
     /// Comma-separated player names whose chat reaches the agent (empty: everyone).
@@ -93,7 +93,7 @@ pub struct Config {
     /// Respawn automatically after death.
     #[arg(long, env = "CLAWCRAFT_RESPAWN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub respawn: bool,
-    /// Reconnect after a lost connection (backoff 1, 2, 4, 8, 16, 30 s).
+    /// Accepted for compatibility; reconnecting is not implemented yet: a lost connection exits with code 2 so a supervisor can restart the bot.
     #[arg(long, env = "CLAWCRAFT_RECONNECT", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub reconnect: bool,
     /// Most chunks kept in memory.

@@ -130,6 +130,8 @@ pub struct Bot {
     stdin: Option<ChildStdin>,
     pub lines: Receiver<Value>,
     pub seen: Vec<Value>,
+    /// Holds the bot's default events file (unless the test chose one).
+    _dir: TempDir,
 }
 
 impl Bot {
@@ -138,8 +140,14 @@ impl Bot {
     }
 
     pub fn start_with(port: u16, username: &str, env: &[(&str, &str)]) -> Bot {
+        let dir = TempDir::new("bot");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
-        cmd.env("HOST", "127.0.0.1")
+        // Each bot gets its own events file and TCP port, so tests never share state or collide;
+        // a test's own `env` entries override these.
+        cmd.env("CLAWCRAFT_EVENTS", dir.path().join("events.jsonl"))
+            .env("CLAWCRAFT_PORT", free_tcp_port().to_string())
+            .env_remove("CLAWCRAFT_TOKEN")
+            .env("HOST", "127.0.0.1")
             .env("PORT", port.to_string())
             .env("USERNAME", username)
             .env_remove("BOT_USERNAME")
@@ -153,7 +161,7 @@ impl Bot {
         let mut child = cmd.spawn().expect("starting clawcraft");
         let stdin = child.stdin.take();
         let lines = spawn_line_reader(child.stdout.take().expect("stdout"));
-        Bot { child, stdin, lines, seen: Vec::new() }
+        Bot { child, stdin, lines, seen: Vec::new(), _dir: dir }
     }
 
     /// Waits for a stdout line matching `pred`, remembering every line seen.

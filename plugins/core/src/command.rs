@@ -71,6 +71,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("UNAUTHORIZED", "CLAWCRAFT_TOKEN is set and the request's `token` is missing or wrong"),
     ("LINE_TOO_LONG", "the request line is over the size limit"),
     ("TOO_MANY_CONNECTIONS", "the TCP server is at its connection limit"),
+    ("SLOW_READER", "a TCP client stopped reading and was disconnected"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];
 
