@@ -155,3 +155,22 @@ fn a_server_teleport_is_adopted_and_acknowledged_on_the_wire() {
     let pos = bot.request(json!({"action": "pos"}), Duration::from_secs(5)).expect("pos");
     assert_eq!(pos["pos"], json!({"x": 10.5, "y": -60.0, "z": 3.5}));
 }
+
+#[test]
+fn sigterm_leaves_politely_and_exits_zero() {
+    let peer = Peer::start("flat");
+    let mut bot = Bot::start(peer.port, "TermBot");
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn");
+    let status = std::process::Command::new("kill").args(["-TERM", &bot.pid().to_string()]).status().expect("kill");
+    assert!(status.success());
+    let exit = bot.wait_exit(Duration::from_secs(10)).expect("bot exits on SIGTERM");
+    assert!(exit.success(), "exit status {exit:?}");
+    assert!(bot.seen.iter().any(|v| v["type"] == "shutdown"), "shutdown event");
+    assert!(
+        peer.wait_log(
+            |p| p.iter().any(|x| x["name"] == "__disconnect" && x["reason"] == "disconnection_notification"),
+            Duration::from_secs(5)
+        ),
+        "the server saw DisconnectionNotification"
+    );
+}
