@@ -73,6 +73,14 @@ fn logs_in_spawns_streams_input_and_leaves_cleanly() {
     let status = bot.wait_exit(Duration::from_secs(10)).expect("bot exits after stdin EOF");
     assert!(status.success(), "exit status {status:?}");
     assert!(bot.seen.iter().any(|v| v["type"] == "shutdown"), "shutdown event");
+    // stdout: every event once, seq rising by exactly one; every response once.
+    let seqs: Vec<u64> =
+        bot.seen.iter().filter(|v| v["type"] != "response").filter_map(|v| v["seq"].as_u64()).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "event seqs: {seqs:?}");
+    let ids: Vec<&Value> = bot.seen.iter().filter(|v| v["type"] == "response").map(|v| &v["id"]).collect();
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!(ids.len(), unique.len(), "no response printed twice: {ids:?}");
     assert!(
         peer.wait_log(
             |p| p.iter().any(|x| x["name"] == "__disconnect" && x["reason"] == "disconnection_notification"),
