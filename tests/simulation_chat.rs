@@ -145,6 +145,9 @@ fn every_text_type_becomes_an_exact_msg_event() {
     let got = msgs_for(&mut sim, &text("jukebox_popup", None, "record.nowPlaying", &["C418 - cat"]));
     assert_eq!(got[0]["msg"], "record.nowPlaying C418 - cat");
     assert_eq!(got[0]["key"], "record.nowPlaying");
+    // A popup not marked for translation is plain text: no `key`.
+    let plain = Text { needs_translation: false, ..text("popup", None, "popup text", &[]) };
+    assert_eq!(msgs_for(&mut sim, &plain), vec![msg("", "popup text", false, false, true, "popup")]);
 
     // json_whisper as BDS sends /tell: the sender is the first translation parameter.
     let tell = r#"{"rawtext":[{"translate":"commands.message.display.incoming","with":{"rawtext":[{"text":"Alex"},{"text":"secret"}]}}]}"#;

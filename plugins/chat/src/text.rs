@@ -213,6 +213,11 @@ pub fn parse(t: &Text) -> ParsedText {
             p.whisper = t.kind == "whisper";
             p.system = t.kind == "announcement";
         }
+        // A popup the server did not mark for translation is plain text, not a key.
+        "popup" | "jukebox_popup" if !t.needs_translation => {
+            p.msg = t.message.clone();
+            p.system = true;
+        }
         "translation" | "popup" | "jukebox_popup" => {
             let key = normalize_key(&t.message);
             p.msg = render(&t.message, &t.parameters);
