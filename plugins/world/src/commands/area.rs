@@ -239,11 +239,12 @@ impl ScanCmd {
     /// The origin cell and radii, validated.
     fn resolve(&self, ctx: &CommandCtx<'_>) -> Result<(Cell, i32, i32), CommandError> {
         let v = view(ctx)?;
-        let origin = Cell::containing(
-            coord("x", self.x.unwrap_or(v.feet.x))?,
-            coord("y", self.y.unwrap_or(v.feet.y))?,
-            coord("z", self.z.unwrap_or(v.feet.z))?,
-        );
+        let feet = v.feet_cell();
+        let at = |name: &str, given: Option<f64>, own: i32| match given {
+            Some(g) => coord(name, g).map(f64::floor).map(|f| f as i32),
+            None => Ok(own),
+        };
+        let origin = Cell { x: at("x", self.x, feet.x)?, y: at("y", self.y, feet.y)?, z: at("z", self.z, feet.z)? };
         let radius = int_in("radius", self.radius.unwrap_or(4), 0, MAX_SCAN_RADIUS)?;
         let radius_y = int_in("radiusY", self.radius_y.unwrap_or(2), 0, MAX_SCAN_RADIUS_Y)?;
         Ok((origin, radius, radius_y))

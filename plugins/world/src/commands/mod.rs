@@ -10,6 +10,10 @@ use clawcraft_core::{CommandCtx, CommandError, EYE_HEIGHT, Position, Rotation, V
 
 use crate::chunk::World as BlockWorld;
 use crate::ids::{BlockIds, IdTable};
+use crate::query::Cell;
+
+/// See [`View::feet_cell`].
+const FEET_SLACK: f64 = 1e-3;
 
 pub use ray::{Look, LookResponse, Raycast, RaycastResponse};
 mod area;
@@ -46,6 +50,12 @@ pub(crate) struct View<'a> {
 }
 
 impl View<'_> {
+    /// The cell the feet are in. Wire positions are f32, so a bot standing on a block at
+    /// y = −60 may read −60.000001; a thousandth of a block of slack keeps it on −60.
+    pub fn feet_cell(&self) -> Cell {
+        Cell::containing(self.feet.x, self.feet.y + FEET_SLACK, self.feet.z)
+    }
+
     /// The eye position (feet + 1.62).
     pub fn eye(&self) -> Vec3 {
         self.feet.offset_y(EYE_HEIGHT)
