@@ -16,9 +16,12 @@ use clawcraft::world::events::{EventCode, LevelEvent};
 use clawcraft::world::ids::IdTable;
 use serde_json::{Map, Value, json};
 
+/// A block name, its properties and its position.
+type Placed = (&'static str, Vec<(&'static str, StateValue)>, [i32; 3]);
+
 /// Blocks placed on top of the flat terrain (bedrock −64, dirt −63..−62, grass −61) of the 3×3
 /// columns around the origin: name, properties, position.
-fn placed() -> Vec<(&'static str, Vec<(&'static str, StateValue)>, [i32; 3])> {
+fn placed() -> Vec<Placed> {
     use StateValue::{Byte, Int};
     vec![
         ("glass", vec![], [0, -59, 5]),
