@@ -93,6 +93,62 @@ function decodeColumn (buf, subChunkCount) {
   return column
 }
 
+// Independent decoder of one network sub-chunk (version 9) at buf[o] -> { y, storages: [{ bits, palette, at(x,y,z) }], end }
+function decodeSubChunk (buf, o = 0) {
+  const u8 = () => buf[o++]
+  const varu = () => { let v = 0; let shift = 0; let b; do { b = buf[o++]; v += (b & 0x7f) * 2 ** shift; shift += 7 } while (b & 0x80); return v }
+  const vari = () => { const v = varu(); return (v % 2) ? -(v + 1) / 2 : v / 2 }
+  const version = u8(); if (version !== 9) throw new Error(`sub-chunk version ${version}`)
+  const count = u8(); const y = (u8() << 24) >> 24
+  const storages = []
+  for (let s = 0; s < count; s++) {
+    const header = u8(); const bits = header >> 1; if ((header & 1) !== 1) throw new Error('not runtime')
+    if (bits === 0) { const id = vari(); storages.push({ bits, palette: [id], at: () => id }); continue }
+    const perWord = Math.floor(32 / bits); const n = Math.ceil(4096 / perWord); const words = []
+    for (let w = 0; w < n; w++) { words.push(buf.readUInt32LE(o)); o += 4 }
+    const pal = []; const pc = vari(); for (let k = 0; k < pc; k++) pal.push(vari())
+    storages.push({ bits, palette: pal, at: (x, by, z) => { const idx = (x << 8) | (z << 4) | by; return pal[(words[Math.floor(idx / perWord)] >>> ((idx % perWord) * bits)) & ((1 << bits) - 1)] } })
+  }
+  return { y, storages, end: o }
+}
+
+// id -> "name{states}" for palette indices or hashes
+function stateNamer (hashes) {
+  const states = require('minecraft-data')('bedrock_1.26.45').blockStates
+  const { blockStateHash } = require('./world.js')
+  const fmt = (st) => st.name + JSON.stringify(Object.fromEntries(Object.entries(st.states).map(([k, v]) => [k, v.value]).sort()))
+  if (!hashes) return (id) => states[id] ? fmt(states[id]) : `?${id}`
+  const m = new Map(states.map(st => [blockStateHash(st), fmt(st)]))
+  return (id) => m.get(id) ?? `?${id}`
+}
+const mapBlockName = (b) => b.name + JSON.stringify(Object.fromEntries(Object.entries(b.states || {}).sort()))
+
+// Check every map block inside sub-chunk (cx, sy, cz) against a decoded sub-chunk; returns list of mismatches
+function checkMapBlocks (map, cx, sy, cz, sub, name) {
+  const bad = []
+  for (const b of map.blocks) {
+    if ((b.x >> 4) !== cx || (b.y >> 4) !== sy || (b.z >> 4) !== cz) continue
+    const lx = b.x - cx * 16; const ly = b.y - sy * 16; const lz = b.z - cz * 16
+    const got = name(sub.storages[0].at(lx, ly, lz))
+    if (got !== mapBlockName(b)) bad.push({ at: [b.x, b.y, b.z], want: mapBlockName(b), got })
+    if (b.layer1) {
+      const got1 = sub.storages[1] ? name(sub.storages[1].at(lx, ly, lz)) : 'no layer 1'
+      if (got1 !== mapBlockName(b.layer1)) bad.push({ at: [b.x, b.y, b.z], layer: 1, want: mapBlockName(b.layer1), got: got1 })
+    }
+  }
+  for (const f of (map.fills || [])) { // corners and centre of each fill box
+    const xs = [f.from.x, f.to.x]; const ys = [f.from.y, f.to.y]; const zs = [f.from.z, f.to.z]
+    const pts = [[(f.from.x + f.to.x) >> 1, (f.from.y + f.to.y) >> 1, (f.from.z + f.to.z) >> 1]]
+    for (const x of xs) for (const y of ys) for (const z of zs) pts.push([x, y, z])
+    for (const [x, y, z] of pts) {
+      if ((x >> 4) !== cx || (y >> 4) !== sy || (z >> 4) !== cz) continue
+      const got = name(sub.storages[0].at(x - cx * 16, y - sy * 16, z - cz * 16))
+      if (got !== mapBlockName(f)) bad.push({ at: [x, y, z], fill: f.tag, want: mapBlockName(f), got })
+    }
+  }
+  return bad
+}
+
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 const CHECKS = {
@@ -158,6 +214,165 @@ const CHECKS = {
     const err = lines.find(l => l.name === '__decode_error')
     const ok = r.spawned && !!err && err.packet_id === 0x90 && !r.kick && lines[lines.length - 1].reason === 'disconnection_notification'
     return { ok, spawned: r.spawned, decode_error: err, kicked: r.kick }
+  },
+  async mixed (bedrock) {
+    // full-mode chunks of the mixed map (palette indices): every map block decodes to its exact state; world timeline
+    const peer = await startPeer('flat', ['--world', 'mixed'])
+    const r = await connect(bedrock, peer.port, { waitMs: 5200 })
+    const code = await peer.stop()
+    const map = JSON.parse(fs.readFileSync(path.join(__dirname, 'maps', 'mixed.json'), 'utf8'))
+    const name = stateNamer(false)
+    const chunks = new Map(r.packets.filter(p => p.name === 'level_chunk').map(p => [`${p.params.x},${p.params.z}`, p.params]))
+    const bad = []
+    const bits = {}
+    for (const key of ['0,0', '0,-1', '-1,0', '-1,-1', '5,5', '4,-4']) {
+      const c = chunks.get(key)
+      if (!c) { bad.push({ missing_chunk: key }); continue }
+      let o = 0
+      for (let i = 0; i < c.sub_chunk_count; i++) {
+        const sub = decodeSubChunk(c.payload, o); o = sub.end
+        if (sub.y >= -4 && sub.y <= -2) bits[`${key} sy${sub.y}`] = sub.storages.map(st => st.bits).join('/')
+        bad.push(...checkMapBlocks(map, c.x, sub.y, c.z, sub, name))
+      }
+    }
+    const got = (n) => r.packets.filter(p => p.name === n)
+    const ub = got('update_block').map(p => p.params)
+    const usb = got('update_subchunk_blocks')[0]?.params
+    const le = got('level_event').map(p => p.params.event)
+    const wantBits = { '0,0 sy-4': '4', '0,-1 sy-4': '3', '-1,0 sy-4': '4/1', '-1,-1 sy-4': '2', '5,5 sy-4': '3', '5,5 sy-3': '1', '0,0 sy-3': '0', '4,-4 sy-2': '0', '4,-4 sy-4': '2' }
+    const bitsOk = Object.entries(wantBits).every(([k, v]) => bits[k] === v)
+    const doorOk = ub.length === 2 && ub.every(u => name(u.block_runtime_id).includes('"open_bit":1'))
+    const usbOk = usb && name(usb.blocks[0].runtime_id) === 'stone{}' && name(usb.extra[0].runtime_id) === 'water{"liquid_depth":0}'
+    const evs = peer.events.map(e => e.event)
+    const ok = r.spawned && bad.length === 0 && bitsOk && doorOk && usbOk && le.join() === 'start_rain,stop_rain' && got('set_time').length >= 4 &&
+      evs.includes('block_updated') && evs.includes('level_event') && evs.includes('time_set') && code === 0
+    return { ok, spawned: r.spawned, mismatches: bad.slice(0, 10), bits, door_updates: ub.map(u => name(u.block_runtime_id)), subchunk_update: usb && { x: usb.x, y: usb.y, z: usb.z, blocks: usb.blocks.map(b => name(b.runtime_id)), extra: usb.extra.map(b => name(b.runtime_id)) }, level_events: le, set_time: got('set_time').map(p => p.params.time), events: evs }
+  },
+  async bds (bedrock) {
+    // request mode + hashes + mixed map: LevelChunk without sub-chunks, SubChunkRequest answered per offset
+    const peer = await startPeer('bds')
+    const requests = [[0, -4, 0], [0, -3, 0], [0, 19, 0], [0, 20, 0], [0, -5, 0], [5, -4, 5], [5, -3, 5], [-1, -4, 0], [0, -4, -1], [-1, -4, -1], [4, -2, -4]]
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 3500,
+      onSpawn: (c) => setTimeout(() => {
+        c.write('subchunk_request', { dimension: 0, requests: requests.map(([x, y, z]) => ({ x, y, z })), origin: { x: 0, y: 0, z: 0 } })
+        c.write('subchunk_request', { dimension: 1, requests: [{ x: 0, y: 0, z: 0 }], origin: { x: 0, y: 0, z: 0 } })
+        c.sendBuffer(Buffer.from([0xaf, 0x01, 0x00, 0x05, 0x01]), true) // truncated subchunk_request: must not kill the server
+        c.write('subchunk_request', { dimension: 0, requests: [], origin: { x: 0, y: 0, z: 0 } }) // still answered afterwards
+      }, 200)
+    })
+    await sleep(300)
+    const lines = peer.readLog()
+    const code = await peer.stop()
+    const map = JSON.parse(fs.readFileSync(path.join(__dirname, 'maps', 'mixed.json'), 'utf8'))
+    const name = stateNamer(true)
+    const sg = r.packets.find(p => p.name === 'start_game')?.params
+    const lc = r.packets.filter(p => p.name === 'level_chunk').map(p => p.params)
+    const lcBad = lc.filter(c => !(c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : (c.x === 4 && c.z === -4) ? 3 : 1))).slice(0, 3).map(c => ({ x: c.x, z: c.z, count: c.sub_chunk_count, highest: c.highest_subchunk_count, len: c.payload.length }))
+    const lcOk = lc.length > 0 && lc.every(c => c.sub_chunk_count === 0 && c.payload.length === 49 && c.highest_subchunk_count === ((c.x === 5 && c.z === 5) ? 2 : (c.x === 4 && c.z === -4) ? 3 : 1))
+    const sc = r.packets.filter(p => p.name === 'subchunk').map(p => p.params)
+    const results = sc[0] ? sc[0].entries.map(e => `${e.dx},${e.dy},${e.dz}:${e.result}`) : []
+    const bad = []
+    const bits = {}
+    for (const e of (sc[0]?.entries || [])) {
+      if (e.result !== 'success') continue
+      const sub = decodeSubChunk(e.payload)
+      if (sub.end !== e.payload.length) bad.push({ trailing: e.payload.length - sub.end })
+      bits[`${e.dx},${e.dy},${e.dz}`] = sub.storages.map(st => st.bits).join('/')
+      bad.push(...checkMapBlocks(map, e.dx, e.dy, e.dz, sub, name))
+    }
+    const wantResults = ['0,-4,0:success', '0,-3,0:success_all_air', '0,19,0:success_all_air', '0,20,0:y_index_out_of_bounds', '0,-5,0:y_index_out_of_bounds', '5,-4,5:success', '5,-3,5:success', '-1,-4,0:success', '0,-4,-1:success', '-1,-4,-1:success', '4,-2,-4:success']
+    const wantBits = { '0,-4,0': '4', '5,-4,5': '3', '5,-3,5': '1', '-1,-4,0': '4/1', '0,-4,-1': '3', '-1,-4,-1': '2', '4,-2,-4': '0' }
+    const decodeErr = lines.find(l => l.name === '__decode_error')
+    const ok = r.spawned && sg?.block_network_ids_are_hashes === true && lcOk && results.join() === wantResults.join() && bad.length === 0 && Object.entries(wantBits).every(([k, v]) => bits[k] === v) &&
+      sc.length === 3 && sc[1].entries[0]?.result === 'invalid_dimension' && sc[2].entries.length === 0 && decodeErr?.packet_id === 0xaf && code === 0
+    return { ok, spawned: r.spawned, hashes: sg?.block_network_ids_are_hashes, level_chunks: lc.length, level_chunk_ok: lcOk, level_chunk_bad: lcBad, subchunk_packets: sc.length, results, bits, mismatches: bad.slice(0, 10), decode_error: decodeErr?.error, events: peer.events.map(e => e.event) }
+  },
+  async living (bedrock) {
+    // scripted living world: every step of scripts/living.json arrives; /list and an unknown command are answered;
+    // the respawn handshake (client Respawn state 2 + PlayerAction respawn) is answered with health 20 + MovePlayer reset
+    const script = JSON.parse(fs.readFileSync(path.join(__dirname, 'scripts', 'living.json'), 'utf8'))
+    const peer = await startPeer('living')
+    const origin = (id) => ({ type: 'player', uuid: '11111111-2222-3333-4444-555555555555', request_id: id, player_entity_id: 0n })
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 11500,
+      onSpawn: (c) => {
+        setTimeout(() => {
+          c.write('command_request', { command: '/list', origin: origin('req-list'), internal: false, version: 'latest' })
+          c.write('command_request', { command: '/frobnicate now', origin: origin('req-bad'), internal: false, version: 'latest' })
+          c.sendBuffer(Buffer.from([0x4d, 0x05, 0x2f, 0x6c]), true) // truncated command_request: logged, session survives
+        }, 700)
+        c.on('respawn', (p) => {
+          if (p.state !== 1) return
+          c.write('player_action', { runtime_entity_id: 1n, action: 'respawn', position: { x: 0, y: 0, z: 0 }, result_position: { x: 0, y: 0, z: 0 }, face: -1 })
+          c.write('respawn', { position: { x: 0, y: 0, z: 0 }, state: 2, runtime_entity_id: 1n })
+        })
+      }
+    })
+    await sleep(300)
+    const lines = peer.readLog()
+    const code = await peer.stop()
+    const got = (n) => r.packets.filter(p => p.name === n).map(p => p.params)
+    const count = {}
+    for (const p of r.packets) count[p.name] = (count[p.name] || 0) + 1
+    const swap = (u) => { const h = u.replace(/-/g, ''); const b = Buffer.from(h, 'hex'); const x = Buffer.concat([Buffer.from(b.subarray(0, 8)).reverse(), Buffer.from(b.subarray(8)).reverse()]).toString('hex'); return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}` }
+    const pl = got('player_list').flatMap(p => p.records)
+    const adds = pl.filter(x => x.type === 'add').map(x => `${x.username}:${swap(x.uuid) === script.players[x.username]?.uuid}`)
+    const removes = pl.filter(x => x.type === 'remove').length
+    const texts = got('text')
+    const textTypes = [...new Set(texts.map(t => t.type))].sort()
+    const npc = got('add_entity').find(e => e.entity_type === 'minecraft:npc')
+    const nametag = npc?.metadata?.find(m => m.key === 'nametag')?.value
+    const co = got('command_output')
+    const coList = co.find(c => c.origin.request_id === 'req-list')
+    const coBad = co.find(c => c.origin.request_id === 'req-bad')
+    const steps = peer.events.filter(e => e.event === 'script').map(e => e.step)
+    const missingSteps = script.steps.map(s => s.step).filter(s => !steps.includes(s))
+    const mpReset = got('move_player').find(m => m.mode === 'reset')
+    const ctrlOk = texts.some(t => t.message === script.steps.find(s => s.step === 'bob_control_chars').message)
+    const stepErrors = peer.events.filter(e => e.event === 'script' && e.error)
+    const ok = r.spawned && missingSteps.length === 0 && stepErrors.length === 0 && steps.includes('respawn_client_ready') && adds.join() === 'Alice:true,Bob:true,Carol:true' && removes === 2 &&
+      textTypes.length === 12 && texts.length === script.steps.filter(s => s.action === 'text').length && ctrlOk && nametag === 'Trader Tom' && count.add_player === 2 && count.add_entity === 4 && count.add_item_entity === 1 &&
+      count.move_entity_delta === 35 && count.move_entity === 1 && count.emote === 2 && count.mob_effect === 3 && count.death_info === 1 && count.respawn === 2 &&
+      count.take_item_entity === 1 && count.remove_entity === 2 && got('move_player').length === 61 && !!mpReset &&
+      coList?.success_count === 1 && coList.output[0].message_id === 'commands.players.list' && coBad?.success_count === 0 &&
+      lines.some(l => l.name === '__decode_error' && l.packet_id === 0x4d) && lines.some(l => l.name === 'command_request') && code === 0
+    return { ok, spawned: r.spawned, missing_steps: missingSteps, step_errors: stepErrors, player_list_adds: adds, removes, text_types: textTypes, texts: texts.length, control_chars_ok: ctrlOk, nametag, counts: Object.fromEntries(['add_player', 'add_entity', 'add_item_entity', 'move_player', 'move_entity_delta', 'move_entity', 'emote', 'mob_effect', 'entity_event', 'update_attributes', 'death_info', 'respawn', 'take_item_entity', 'remove_entity', 'command_output', 'text'].map(n => [n, count[n] || 0])), command_outputs: co.map(c => ({ id: c.origin.request_id, success_count: c.success_count, output: c.output })), reset: mpReset?.position, death_info: got('death_info')[0], errors: r.errors }
+  },
+  async fuzz (bedrock) {
+    // living + mixed + request mode; 300 random / truncated client packets (server-bound ids incl. subchunk_request,
+    // command_request, respawn, player_action, text) must neither crash the peer nor end the session
+    const peer = await startPeer('living', ['--world', 'mixed', '--chunks', 'request'])
+    let seed = 12345
+    const rnd = (n) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n }
+    const ids = [0xaf, 0x4d, 0x2d, 0x24, 0x09, 0x90, 0x45, 0x1e, 0x21, 0x8a, 0x13, 0x71, 0x81, 0xc1, 0x3ff, 0x00]
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 4500,
+      onSpawn: (c) => setTimeout(() => {
+        for (let i = 0; i < 300; i++) {
+          const id = ids[rnd(ids.length)]
+          const body = Buffer.alloc(rnd(40))
+          for (let k = 0; k < body.length; k++) body[k] = rnd(256)
+          const head = []
+          let v = id
+          do { head.push((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v >>>= 7 } while (v)
+          c.sendBuffer(Buffer.concat([Buffer.from(head), body]), true)
+        }
+        // huge but valid request: every sub-chunk of a 5x5 area plus out-of-range ones, far-away origin
+        const req = []
+        for (let x = -2; x <= 2; x++) for (let z = -2; z <= 2; z++) for (let y = -6; y <= 21; y++) req.push({ x, y, z })
+        c.write('subchunk_request', { dimension: 0, requests: req, origin: { x: 2000000, y: 0, z: -2000000 } })
+        c.write('command_request', { command: '/list', origin: { type: 'player', uuid: '11111111-2222-3333-4444-555555555555', request_id: 'after-fuzz', player_entity_id: 0n }, internal: false, version: 'latest' })
+      }, 300)
+    })
+    await sleep(300)
+    const alive = peer.proc.exitCode === null
+    const lines = peer.readLog()
+    const code = await peer.stop()
+    const after = r.packets.find(p => p.name === 'command_output' && p.params.origin.request_id === 'after-fuzz')
+    const big = r.packets.filter(p => p.name === 'subchunk').map(p => p.params.entries.length)
+    const ok = r.spawned && alive && !!after && big.includes(700) && !r.kick && code === 0
+    return { ok, spawned: r.spawned, peer_alive: alive, answered_after_fuzz: !!after, big_subchunk_entries: big, decode_errors: lines.filter(l => l.name === '__decode_error').length, errors: lines.filter(l => l.name === '__error').length, kicked: r.kick, exit: code }
   },
   async teleport (bedrock) {
     const peer = await startPeer('teleport')

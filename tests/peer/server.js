@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // clawcraft end-to-end test peer: a minimal Bedrock server built on bedrock-protocol.
 //
-//   node server.js --port N [--log FILE] [--scenario NAME] [--version 1.26.45] [--motd TEXT]
+//   node server.js --port N [--log FILE] [--scenario NAME] [--world flat|mixed] [--chunks full|request] [--version 1.26.45] [--motd TEXT]
 //
 // stdout: one JSON object per line (lifecycle events, first one is {"event":"listening","port":N}).
 // stderr: human-readable diagnostics.
@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, logRaw: false, strictDecode: false, sentLog: null }
+  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, world: null, chunks: null, logRaw: false, strictDecode: false, sentLog: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -33,6 +33,8 @@ function parseArgs (argv) {
       case '--version': out.version = next(); break
       case '--motd': out.motd = next(); break
       case '--block-hashes': out.blockHashes = true; break
+      case '--world': out.world = next(); break
+      case '--chunks': out.chunks = next(); break
       case '--log-raw': out.logRaw = true; break
       case '--sent-log': out.sentLog = next(); break
       case '--strict-decode': out.strictDecode = true; break
@@ -41,11 +43,17 @@ function parseArgs (argv) {
     }
   }
   if (!Number.isInteger(out.port) || out.port <= 0 || out.port > 65535) usage('--port N is required (1..65535)')
+  // --scenario bds = BDS-like: mixed world + block hashes + request-mode chunks (explicit --world/--chunks still win)
+  if (out.scenario === 'bds') { out.blockHashes = true; out.world = out.world || 'mixed'; out.chunks = out.chunks || 'request' }
+  out.world = out.world || 'flat'
+  out.chunks = out.chunks || 'full'
+  if (!['flat', 'mixed'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed)`)
+  if (!['full', 'request'].includes(out.chunks)) usage(`unknown --chunks ${out.chunks} (have: full, request)`)
   return out
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -177,112 +185,10 @@ const SPAWN_FEET = { x: 0.5, y: -60, z: 0.5 }
 const EYE_HEIGHT = 1.62
 const SPAWN_EYE = { x: SPAWN_FEET.x, y: SPAWN_FEET.y + EYE_HEIGHT, z: SPAWN_FEET.z } // y = -58.38
 const MAX_CHUNK_RADIUS = 8
-const OVERWORLD_MIN_SUBCHUNK = -4 // y -64
 const OVERWORLD_SUBCHUNKS = 24 // y -64..319
-const PLAINS_BIOME_ID = 1
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Chunk encoding (protocol.md §6.2 / §6.4): full (non-request) mode LevelChunk payload.
-// Block network ids = index of the state in minecraft-data's blockStates.json for the version (1.26.40 data for 1.26.45).
-// ---------------------------------------------------------------------------------------------------------------------
-
-function writeVarUint (out, v) {
-  v >>>= 0
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80)
-    v >>>= 7
-  }
-  out.push(v)
-}
-function writeVarInt (out, v) { // zigzag32
-  v |= 0
-  writeVarUint(out, ((v << 1) ^ (v >> 31)) >>> 0)
-}
-
-// Block network id hash (StartGame block_network_ids_are_hashes = true): FNV-1a 32 over the little-endian NBT of
-// {name: "minecraft:x", states: {sorted keys}} (protocol.md §6.5; check value: air -> 0xDBF44120).
-function blockStateHash (state) {
-  const parts = []
-  const str = (v) => { const b = Buffer.from(v, 'utf8'); const l = Buffer.alloc(2); l.writeUInt16LE(b.length); parts.push(l, b) }
-  const tag = (type, key) => { parts.push(Buffer.from([type])); str(key) }
-  parts.push(Buffer.from([0x0a, 0, 0]))
-  tag(0x08, 'name'); str(state.name.startsWith('minecraft:') ? state.name : 'minecraft:' + state.name)
-  tag(0x0a, 'states')
-  for (const key of Object.keys(state.states).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) {
-    const { type, value } = state.states[key]
-    if (type === 'string') { tag(0x08, key); str(String(value)) } else if (type === 'byte') { tag(0x01, key); parts.push(Buffer.from([Number(value) & 0xff])) } else if (type === 'short') { tag(0x02, key); const b = Buffer.alloc(2); b.writeInt16LE(Number(value)); parts.push(b) } else if (type === 'int') { tag(0x03, key); const b = Buffer.alloc(4); b.writeInt32LE(Number(value)); parts.push(b) } else throw new Error(`unsupported state type ${type}`)
-  }
-  parts.push(Buffer.from([0, 0]))
-  let h = 0x811c9dc5
-  for (const byte of Buffer.concat(parts)) h = Math.imul(h ^ byte, 0x01000193) >>> 0
-  return h | 0 // signed 32-bit, as written in sub-chunk palettes (vari32)
-}
-
-class FlatWorld {
-  constructor (mcData, { hashes = false } = {}) {
-    const states = mcData.blockStates
-    const find = (name) => {
-      const i = states.findIndex(s => s.name === name || s.name === 'minecraft:' + name)
-      if (i < 0) throw new Error(`block state ${name} not found in minecraft-data`)
-      return hashes ? blockStateHash(states[i]) : i
-    }
-    this.hashes = hashes
-    this.ids = { air: find('air'), bedrock: find('bedrock'), dirt: find('dirt'), grass_block: find('grass_block') }
-    // column (y = 0..15 inside the bottom sub-chunk, absolute y -64..-49): bedrock, dirt, dirt, grass, air...
-    this.layers = ['bedrock', 'dirt', 'dirt', 'grass_block'] // y -64, -63, -62, -61
-    this.payload = this._encodeColumn()
-  }
-
-  blockAt (x, y, z) {
-    const i = y + 64
-    return i >= 0 && i < this.layers.length ? this.layers[i] : 'air'
-  }
-
-  _terrainSubChunk () {
-    const out = []
-    const palette = ['air', 'bedrock', 'dirt', 'grass_block']
-    const bits = 2
-    const perWord = Math.floor(32 / bits)
-    const wordCount = Math.ceil(4096 / perWord)
-    out.push(9, 1, OVERWORLD_MIN_SUBCHUNK & 0xff) // version 9, one storage, absolute sub-chunk y
-    out.push((bits << 1) | 1)
-    const words = new Uint32Array(wordCount)
-    for (let x = 0; x < 16; x++) {
-      for (let z = 0; z < 16; z++) {
-        for (let y = 0; y < 16; y++) {
-          const idx = (x << 8) | (z << 4) | y
-          const name = y < this.layers.length ? this.layers[y] : 'air'
-          const v = palette.indexOf(name)
-          words[Math.floor(idx / perWord)] |= v << ((idx % perWord) * bits)
-        }
-      }
-    }
-    const wb = Buffer.alloc(wordCount * 4)
-    for (let i = 0; i < wordCount; i++) wb.writeUInt32LE(words[i] >>> 0, i * 4)
-    for (const b of wb) out.push(b)
-    writeVarInt(out, palette.length)
-    for (const name of palette) writeVarInt(out, this.ids[name])
-    return out
-  }
-
-  _airSubChunk (absY) {
-    const out = [9, 1, absY & 0xff, (0 << 1) | 1] // 0 bits per block: no words, one palette entry, no count
-    writeVarInt(out, this.ids.air)
-    return out
-  }
-
-  _encodeColumn () {
-    const out = []
-    out.push(...this._terrainSubChunk())
-    for (let i = 1; i < OVERWORLD_SUBCHUNKS; i++) out.push(...this._airSubChunk(OVERWORLD_MIN_SUBCHUNK + i))
-    for (let i = 0; i < OVERWORLD_SUBCHUNKS; i++) { // one biome storage per sub-chunk, all plains, 0-bit storage
-      out.push((0 << 1) | 1)
-      writeVarInt(out, PLAINS_BIOME_ID)
-    }
-    out.push(0) // border blocks
-    return Buffer.from(out) // no block entities
-  }
-}
+// Worlds and chunk encoding live in world.js (flat / maps/<name>.json, full and request mode).
+const { World, loadMap } = require('./world.js')
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Packet builders
@@ -536,19 +442,36 @@ function flatScenario (session) {
         }
       }
       coords.sort((a, b) => (Math.abs(a[0] - cx0) + Math.abs(a[1] - cz0)) - (Math.abs(b[0] - cx0) + Math.abs(b[1] - cz0)))
+      const request = ctx.chunkMode === 'request'
       for (const [x, z] of coords) {
-        session.write('level_chunk', {
-          x,
-          z,
-          dimension: 0,
-          sub_chunk_count: OVERWORLD_SUBCHUNKS,
-          highest_subchunk_count: undefined, // absent => full (non-request) mode
-          cache_enabled: false,
-          blobs: [],
-          payload: ctx.world.payload
-        })
+        if (request) {
+          // BDS-like request mode: no sub-chunks in the payload (biomes + border only), sub_chunk_count 0 and the
+          // limit set = number of sub-chunks from the bottom worth requesting (highest non-air index + 1)
+          session.write('level_chunk', {
+            x,
+            z,
+            dimension: 0,
+            sub_chunk_count: 0,
+            highest_subchunk_count: ctx.world.highestFilled(x, z) + 1,
+            cache_enabled: false,
+            blobs: [],
+            payload: ctx.world.requestPayload()
+          })
+        } else {
+          session.write('level_chunk', {
+            x,
+            z,
+            dimension: 0,
+            sub_chunk_count: OVERWORLD_SUBCHUNKS,
+            highest_subchunk_count: undefined, // absent => full (non-request) mode
+            cache_enabled: false,
+            blobs: [],
+            payload: ctx.world.fullPayload(x, z)
+          })
+        }
       }
-      emitEvent({ event: 'chunks_sent', count: coords.length, radius })
+      session.chunkCoords = coords
+      emitEvent({ event: 'chunks_sent', count: coords.length, radius, mode: ctx.chunkMode, world: ctx.world.name })
       session.write('play_status', { status: 'player_spawn' })
       emitEvent({ event: 'player_spawn_sent', username: session.username })
     },
@@ -632,16 +555,374 @@ function teleportScenario (session) {
   return hooks
 }
 
+// ---------------------------------------------------------------------------------------------------------------------
+// World reactions shared by every scenario: SubChunkRequest (request mode), the map's timeline, CommandRequest
+// ---------------------------------------------------------------------------------------------------------------------
+
+// SubChunkRequest (protocol.md §6.3): one SubChunk packet answering every requested offset from the origin.
+function handleSubChunkRequest (session, p) {
+  const { world } = session.ctx
+  const origin = p.origin || { x: 0, y: 0, z: 0 }
+  const entries = []
+  const counts = {}
+  for (const r of (p.requests || [])) {
+    const e = world.subChunkEntry(r.x, r.y, r.z, origin.x + r.x, origin.y + r.y, origin.z + r.z, p.dimension)
+    counts[e.result] = (counts[e.result] || 0) + 1
+    entries.push(e)
+  }
+  session.write('subchunk', { cache_enabled: false, dimension: p.dimension, origin: { x: origin.x, y: origin.y, z: origin.z }, entries })
+  emitEvent({ event: 'subchunks_sent', origin, count: entries.length, results: counts })
+}
+
+function blockUpdateEntry (world, b) {
+  return { position: { x: b.x, y: b.y, z: b.z }, runtime_id: world.wireId(world.stateId(b.name, b.states || {})), flags: 2, entity_unique_id: 0n, transition_type: 'entity' }
+}
+
+// The map's "timeline" (maps/<name>.json), relative to set_local_player_as_initialized.
+function runWorldTimeline (session) {
+  const { world } = session.ctx
+  const timeline = world.map?.timeline || []
+  for (const item of timeline) {
+    if (item.packet === 'set_time') {
+      let n = 0
+      const tick = () => {
+        n++
+        const time = 6000 + (item.time_step || 20) * n
+        session.write('set_time', { time })
+        emitEvent({ event: 'time_set', time, n })
+        session.later(item.repeat_ms, tick)
+      }
+      session.later(item.ms, tick)
+    } else if (item.packet === 'update_block') {
+      session.later(item.ms, () => {
+        for (const u of item.updates) {
+          session.write('update_block', { position: { x: u.x, y: u.y, z: u.z }, block_runtime_id: world.wireId(world.stateId(u.name, u.states)), flags: { network: true }, layer: u.layer || 0 })
+        }
+        emitEvent({ event: 'block_updated', step: item.step, packet: item.packet, updates: item.updates })
+      })
+    } else if (item.packet === 'update_subchunk_blocks') {
+      session.later(item.ms, () => {
+        session.write('update_subchunk_blocks', {
+          x: item.position.x,
+          y: item.position.y,
+          z: item.position.z,
+          blocks: item.blocks.map(b => blockUpdateEntry(world, b)),
+          extra: item.extra.map(b => blockUpdateEntry(world, b))
+        })
+        emitEvent({ event: 'block_updated', step: item.step, packet: item.packet, position: item.position, blocks: item.blocks, extra: item.extra })
+      })
+    } else if (item.packet === 'level_event') {
+      session.later(item.ms, () => {
+        session.write('level_event', { event: item.level_event, position: item.position, data: item.data })
+        emitEvent({ event: 'level_event', step: item.step, level_event: item.level_event, id: item.id, data: item.data })
+      })
+    }
+  }
+}
+
+// CommandRequest -> CommandOutput echoing the origin. "/list" succeeds (count = the bot + scripted players currently in
+// the player list, max 20); anything else fails with commands.generic.unknown.
+function handleCommandRequest (session, p) {
+  const command = String(p.command || '').trim()
+  const word = command.replace(/^\//, '').split(/\s+/)[0].toLowerCase()
+  const origin = p.origin || { type: 'player', uuid: NIL_UUID, request_id: '', player_entity_id: 0n }
+  let output
+  let successCount
+  if (word === 'list') {
+    const names = [session.username || 'unknown', ...(session.listed ? [...session.listed] : [])]
+    output = [
+      { message_id: 'commands.players.list', success: true, parameters: [String(names.length), '20'] },
+      { message_id: names.join(', '), success: true, parameters: [] }
+    ]
+    successCount = 1
+  } else {
+    output = [{ message_id: 'commands.generic.unknown', success: false, parameters: [word] }]
+    successCount = 0
+  }
+  session.write('command_output', { origin: { type: origin.type, uuid: origin.uuid, request_id: origin.request_id, player_entity_id: origin.player_entity_id }, output_type: 'alloutput', success_count: successCount, output, has_data: false })
+  emitEvent({ event: 'command_output', command, request_id: origin.request_id, success_count: successCount, output })
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Living scenario: scripted players, entities, chat, vitals, death/respawn from scripts/living.json
+// ---------------------------------------------------------------------------------------------------------------------
+
+const AIR_ITEM = { network_id: 0, count: 0, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }
+const EMPTY_PROPS = { ints: [], floats: [] }
+
+function skinImage (w, h) { return { width: w, height: h, data: Buffer.alloc(w * h * 4) } }
+function minimalSkin (name) {
+  return {
+    skin_id: `Standard_Custom_${name}`,
+    play_fab_id: '',
+    skin_resource_pack: JSON.stringify({ geometry: { default: 'geometry.humanoid.custom' } }),
+    skin_data: skinImage(64, 64),
+    animations: [],
+    cape_data: skinImage(0, 0),
+    geometry_data: '',
+    geometry_data_version: '1.14.0',
+    animation_data: '',
+    cape_id: '',
+    full_skin_id: `Standard_Custom_${name}_full`,
+    arm_size: 'wide',
+    skin_color: 0,
+    personal_pieces: [],
+    piece_tint_colors: [],
+    premium: false,
+    persona: false,
+    cape_on_classic: false,
+    primary_user: true,
+    overriding_player_appearance: false,
+    trusted: 'false',
+    profile_hash: ''
+  }
+}
+
+let livingScript = null
+function loadLivingScript () {
+  if (!livingScript) livingScript = JSON.parse(fs.readFileSync(path.join(__dirname, 'scripts', 'living.json'), 'utf8'))
+  return livingScript
+}
+
+function livingScenario (session) {
+  const hooks = flatScenario(session)
+  const onSpawn = hooks.onSpawn.bind(hooks)
+  const script = loadLivingScript()
+  const { mcData } = session.ctx
+  session.listed = new Set()
+  let spawnAt = 0
+  let died = false
+  let respawnAnswered = false
+  const bot = () => session.username || 'ClawBot'
+  const sub = (v) => typeof v === 'string' ? v.split('{bot}').join(bot()) : Array.isArray(v) ? v.map(sub) : v
+  const rid = () => BigInt(session.runtimeId)
+  const stepEvent = (step, extra = {}) => emitEvent({ event: 'script', step: step.step, action: step.action, t_ms: Date.now() - spawnAt, ...extra })
+  const player = (name) => script.players[name]
+  const entity = (name) => script.entities[name]
+
+  const attrs = (values) => {
+    const known = { 'minecraft:health': [0, 20, 20], 'minecraft:player.hunger': [0, 20, 20] }
+    return Object.entries(values).map(([name, v]) => { const [min, max, def] = known[name] || [0, 20, 20]; return attribute(name, min, max, v, def) })
+  }
+  const sendAttributes = (values) => session.write('update_attributes', { runtime_entity_id: rid(), attributes: attrs(values), tick: 0n })
+  const entityEvent = (eventId, runtimeId = rid()) => session.write('entity_event', { runtime_entity_id: runtimeId, event_id: eventId, data: 0 })
+  const movePlayer = (p, pos, yaw, mode = 'normal') => session.write('move_player', {
+    runtime_id: p.runtime_id, position: pos, pitch: 0, yaw, head_yaw: yaw, mode, on_ground: true, ridden_runtime_id: 0, teleport: undefined, tick: 0n
+  })
+  const playerListAdd = (names) => {
+    session.write('player_list', {
+      records: names.map(n => {
+          const p = player(n)
+          session.listed.add(n)
+        return { type: 'add', legacy_type: 0, uuid: vanillaUuid(p.uuid), entity_unique_id: BigInt(p.unique_id), username: n, xbox_user_id: p.xuid, platform_chat_id: p.platform_chat_id, build_platform: p.build_platform, skin_data: minimalSkin(n), is_teacher: false, is_host: false, is_subclient: false, player_color: -1 }
+      })
+    })
+  }
+  const playerListRemove = (names) => {
+    for (const n of names) session.listed.delete(n)
+    session.write('player_list', { records: names.map(n => ({ type: 'remove', legacy_type: 1, uuid: vanillaUuid(player(n).uuid) })) })
+  }
+  const TEXT_CATEGORY = { chat: 'authored', whisper: 'authored', announcement: 'authored', raw: 'message_only', tip: 'message_only', system: 'message_only', json_whisper: 'message_only', json: 'message_only', json_announcement: 'message_only', translation: 'parameters', popup: 'parameters', jukebox_popup: 'parameters' }
+
+  const actions = {
+    player_list_add: (st) => playerListAdd(st.players),
+    player_list_remove: (st) => playerListRemove(st.players),
+    add_player: (st) => {
+      const p = player(st.player)
+      session.write('add_player', {
+        uuid: vanillaUuid(p.uuid),
+        username: st.player,
+        runtime_id: BigInt(p.runtime_id),
+        platform_chat_id: p.platform_chat_id,
+        position: st.position,
+        velocity: { x: 0, y: 0, z: 0 },
+        pitch: 0,
+        yaw: st.yaw || 0,
+        head_yaw: st.yaw || 0,
+        held_item: AIR_ITEM,
+        gamemode: 'survival',
+        metadata: [],
+        properties: EMPTY_PROPS,
+        unique_id: BigInt(p.unique_id),
+        permission_level: 'member',
+        command_permission: 'normal',
+        abilities: [{ type: 'base', allowed: 0x3ffff, enabled: 0, fly_speed: 0.05, vertical_fly_speed: 1, walk_speed: 0.1 }],
+        links: [],
+        device_id: p.device_id,
+        device_os: p.device_os
+      })
+    },
+    add_entity: (st) => {
+      const e = entity(st.entity)
+      session.write('add_entity', {
+        unique_id: BigInt(e.unique_id),
+        runtime_id: BigInt(e.runtime_id),
+        entity_type: e.type,
+        position: e.position,
+        velocity: { x: 0, y: 0, z: 0 },
+        pitch: 0,
+        yaw: e.yaw || 0,
+        head_yaw: e.yaw || 0,
+        body_yaw: e.yaw || 0,
+        attributes: [],
+        metadata: e.name ? [{ key: 'nametag', type: 'string', legacy_type: 4, value: e.name }] : [],
+        properties: EMPTY_PROPS,
+        links: []
+      })
+    },
+    add_item_entity: (st) => {
+      const e = entity(st.entity)
+      const it = mcData.itemsByName[e.item]
+      session.write('add_item_entity', {
+        entity_id_self: BigInt(e.unique_id),
+        runtime_entity_id: BigInt(e.runtime_id),
+        item: { network_id: it.id, count: e.count, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
+        position: e.position,
+        velocity: { x: 0, y: 0, z: 0 },
+        metadata: [],
+        is_from_fishing: false
+      })
+      return { item_network_id: it.id }
+    },
+    take_item_entity: (st) => {
+      const e = entity(st.entity)
+      session.write('take_item_entity', { runtime_entity_id: BigInt(e.runtime_id), target: player(st.taker).runtime_id })
+      session.write('remove_entity', { entity_id_self: BigInt(e.unique_id) })
+    },
+    player_leave: (st) => {
+      playerListRemove([st.player])
+      session.write('remove_entity', { entity_id_self: BigInt(player(st.player).unique_id) })
+    },
+    text: (st) => {
+      const message = sub(st.message)
+      const p = { needs_translation: !!st.needs_translation, category: TEXT_CATEGORY[st.type], type: st.type, message, xuid: '', platform_chat_id: '', has_filtered_message: false }
+      if (st.source_name !== undefined) p.source_name = sub(st.source_name)
+      if (TEXT_CATEGORY[st.type] === 'parameters') p.parameters = sub(st.parameters || [])
+      session.write('text', p)
+      return { message, source_name: p.source_name }
+    },
+    walk_player: (st) => {
+      const p = player(st.player)
+      const n = Math.round(st.duration_ms / st.interval_ms)
+      for (let i = 1; i <= n; i++) {
+        session.later(st.interval_ms * i, () => {
+          const f = i / n
+          const pos = { x: st.from.x + (st.to.x - st.from.x) * f, y: st.from.y + (st.to.y - st.from.y) * f, z: st.from.z + (st.to.z - st.from.z) * f }
+          movePlayer(p, pos, st.yaw || 0)
+          if (i === n) stepEvent(st, { phase: 'done', position: pos })
+        })
+      }
+    },
+    move_entity_delta: (st) => {
+      const e = entity(st.entity)
+      const f = st.fields
+      session.write('move_entity_delta', { runtime_entity_id: BigInt(e.runtime_id), x: f.x, y: f.y, z: f.z, rot_x: f.pitch, rot_y: f.yaw, rot_z: f.head_yaw, on_ground: st.on_ground !== false, force_move: false, force_move_local_entity: false, force_completion: false })
+    },
+    walk_entity: (st) => {
+      const e = entity(st.entity)
+      const n = Math.round(st.duration_ms / st.interval_ms)
+      for (let i = 1; i <= n; i++) {
+        session.later(st.interval_ms * i, () => {
+          const f = i / n
+          const pos = { x: st.from.x + (st.to.x - st.from.x) * f, y: st.from.y + (st.to.y - st.from.y) * f, z: st.from.z + (st.to.z - st.from.z) * f }
+          const rot = i === 1 ? (st.first_fields || {}) : {}
+          session.write('move_entity_delta', {
+            runtime_entity_id: BigInt(e.runtime_id),
+            x: st.axes.includes('x') ? pos.x : undefined,
+            y: st.axes.includes('y') ? pos.y : undefined,
+            z: st.axes.includes('z') ? pos.z : undefined,
+            rot_x: rot.pitch,
+            rot_y: rot.yaw,
+            rot_z: rot.head_yaw,
+            on_ground: true,
+            force_move: false,
+            force_move_local_entity: false,
+            force_completion: false
+          })
+          if (i === n) stepEvent(st, { phase: 'done', position: pos })
+        })
+      }
+    },
+    move_entity: (st) => {
+      const e = entity(st.entity)
+      session.write('move_entity', { runtime_entity_id: BigInt(e.runtime_id), flags: st.flags, position: st.position, rotation: st.rotation })
+    },
+    emote: (st) => {
+      const p = player(st.player)
+      session.write('emote', { entity_id: BigInt(p.runtime_id), emote_id: st.emote_id, emote_length_ticks: st.length_ticks, xuid: p.xuid, platform_id: p.platform_chat_id, flags: 'server_side' })
+    },
+    vitals: (st) => {
+      if (st.attributes) sendAttributes(st.attributes)
+      if (st.entity_event) entityEvent(st.entity_event)
+    },
+    mob_effect: (st) => {
+      session.write('mob_effect', { runtime_entity_id: rid(), event_id: st.event_id, effect_id: st.effect_id, amplifier: st.amplifier, particles: st.particles, duration: st.duration, tick: 0n, ambient: false })
+    },
+    death: (st) => {
+      died = true
+      sendAttributes(st.attributes)
+      entityEvent(st.entity_event)
+      session.write('death_info', { cause: st.cause, messages: sub(st.messages) })
+      return { messages: sub(st.messages) }
+    },
+    respawn: (st) => {
+      session.write('respawn', { position: st.position, state: st.state, runtime_entity_id: rid() })
+    },
+    done: () => {}
+  }
+
+  hooks.onSpawn = () => {
+    onSpawn()
+    spawnAt = Date.now()
+    for (const st of script.steps) {
+      session.later(st.ms, () => {
+        let extra = {}
+        try {
+          extra = actions[st.action](st) || {}
+        } catch (e) {
+          diag(`living step ${st.step} failed:`, e.stack || e.message)
+          extra = { error: e.message }
+        }
+        stepEvent(st, extra)
+      })
+    }
+  }
+
+  // the bot's answer to the death: Respawn state 2 (client_ready) and/or PlayerAction respawn
+  hooks.onPacket = (name, params) => {
+    let trigger = null
+    if (name === 'respawn' && params?.state === 2) trigger = 'respawn'
+    if (name === 'player_action' && params?.action === 'respawn') trigger = 'player_action'
+    if (!trigger) return
+    if (!died || respawnAnswered) {
+      emitEvent({ event: 'script', step: 'respawn_client_message', trigger, answered: false, t_ms: Date.now() - spawnAt })
+      return
+    }
+    respawnAnswered = true
+    sendAttributes({ 'minecraft:health': 20, 'minecraft:player.hunger': 20 })
+    session.write('move_player', { runtime_id: session.runtimeId, position: { ...SPAWN_EYE }, pitch: 0, yaw: 0, head_yaw: 0, mode: 'reset', on_ground: true, ridden_runtime_id: 0, teleport: undefined, tick: 0n })
+    emitEvent({ event: 'script', step: 'respawn_client_ready', action: 'respawn_reply', trigger, t_ms: Date.now() - spawnAt, position: SPAWN_EYE })
+  }
+  return hooks
+}
+
 const SCENARIOS = {
   flat: flatScenario,
   kick: kickScenario,
   'bad-checksum': badChecksumScenario,
-  teleport: teleportScenario
+  teleport: teleportScenario,
+  living: livingScenario,
+  bds: flatScenario // BDS-like: --world mixed --chunks request --block-hashes (set in parseArgs)
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Login logging helpers
 // ---------------------------------------------------------------------------------------------------------------------
+
+// Handlers of client packets must never take the server down (a malformed but decodable packet, a write failure)
+function safely (what, fn) {
+  try { fn() } catch (e) { diag(`handler ${what} failed:`, e?.stack || String(e)) }
+}
 
 function decodeJwtPayload (jwt) {
   try {
@@ -728,7 +1009,8 @@ async function main () {
     server,
     version: args.version,
     mcData,
-    world: new FlatWorld(mcData, { hashes: args.blockHashes }),
+    world: new World(mcData, { hashes: args.blockHashes, name: args.world, map: args.world === 'flat' ? null : loadMap(args.world) }),
+    chunkMode: args.chunks,
     sessions: new Map(), // address -> Session
     nextId: 1,
     closeSession (session, reason) {
@@ -843,10 +1125,14 @@ async function main () {
     })
     player.on('resource_pack_client_response', (p) => hooks.onResourcePackResponse(p))
     player.on('request_chunk_radius', (p) => hooks.onRequestChunkRadius(p))
+    player.on('subchunk_request', (p) => safely('subchunk_request', () => handleSubChunkRequest(session, p)))
+    player.on('command_request', (p) => safely('command_request', () => handleCommandRequest(session, p)))
+    player.on('packet', (des) => { if (hooks.onPacket) safely(des?.data?.name, () => hooks.onPacket(des.data.name, des.data.params)) })
     player.on('spawn', () => {
       session.spawned = true
       emitEvent({ event: 'spawned', username: session.username, runtime_id: session.runtimeId, position: SPAWN_EYE })
       hooks.onSpawn()
+      if (ctx.world.map?.timeline) safely('world timeline', () => runWorldTimeline(session))
     })
     player.on('error', (e) => {
       diag(`client ${session.address} error:`, e?.message || String(e))
@@ -885,6 +1171,15 @@ async function main () {
   })
 
   emitEvent({ event: 'listening', port: args.port })
+  // encode the chunks around spawn now (mixed map: ~200 ms) instead of during the first client's join
+  setImmediate(() => safely('chunk warm-up', () => {
+    for (let x = -MAX_CHUNK_RADIUS; x <= MAX_CHUNK_RADIUS; x++) {
+      for (let z = -MAX_CHUNK_RADIUS; z <= MAX_CHUNK_RADIUS; z++) {
+        if (x * x + z * z > MAX_CHUNK_RADIUS * MAX_CHUNK_RADIUS) continue
+        if (ctx.chunkMode === 'request') ctx.world.highestFilled(x, z); else ctx.world.fullPayload(x, z)
+      }
+    }
+  }))
   diag(`block ids (${ctx.world.hashes ? 'hashes' : 'palette indices'}): ${toJson(ctx.world.ids)}`)
   diag(`listening on ${args.host}:${args.port} version ${args.version} scenario ${args.scenario}`)
 
