@@ -178,7 +178,7 @@ fn check_scan(bot: &mut Bot, map: &Value, mixed: bool, label: &str) {
             }
         }
     }
-    let got: BTreeSet<_> = r["layers"].as_object().expect("layers").values().flat_map(|l| cells(l)).collect();
+    let got: BTreeSet<_> = r["layers"].as_object().expect("layers").values().flat_map(cells).collect();
     assert_eq!(got, want, "{label}: scan layers");
     assert_eq!(r["totalNonAir"].as_u64(), Some(want.len() as u64));
     let notable: BTreeSet<_> =
