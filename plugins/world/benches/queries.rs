@@ -60,6 +60,82 @@ fn column(ids: &IdTable, seed: u32) -> Vec<WireSubChunk> {
     subs
 }
 
+/// The state of `name` whose properties equal the map file's `states` (numbers match bytes or ints).
+fn map_state(ids: &IdTable, name: &str, states: &serde_json::Map<String, serde_json::Value>) -> u32 {
+    use clawcraft_world::block::StateValue;
+    let s = ids
+        .registry
+        .states_named(name)
+        .find(|&i| {
+            let st = ids.registry.state(i).expect("state");
+            st.properties.len() == states.len()
+                && st.properties.iter().all(|(k, v)| match (v, states.get(k)) {
+                    (StateValue::Str(a), Some(serde_json::Value::String(b))) => a == b,
+                    (StateValue::Byte(a), Some(b)) => b.as_i64() == Some(i64::from(*a)),
+                    (StateValue::Int(a), Some(b)) => b.as_i64() == Some(i64::from(*a)),
+                    _ => false,
+                })
+        })
+        .unwrap_or_else(|| panic!("{name} {states:?}"));
+    ids.map.network_id(s).expect("id")
+}
+
+/// The peer's maps (`tests/peer/maps/mixed.json`, and its flat base layers alone) loaded as the
+/// peer sends them: every column within 8 chunks (circle), 24 sub-chunks. Heap bytes per column.
+fn peer_map_bytes(ids: &IdTable, mixed: bool) -> Option<(usize, usize)> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/peer/maps/mixed.json");
+    let map: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let air = id(ids, "air");
+    let mut w = World::default();
+    w.set_air_id(air);
+    let obj = |v: &serde_json::Value| v["states"].as_object().cloned().unwrap_or_default();
+    for cx in -8i32..=8 {
+        for cz in -8i32..=8 {
+            if cx * cx + cz * cz > 64 {
+                continue;
+            }
+            let subs =
+                (0..24).map(|_| WireSubChunk { y_index: None, layers: vec![PalettedStorage::Single(air)] }).collect();
+            w.store_level_chunk(cx, cz, ColumnMode::Full(24), subs, Vec::new());
+            for l in map["base_layers"].as_array()? {
+                let (y, state) = (l["y"].as_i64()? as i32, map_state(ids, l["name"].as_str()?, &obj(l)));
+                for x in 0..16 {
+                    for z in 0..16 {
+                        w.set_block(cx * 16 + x, y, cz * 16 + z, 0, state);
+                    }
+                }
+            }
+        }
+    }
+    if mixed {
+        let at = |v: &serde_json::Value| {
+            [
+                v["x"].as_i64().unwrap_or(0) as i32,
+                v["y"].as_i64().unwrap_or(0) as i32,
+                v["z"].as_i64().unwrap_or(0) as i32,
+            ]
+        };
+        for f in map["fills"].as_array()? {
+            let (a, b, state) = (at(&f["from"]), at(&f["to"]), map_state(ids, f["name"].as_str()?, &obj(f)));
+            for x in a[0]..=b[0] {
+                for y in a[1]..=b[1] {
+                    for z in a[2]..=b[2] {
+                        w.set_block(x, y, z, 0, state);
+                    }
+                }
+            }
+        }
+        for b in map["blocks"].as_array()? {
+            let p = at(b);
+            w.set_block(p[0], p[1], p[2], 0, map_state(ids, b["name"].as_str()?, &obj(b)));
+            if let Some(l1) = b.get("layer1") {
+                w.set_block(p[0], p[1], p[2], 1, map_state(ids, l1["name"].as_str()?, &obj(l1)));
+            }
+        }
+    }
+    Some((w.column_count(), w.heap_bytes() / w.column_count()))
+}
+
 fn time<T>(label: &str, runs: u32, mut f: impl FnMut() -> T) {
     f();
     let start = Instant::now();
@@ -72,6 +148,12 @@ fn time<T>(label: &str, runs: u32, mut f: impl FnMut() -> T) {
 
 fn main() {
     let ids = IdTable::new("1.26.45", true).expect("block data");
+    for (label, mixed) in [("flat", false), ("mixed", true)] {
+        match peer_map_bytes(&ids, mixed) {
+            Some((n, bytes)) => println!("peer {label} map: {n} columns, {bytes} heap bytes/column"),
+            None => println!("peer {label} map: tests/peer/maps/mixed.json not readable"),
+        }
+    }
     let mut world = World::default();
     for cx in -HALF..=HALF {
         for cz in -HALF..=HALF {
