@@ -255,6 +255,11 @@ fn blocks_filters_by_name_and_bounds_volume() {
     assert_eq!(r["count"], 2, "two grass cells, two unloaded");
     assert_eq!(r["unloaded"], 2);
     assert_eq!(w.code(r#"{"action":"blocks","x1":0,"y1":0,"z1":0,"x2":100,"y2":100,"z2":100}"#), "OUT_OF_RANGE");
+    assert_eq!(
+        w.code(r#"{"action":"blocks","x1":-3e7,"y1":-3e7,"z1":-3e7,"x2":3e7,"y2":3e7,"z2":3e7}"#),
+        "OUT_OF_RANGE",
+        "a border-to-border box does not overflow"
+    );
 }
 
 #[test]

@@ -156,10 +156,10 @@ impl Bounds {
         Bounds { x: [a.x.min(b.x), a.x.max(b.x)], y: [a.y.min(b.y), a.y.max(b.y)], z: [a.z.min(b.z), a.z.max(b.z)] }
     }
 
-    /// Number of cells.
+    /// Number of cells (saturating: a box spanning the world border does not overflow).
     pub fn volume(&self) -> u64 {
         let len = |r: [i32; 2]| u64::try_from(i64::from(r[1]) - i64::from(r[0]) + 1).unwrap_or(0);
-        len(self.x) * len(self.y) * len(self.z)
+        len(self.x).saturating_mul(len(self.y)).saturating_mul(len(self.z))
     }
 
     /// Every cell, y outermost (bottom up), then z, then x.
