@@ -137,12 +137,23 @@ fn check_block(bot: &mut Bot, e: &Expected, label: &str) {
     assert_eq!(r["liquid"]["name"].as_str().map(str::to_owned), e.layer1, "{label}: layer 1 of {e:?}: {r}");
 }
 
-/// Starts the peer and the bot, waits for spawn and for the spawn column's blocks.
-fn start(args: &[&str], name: &str) -> (WorldPeer, Bot) {
+/// Starts the peer and the bot and waits for spawn.
+fn start_spawned(args: &[&str], name: &str) -> (WorldPeer, Bot) {
     let peer = WorldPeer::start(args);
     let mut bot = Bot::start(peer.port, name);
     bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn event");
-    // In request mode the blocks come after spawn; wait until the far cube and spawn are in.
+    (peer, bot)
+}
+
+/// Starts the peer and the bot, waits for spawn and for the spawn column's blocks.
+fn start(args: &[&str], name: &str) -> (WorldPeer, Bot) {
+    let (peer, mut bot) = start_spawned(args, name);
+    wait_blocks(&mut bot);
+    (peer, bot)
+}
+
+/// In request mode the blocks come after spawn; waits until spawn and the far pillar are in.
+fn wait_blocks(bot: &mut Bot) {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let here = bot.request(json!({"action":"block","x":0,"y":-61,"z":0}), ANSWER).expect("block answer");
@@ -153,7 +164,6 @@ fn start(args: &[&str], name: &str) -> (WorldPeer, Bot) {
         assert!(Instant::now() < deadline, "blocks never arrived: {here} {far}");
         std::thread::sleep(Duration::from_millis(100));
     }
-    (peer, bot)
 }
 
 fn cells(list: &Value) -> BTreeSet<([i64; 3], String)> {
@@ -256,11 +266,13 @@ fn run_mixed(args: &[&str], label: &str) {
 
 /// Events of the map's timeline: block_changed for the door, weather, time.
 fn check_timeline_events(args: &[&str], label: &str) {
-    let (_peer, mut bot) = start(args, "EventBot");
+    // Subscribe right at spawn: the timeline starts 1 s after it.
+    let (_peer, mut bot) = start_spawned(args, "EventBot");
     for event in ["block_changed", "weather", "time"] {
         let r = bot.request(json!({"action":"subscribe","event":event}), ANSWER).expect("subscribe");
         assert_eq!(r["subscribed"], event, "{label}: {r}");
     }
+    wait_blocks(&mut bot);
     let door = bot
         .wait(|v| v["type"] == "block_changed" && v["pos"] == json!({"x":3,"y":-60,"z":0}), Duration::from_secs(15))
         .expect("door block_changed");
