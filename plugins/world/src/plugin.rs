@@ -1,10 +1,12 @@
 //! `WorldPlugin`: keeps each bot's [`World`] current from the world packets — LevelChunk (stored,
 //! or answered with one SubChunkRequest per column in request mode), SubChunk, UpdateBlock,
-//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns.
+//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns. It also
+//! wires the bot's block ids from StartGame, registers the world commands and emits the world
+//! events.
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, CorePlugin, Position, TickSet};
+use clawcraft_core::{AgentEvent, AppCommandExt, AppEventExt, CorePlugin, OptIn, Position, TickSet};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::io::Reader;
 use clawcraft_protocol::packets::LevelChunk;
@@ -15,6 +17,11 @@ use crate::chunk::packets::{
 };
 use crate::chunk::wire::{decode_level_chunk_payload, decode_sub_chunk_response};
 use crate::chunk::{ColumnMode, DimensionHeights, World};
+use crate::commands::{BlockCmd, Blocks, Chunks, CompactScanCmd, Find, Look, Raycast, ScanCmd};
+use crate::events::{
+    BlockChangedEvent, ChunksEvicted, TimeEvent, WeatherEvent, emit_block_changed, track_time, track_weather,
+};
+use crate::ids::wire_block_ids;
 
 /// Chunk cache limits.
 #[derive(Resource, Debug, Clone, PartialEq)]
@@ -59,8 +66,28 @@ impl Plugin for WorldPlugin {
             .add_message::<ClientboundPacket>()
             .add_systems(
                 Update,
-                (attach_world, handle_world_packets, evict_columns).chain().in_set(TickSet::HandlePackets),
-            );
+                (
+                    attach_world,
+                    wire_block_ids,
+                    handle_world_packets,
+                    (emit_block_changed, track_weather, track_time),
+                    evict_columns,
+                )
+                    .chain()
+                    .in_set(TickSet::HandlePackets),
+            )
+            .add_agent_command::<BlockCmd>()
+            .add_agent_command::<Blocks>()
+            .add_agent_command::<Chunks>()
+            .add_agent_command::<Find>()
+            .add_agent_command::<ScanCmd>()
+            .add_agent_command::<CompactScanCmd>()
+            .add_agent_command::<Look>()
+            .add_agent_command::<Raycast>()
+            .add_opt_in_event::<BlockChangedEvent>(OptIn::radius(16.0, 128.0))
+            .add_opt_in_event::<WeatherEvent>(OptIn::PLAIN)
+            .add_opt_in_event::<TimeEvent>(OptIn::PLAIN)
+            .add_agent_event::<ChunksEvicted>();
     }
 }
 
@@ -214,8 +241,7 @@ pub fn evict_columns(
         }
         let count = world.evict(centre, settings.chunk_cache_max, dist);
         if count > 0 {
-            events
-                .write(AgentEvent::new("chunks_evicted").with("count", count).with("remaining", world.column_count()));
+            events.write(AgentEvent::of(&ChunksEvicted { count, remaining: world.column_count() }));
         }
     }
 }
