@@ -82,6 +82,26 @@ impl Simulation {
         }
     }
 
+    /// A bot that went through the whole join sequence with `start_game` and has just spawned
+    /// (the join's packets are already taken, so [`sent`](Self::sent) starts empty).
+    pub fn spawned_with(start_game: &clawcraft_protocol::packets::StartGame) -> Self {
+        use clawcraft_protocol::packets::{ChunkRadiusUpdate, PlayStatus, ResourcePackStack, ResourcePacksInfo};
+        let mut sim = Self::new();
+        sim.receive(&PlayStatus { status: "login_success".into() });
+        sim.tick();
+        sim.receive(&ResourcePacksInfo::default());
+        sim.tick();
+        sim.receive(&ResourcePackStack::default());
+        sim.tick();
+        sim.receive(start_game);
+        sim.tick();
+        sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
+        sim.receive(&PlayStatus { status: "player_spawn".into() });
+        sim.tick();
+        sim.sent();
+        sim
+    }
+
     /// Encodes `packet` with the bot's protocol and delivers it before the next tick.
     pub fn receive<P: Packet>(&mut self, packet: &P) {
         let body = self.protocol.encode(packet).expect("encodable test packet");

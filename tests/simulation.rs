@@ -45,22 +45,9 @@ fn field<'a>(v: &'a Value, name: &str) -> &'a Value {
     v.get(name).unwrap_or_else(|| panic!("field {name} in {v:?}"))
 }
 
-/// Drives the join sequence; returns the simulation right after the spawn tick.
+/// A bot right after its spawn tick.
 fn spawned() -> Simulation {
-    let mut sim = Simulation::new();
-    sim.receive(&status("login_success"));
-    sim.tick();
-    sim.receive(&ResourcePacksInfo::default());
-    sim.tick();
-    sim.receive(&ResourcePackStack::default());
-    sim.tick();
-    sim.receive(&start_game());
-    sim.tick();
-    sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
-    sim.receive(&status("player_spawn"));
-    sim.tick();
-    sim.sent();
-    sim
+    Simulation::spawned_with(&start_game())
 }
 
 #[test]

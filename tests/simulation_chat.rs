@@ -3,9 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use clawcraft::protocol::packets::{
-    ChunkRadiusUpdate, PlayStatus, ResourcePackStack, ResourcePacksInfo, StartGame, Text, Vec2, Vec3 as WireVec3,
-};
+use clawcraft::protocol::packets::{StartGame, Text, Vec2, Vec3 as WireVec3};
 use clawcraft::sim::Simulation;
 use clawcraft_chat::ChatSettings;
 use clawcraft_chat::packets::{AddPlayer, CommandOrigin, CommandOutput, CommandOutputMessage, CommandRequest, Emote};
@@ -13,10 +11,6 @@ use serde_json::{Map, Value, json};
 
 const RUNTIME_ID: u64 = 7;
 const SPAWN_EYE: WireVec3 = WireVec3 { x: 0.5, y: -58.38, z: 0.5 };
-
-fn status(s: &str) -> PlayStatus {
-    PlayStatus { status: s.into() }
-}
 
 fn start_game() -> StartGame {
     StartGame {
@@ -33,22 +27,9 @@ fn start_game() -> StartGame {
     }
 }
 
-/// Drives the join sequence; returns the simulation right after the spawn tick.
+/// A bot right after its spawn tick.
 fn spawned() -> Simulation {
-    let mut sim = Simulation::new();
-    sim.receive(&status("login_success"));
-    sim.tick();
-    sim.receive(&ResourcePacksInfo::default());
-    sim.tick();
-    sim.receive(&ResourcePackStack::default());
-    sim.tick();
-    sim.receive(&start_game());
-    sim.tick();
-    sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
-    sim.receive(&status("player_spawn"));
-    sim.tick();
-    sim.sent();
-    sim
+    Simulation::spawned_with(&start_game())
 }
 
 fn with_settings(settings: ChatSettings) -> Simulation {
@@ -278,6 +259,7 @@ fn incoming_emotes_name_the_player_and_resolve_the_emote() {
         username: "Steve".into(),
         runtime_id: 42,
         unique_id: 42,
+        ..AddPlayer::default()
     });
     sim.tick();
     sim.receive(&Emote {

@@ -2,13 +2,10 @@
 //! the resulting ECS state, events and command answers asserted. Any warning log fails a test.
 
 use clawcraft::core::Vec3;
-use clawcraft::protocol::packets::{
-    ChunkRadiusUpdate, Disconnect, MovePlayer, PlayStatus, ResourcePackStack, ResourcePacksInfo, StartGame, Vec2,
-    Vec3 as WireVec3,
-};
+use clawcraft::protocol::packets::{Disconnect, MovePlayer, StartGame, Vec2, Vec3 as WireVec3};
 use clawcraft::sim::Simulation;
 use clawcraft_entity::packets::{
-    AddEntity, AddItemEntity, AddPlayer, ChangeDimension, ItemNameEntry, ItemRegistryNames, ItemStack, MetadataEntry,
+    AddEntity, AddItemEntity, AddPlayer, ChangeDimension, ItemRegistry, ItemStack, ItemState, MetadataEntry,
     MoveEntity, MoveEntityDelta, PlayerList, PlayerRecord, RemoveEntity, SetEntityData, SetEntityMotion,
     TakeItemEntity,
 };
@@ -23,10 +20,6 @@ const OWN_UNIQUE: i64 = -3;
 /// Feet at (0.5, -60, 0.5); the wire carries the eye position.
 const SPAWN_EYE: WireVec3 = WireVec3 { x: 0.5, y: -58.38, z: 0.5 };
 const STEVE_UUID: &str = "11111111-2222-3333-4444-555555555555";
-
-fn status(s: &str) -> PlayStatus {
-    PlayStatus { status: s.into() }
-}
 
 fn start_game() -> StartGame {
     StartGame {
@@ -43,22 +36,9 @@ fn start_game() -> StartGame {
     }
 }
 
-/// Drives the join sequence; returns the simulation right after the spawn tick.
+/// A bot right after its spawn tick.
 fn spawned() -> Simulation {
-    let mut sim = Simulation::new();
-    sim.receive(&status("login_success"));
-    sim.tick();
-    sim.receive(&ResourcePacksInfo::default());
-    sim.tick();
-    sim.receive(&ResourcePackStack::default());
-    sim.tick();
-    sim.receive(&start_game());
-    sim.tick();
-    sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
-    sim.receive(&status("player_spawn"));
-    sim.tick();
-    sim.sent();
-    sim
+    Simulation::spawned_with(&start_game())
 }
 
 /// A wire position `dx` blocks east of the bot at its feet height (`eye` adds the player offset).
@@ -358,8 +338,8 @@ fn danger_fires_for_close_hostiles_with_a_five_second_debounce() {
 #[test]
 fn nearby_lists_are_shaped_sorted_and_bounded() {
     let mut sim = spawned();
-    sim.receive(&ItemRegistryNames {
-        itemstates: vec![ItemNameEntry { name: "minecraft:diamond".into(), runtime_id: 5 }],
+    sim.receive(&ItemRegistry {
+        itemstates: vec![ItemState { name: "minecraft:diamond".into(), runtime_id: 5, ..ItemState::default() }],
     });
     sim.receive(&PlayerList { records: vec![list_add(STEVE_UUID, "Steve", 200, 1)] });
     sim.receive(&add_mob(100, 50, "minecraft:zombie", at(10.0, 0.0, false)));

@@ -1,10 +1,7 @@
 //! Simulation tests of the vitals plugin: real encoded UpdateAttributes/SetHealth/MobEffect/
 //! EntityEvent/DeathInfo/Respawn packets in, exact events and exact respawn packets out.
 
-use clawcraft::protocol::packets::{
-    Attribute, ChunkRadiusUpdate, PlayStatus, ResourcePackStack, ResourcePacksInfo, Respawn, StartGame,
-    UpdateAttributes, Vec2, Vec3 as WireVec3,
-};
+use clawcraft::protocol::packets::{Attribute, Respawn, StartGame, UpdateAttributes, Vec2, Vec3 as WireVec3};
 use clawcraft::sim::Simulation;
 use clawcraft_protocol::packets::BlockPos;
 use clawcraft_vitals::packets::{DeathInfo, EntityEvent, MobEffect, PlayerAction, SetHealth};
@@ -13,10 +10,6 @@ use serde_json::{Map, Value, json};
 
 const RUNTIME_ID: u64 = 7;
 const SPAWN_EYE: WireVec3 = WireVec3 { x: 0.5, y: -58.38, z: 0.5 };
-
-fn status(s: &str) -> PlayStatus {
-    PlayStatus { status: s.into() }
-}
 
 fn start_game() -> StartGame {
     StartGame {
@@ -33,22 +26,9 @@ fn start_game() -> StartGame {
     }
 }
 
-/// Drives the join sequence; returns the simulation right after the spawn tick.
+/// A bot right after its spawn tick.
 fn spawned() -> Simulation {
-    let mut sim = Simulation::new();
-    sim.receive(&status("login_success"));
-    sim.tick();
-    sim.receive(&ResourcePacksInfo::default());
-    sim.tick();
-    sim.receive(&ResourcePackStack::default());
-    sim.tick();
-    sim.receive(&start_game());
-    sim.tick();
-    sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
-    sim.receive(&status("player_spawn"));
-    sim.tick();
-    sim.sent();
-    sim
+    Simulation::spawned_with(&start_game())
 }
 
 /// Spawned, with the server's first (baseline) attributes applied.

@@ -8,8 +8,8 @@ use clawcraft_protocol::packets::{MovePlayer, Vec3 as WireVec3};
 
 use crate::events::{PlayerAppear, PlayerDisappear};
 use crate::packets::{
-    AddEntity, AddItemEntity, AddPlayer, ChangeDimension, ItemRegistryNames, MetadataEntry, MoveEntity,
-    MoveEntityDelta, RemoveEntity, SetEntityData, SetEntityMotion, TakeItemEntity,
+    AddEntity, AddItemEntity, AddPlayer, ChangeDimension, ItemRegistry, MetadataEntry, MoveEntity, MoveEntityDelta,
+    RemoveEntity, SetEntityData, SetEntityMotion, TakeItemEntity,
 };
 use crate::proximity::Proximity;
 use crate::roster::{Roster, platform_name};
@@ -100,7 +100,7 @@ pub fn forget_on_disconnect(
 /// Remembers item identifiers so dropped items can be named.
 pub fn handle_item_registry(mut packets: MessageReader<ClientboundPacket>, mut bots: Query<&mut ItemNames>) {
     for packet in packets.read() {
-        let Some(registry) = packet.decode::<ItemRegistryNames>() else { continue };
+        let Some(registry) = packet.decode::<ItemRegistry>() else { continue };
         if let Ok(mut names) = bots.get_mut(packet.bot) {
             names.0 = registry.itemstates.into_iter().map(|i| (i32::from(i.runtime_id), i.name)).collect();
         }

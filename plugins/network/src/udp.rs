@@ -55,6 +55,8 @@ impl Inner {
                     let first = self.session.start();
                     self.send_message(&first, now);
                 }
+                // After refusing the stream, whatever else arrived is dropped unread.
+                RakEvent::Message(_) if self.closed => {}
                 RakEvent::Message(msg) => match self.session.handle_message(&msg) {
                     Ok(out) => {
                         for m in out.to_send {

@@ -12,8 +12,8 @@ use clawcraft_protocol::io::Reader;
 use clawcraft_protocol::packets::LevelChunk;
 
 use crate::chunk::packets::{
-    ChangeDimension, DimensionData, StartGameDimension, SubChunkPacket, SubChunkRequest, UpdateBlock,
-    UpdateSubChunkBlocks, Vec3I8, Vec3Li, dimension_id,
+    ChangeDimension, DimensionData, StartGame, SubChunkPacket, SubChunkRequest, UpdateBlock, UpdateSubChunkBlocks,
+    Vec3I8, Vec3Li, dimension_id,
 };
 use crate::chunk::wire::{decode_level_chunk_payload, decode_sub_chunk_response};
 use crate::chunk::{ColumnMode, DimensionHeights, World};
@@ -130,7 +130,7 @@ pub fn handle_world_packets(
             }
         } else if let Some(c) = pkt.decode::<ChangeDimension>() {
             world.change_dimension(c.dimension);
-        } else if let Some(s) = pkt.decode::<StartGameDimension>()
+        } else if let Some(s) = pkt.decode::<StartGame>()
             && let Some(id) = dimension_id(&s.dimension)
         {
             world.change_dimension(id);

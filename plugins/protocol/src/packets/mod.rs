@@ -838,3 +838,16 @@ impl PlayerAuthInput {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Packets of the other plugins: one place per packet, every view in this crate.
+
+pub mod chat;
+pub mod entity;
+pub mod vitals;
+pub mod world;
+
+pub use chat::*;
+pub use entity::*;
+pub use vitals::*;
+pub use world::*;
