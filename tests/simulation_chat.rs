@@ -311,45 +311,55 @@ fn output_for(uuid: &str, count: u32, lines: &[(&str, &[&str])]) -> CommandOutpu
 #[test]
 fn cmd_sends_a_command_request_and_matches_its_output() {
     let mut sim = spawned();
-    let a = sim.command(r#"{"action":"cmd","cmd":"time set day","id":"a"}"#);
-    let b = sim.command(r#"{"action":"cmd","command":"/list","id":"b"}"#);
-    assert_eq!(a["sent"], true);
-    assert_eq!(a["cmd"], "/time set day");
-    assert_eq!(a["pending"], true);
+    sim.queue_command(r#"{"action":"cmd","cmd":"time set day","id":"a"}"#);
+    sim.queue_command(r#"{"action":"cmd","command":"/list","id":"b"}"#);
+    sim.tick();
+    assert!(sim.take_responses().is_empty(), "the response waits for the server's output");
     let sent = sim.sent_as::<CommandRequest>();
     assert_eq!(sent.len(), 2);
-    assert_eq!(sent[0], CommandRequest::player("/time set day", a["requestUuid"].as_str().expect("uuid")));
+    let uuid_a = sent[0].origin.uuid.clone();
+    let uuid_b = sent[1].origin.uuid.clone();
+    assert_eq!(sent[0], CommandRequest::player("/time set day", &uuid_a));
     assert_eq!(sent[1].command, "/list");
-    let uuid_b = b["requestUuid"].as_str().expect("uuid").to_owned();
-    let uuid_a = a["requestUuid"].as_str().expect("uuid").to_owned();
+    assert_ne!(uuid_a, uuid_b);
 
     // Out of order, plus output for a request we never made.
     sim.receive(&output_for("11111111-2222-3333-4444-555555555555", 1, &[("commands.stray", &[])]));
     sim.receive(&output_for(&uuid_b, 1, &[("commands.players.list", &["1", "20"]), ("", &["ClawBot"])]));
     sim.receive(&output_for(&uuid_a, 0, &[("commands.generic.permission", &[])]));
     sim.tick();
-    assert_eq!(
-        events_of(&sim, "cmd_output"),
-        vec![
-            json!({"id": "b", "command": "/list", "success": true, "successCount": 1, "external": false,
-                "messages": ["commands.players.list 1 20", "ClawBot"],
-                "output": [{"messageId": "commands.players.list", "success": true, "parameters": ["1", "20"]},
-                           {"messageId": "", "success": true, "parameters": ["ClawBot"]}]}),
-            json!({"id": "a", "command": "/time set day", "success": false, "successCount": 0, "external": false,
-                "messages": ["commands.generic.permission"],
-                "output": [{"messageId": "commands.generic.permission", "success": false, "parameters": []}]}),
-        ]
-    );
+    let expected_b = json!({"id": "b", "command": "/list", "success": true, "successCount": 1, "external": false,
+        "messages": ["commands.players.list 1 20", "ClawBot"],
+        "output": [{"messageId": "commands.players.list", "success": true, "parameters": ["1", "20"]},
+                   {"messageId": "", "success": true, "parameters": ["ClawBot"]}]});
+    let expected_a = json!({"id": "a", "command": "/time set day", "success": false, "successCount": 0, "external": false,
+        "messages": ["commands.generic.permission"],
+        "output": [{"messageId": "commands.generic.permission", "success": false, "parameters": []}]});
+    assert_eq!(events_of(&sim, "cmd_output"), vec![expected_b.clone(), expected_a.clone()]);
+    // The output is each request's response, with the request's id.
+    let responses: Vec<Value> = sim
+        .take_responses()
+        .into_iter()
+        .map(|mut r| {
+            assert_eq!(r.remove("type"), Some(json!("response")));
+            Value::Object(r)
+        })
+        .collect();
+    assert_eq!(responses, vec![expected_b, expected_a]);
 }
 
 #[test]
 fn cmd_without_output_times_out() {
     let mut sim = spawned();
-    sim.command(r#"{"action":"cmd","cmd":"say hi","id":9}"#);
+    sim.queue_command(r#"{"action":"cmd","cmd":"say hi","id":9}"#);
     sim.ticks(98);
     assert!(events_of(&sim, "command_timeout").is_empty());
+    assert!(sim.take_responses().is_empty());
     sim.ticks(3);
     assert_eq!(events_of(&sim, "command_timeout"), vec![json!({"command": "cmd", "id": 9})]);
+    let r = sim.take_responses();
+    assert_eq!(r.len(), 1);
+    assert_eq!((r[0]["id"].clone(), r[0]["code"].clone()), (json!(9), json!("TIMEOUT")));
 }
 
 fn wait_for_cmd_output(sim: &mut Simulation, within: Duration) -> Vec<Value> {
@@ -375,10 +385,11 @@ fn external_cmd_needs_send_cmd() {
 #[test]
 fn external_cmd_runs_the_program_with_an_argument_list_without_a_shell() {
     let mut sim = with_settings(ChatSettings { send_cmd: Some("printf [%s]|%s".into()), ..ChatSettings::default() });
-    let r = sim.command(r#"{"action":"cmd","cmd":"/say a b; echo $HOME `id`","external":true,"id":5}"#);
-    assert_eq!((r["sent"].clone(), r["external"].clone()), (json!(true), json!(true)));
-    assert_eq!(r["cmd"], "say a b; echo $HOME `id`");
+    sim.queue_command(r#"{"action":"cmd","cmd":"/say a b; echo $HOME `id`","external":true,"id":5}"#);
     let out = wait_for_cmd_output(&mut sim, Duration::from_secs(5));
+    let r = sim.take_responses();
+    assert_eq!(r.len(), 1, "one deferred response");
+    assert_eq!((r[0]["id"].clone(), r[0]["exitCode"].clone()), (json!(5), json!(0)));
     // printf got "[%s]|%s" and the command as ONE argument: no shell expanded anything.
     assert_eq!(
         out,
@@ -395,7 +406,7 @@ fn external_cmd_is_killed_after_its_time_limit() {
         ..ChatSettings::default()
     });
     let started = Instant::now();
-    sim.command(r#"{"action":"cmd","cmd":"30","external":true,"id":6}"#);
+    sim.queue_command(r#"{"action":"cmd","cmd":"30","external":true,"id":6}"#);
     let out = wait_for_cmd_output(&mut sim, Duration::from_secs(5));
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(

@@ -10,9 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, CommandCtx, CommandError};
+use clawcraft_core::{AgentEvent, CommandCtx, CommandError, CommandResponse, DeferredReply};
 use crossbeam_channel::{Receiver, Sender};
-use serde_json::Value;
 
 use crate::ChatSettings;
 use crate::incoming::CmdOutput;
@@ -20,7 +19,8 @@ use crate::incoming::CmdOutput;
 /// What a finished run reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalResult {
-    pub id: Value,
+    /// Where the response goes (and the request id).
+    pub reply: DeferredReply,
     pub command: String,
     pub exit_code: Option<i32>,
     pub timed_out: bool,
@@ -122,21 +122,25 @@ pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError
     let (program, args) =
         argv(&send_cmd, &command).ok_or_else(|| CommandError::new("NOT_CONFIGURED", "SEND_CMD is empty"))?;
     let tx = ctx.world.get_resource_or_init::<ExternalRuns>().tx.clone();
-    let id = ctx.id.clone();
+    let reply = ctx.defer();
     let cmd = command.clone();
     let timeout = settings.send_cmd_timeout;
     std::thread::Builder::new()
         .name("send-cmd".into())
         .spawn(move || {
             let (exit_code, timed_out, stdout, stderr, spawn_error) = run(&program, &args, timeout);
-            let _ = tx.send(ExternalResult { id, command: cmd, exit_code, timed_out, stdout, stderr, spawn_error });
+            let _ = tx.send(ExternalResult { reply, command: cmd, exit_code, timed_out, stdout, stderr, spawn_error });
         })
         .map_err(CommandError::internal)?;
     Ok(command)
 }
 
-/// Turns finished runs into `cmd_output` events.
-pub fn collect_external_runs(runs: Res<ExternalRuns>, mut events: MessageWriter<AgentEvent>) {
+/// Turns finished runs into the deferred `cmd` responses and `cmd_output` events.
+pub fn collect_external_runs(
+    runs: Res<ExternalRuns>,
+    mut events: MessageWriter<AgentEvent>,
+    mut responses: MessageWriter<CommandResponse>,
+) {
     for r in runs.rx.try_iter() {
         if let Some(e) = &r.spawn_error {
             tracing::info!(error = %e, "SEND_CMD could not start");
@@ -154,8 +158,8 @@ pub fn collect_external_runs(runs: Res<ExternalRuns>, mut events: MessageWriter<
         if r.timed_out {
             messages.push("killed: SEND_CMD took too long".into());
         }
-        events.write(AgentEvent::of(&CmdOutput {
-            id: r.id,
+        let result = CmdOutput {
+            id: r.reply.id.clone(),
             command: r.command,
             success: r.exit_code == Some(0),
             success_count: u32::from(r.exit_code == Some(0)),
@@ -164,7 +168,9 @@ pub fn collect_external_runs(runs: Res<ExternalRuns>, mut events: MessageWriter<
             exit_code: r.exit_code,
             timed_out: r.timed_out,
             ..CmdOutput::default()
-        }));
+        };
+        events.write(AgentEvent::of(&result));
+        responses.write(r.reply.respond(Ok(result)));
     }
 }
 

@@ -1,13 +1,13 @@
 //! `chat`, `whisper`, `say`, `emote` and `cmd`.
 
-use clawcraft_core::{AgentCommand, CommandCtx, CommandError, EntityIds, LocalBot, TickCount};
+use clawcraft_core::{AgentCommand, CommandCtx, CommandError, DeferredReply, EntityIds, LocalBot, TickCount};
 use clawcraft_network::Connection;
 use clawcraft_protocol::packets::Text;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ChatSettings;
-use crate::incoming::{PendingServerCommand, PendingServerCommands};
+use crate::incoming::{CmdOutput, PendingServerCommand, PendingServerCommands};
 use crate::packets::{CommandRequest, Emote};
 
 /// Longest chat line or command we send (the server rejects commands over 512 characters).
@@ -31,17 +31,17 @@ fn send<P: clawcraft_protocol::codec::Packet>(ctx: &mut CommandCtx<'_>, packet: 
     Ok(())
 }
 
-/// Sends `/command` as the player and remembers it so its CommandOutput becomes `cmd_output`.
-fn send_command(ctx: &mut CommandCtx<'_>, command: &str, track: bool) -> Result<String, CommandError> {
+/// Sends `/command` as the player; with a `reply`, remembers it so its CommandOutput becomes the
+/// response (and a `cmd_output` event).
+fn send_command(ctx: &mut CommandCtx<'_>, command: &str, reply: Option<DeferredReply>) -> Result<String, CommandError> {
     let line = if command.starts_with('/') { command.to_owned() } else { format!("/{command}") };
     let line = text_param("command", &line)?;
     let uuid = uuid::Uuid::new_v4().to_string();
     send(ctx, &CommandRequest::player(&line, &uuid))?;
-    if track {
+    if let Some(reply) = reply {
         let deadline = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0)
             + ctx.world.get_resource::<ChatSettings>().map_or(100, |s| s.cmd_timeout_ticks);
-        let id = ctx.id.clone();
-        let entry = PendingServerCommand { uuid: uuid.clone(), id, command: line, deadline_tick: deadline };
+        let entry = PendingServerCommand { uuid: uuid.clone(), reply, command: line, deadline_tick: deadline };
         match ctx.world.get_mut::<PendingServerCommands>(ctx.bot) {
             Some(mut p) => p.entries.push(entry),
             None => {
@@ -126,7 +126,7 @@ impl AgentCommand for Whisper {
         let message = text_param("message", &self.message)?;
         // Names with spaces must be quoted in a command target.
         let target = if to.contains(' ') { format!("\"{to}\"") } else { to.clone() };
-        send_command(ctx, &format!("/tell {target} {message}"), false)?;
+        send_command(ctx, &format!("/tell {target} {message}"), None)?;
         Ok(WhisperResponse { sent: true, to, message })
     }
 }
@@ -147,7 +147,7 @@ impl AgentCommand for Say {
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<SentResponse, CommandError> {
         let message = text_param("message", &self.message)?;
-        send_command(ctx, &format!("/say {message}"), false)?;
+        send_command(ctx, &format!("/say {message}"), None)?;
         Ok(SentResponse { sent: true, message })
     }
 }
@@ -216,10 +216,10 @@ impl AgentCommand for EmoteCmd {
 }
 
 /// `{"action":"cmd","cmd":"time set day"}`: run a server command as the player (CommandRequest,
-/// so the bot's own permissions apply). Answers `sent:true` at once; the server's CommandOutput
-/// follows as `cmd_output{id,…}`, or `command_timeout{command:"cmd",id}` after 5 s without one.
+/// so the bot's own permissions apply). The response is the server's CommandOutput (also
+/// emitted as a `cmd_output` event for event readers); `TIMEOUT` after 5 s without one.
 /// With `"external":true` the command goes to the `SEND_CMD` admin tool instead (no shell,
-/// killed after 10 s); error `NOT_CONFIGURED` when SEND_CMD is unset.
+/// killed after 10 s) and the response is its output; `NOT_CONFIGURED` when SEND_CMD is unset.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cmd {
@@ -232,36 +232,25 @@ pub struct Cmd {
     pub external: bool,
 }
 
-/// Response of `cmd`.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct CmdResponse {
-    pub sent: bool,
-    /// The command as sent.
-    pub cmd: String,
-    pub external: bool,
-    /// In game: the origin UUID the CommandOutput will echo.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_uuid: Option<String>,
-    /// Always true: the result arrives as a `cmd_output` event with this request's id.
-    pub pending: bool,
-}
-
 impl AgentCommand for Cmd {
     const NAME: &'static str = "cmd";
     const SUMMARY: &'static str =
-        "Run a server command as the player (result in cmd_output), or via SEND_CMD with external:true";
-    const EXAMPLE: &'static str = r#"{"action":"cmd","cmd":"time set day"}"#;
-    type Response = CmdResponse;
+        "Run a server command as the player and answer with its output (or via SEND_CMD with external:true)";
+    const EXAMPLE: &'static str = r#"{"action":"cmd","cmd":"/list"}"#;
+    /// The output: `command`, `success`, `successCount`, `messages`, … (see `cmd_output`).
+    type Response = CmdOutput;
 
-    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CmdResponse, CommandError> {
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CmdOutput, CommandError> {
         let raw = self.cmd.or(self.command).ok_or_else(|| CommandError::invalid_params("need cmd or command"))?;
         if self.external {
-            let cmd = crate::admin::start(ctx, &raw)?;
-            return Ok(CmdResponse { sent: true, cmd, external: true, request_uuid: None, pending: true });
+            crate::admin::start(ctx, &raw)?;
+        } else {
+            let line =
+                if raw.trim_start().starts_with('/') { raw.trim().to_owned() } else { format!("/{}", raw.trim()) };
+            let reply = ctx.defer();
+            send_command(ctx, &line, Some(reply))?;
         }
-        let line = if raw.trim_start().starts_with('/') { raw.trim().to_owned() } else { format!("/{}", raw.trim()) };
-        let uuid = send_command(ctx, &line, true)?;
-        Ok(CmdResponse { sent: true, cmd: line, external: false, request_uuid: Some(uuid), pending: true })
+        // DeferredReply: the real response is written when the output arrives.
+        Ok(CmdOutput::default())
     }
 }

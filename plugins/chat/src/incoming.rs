@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use bevy_ecs::prelude::*;
 use clawcraft_core::action::CommandTimeout;
-use clawcraft_core::{AgentEvent, EntityIds, EventKind, LocalBot, TickCount};
+use clawcraft_core::{
+    AgentEvent, CommandError, CommandResponse, DeferredReply, EntityIds, EventKind, LocalBot, TickCount,
+};
 use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::Text;
 use schemars::JsonSchema;
@@ -124,7 +126,8 @@ pub struct PendingServerCommands {
 pub struct PendingServerCommand {
     /// The origin UUID the output will echo.
     pub uuid: String,
-    pub id: Value,
+    /// Where the response goes (and the request id).
+    pub reply: DeferredReply,
     pub command: String,
     pub deadline_tick: u64,
 }
@@ -214,6 +217,7 @@ pub fn handle_command_output(
     mut packets: MessageReader<ClientboundPacket>,
     mut bots: Query<&mut PendingServerCommands>,
     mut events: MessageWriter<AgentEvent>,
+    mut responses: MessageWriter<CommandResponse>,
 ) {
     for packet in packets.read() {
         let Some(out) = packet.decode::<CommandOutput>() else { continue };
@@ -224,8 +228,8 @@ pub fn handle_command_output(
             continue;
         };
         let req = pending.entries.remove(i);
-        events.write(AgentEvent::of(&CmdOutput {
-            id: req.id,
+        let result = CmdOutput {
+            id: req.reply.id.clone(),
             command: req.command,
             success: out.success_count > 0,
             success_count: out.success_count,
@@ -236,15 +240,19 @@ pub fn handle_command_output(
                 .map(|m| CmdOutputLine { message_id: m.message_id, success: m.success, parameters: m.parameters })
                 .collect(),
             ..CmdOutput::default()
-        }));
+        };
+        events.write(AgentEvent::of(&result));
+        responses.write(req.reply.respond(Ok(result)));
     }
 }
 
-/// Requests without output after their deadline end with `command_timeout`.
+/// Requests without output after their deadline end with a `TIMEOUT` response and
+/// `command_timeout`.
 pub fn expire_server_commands(
     ticks: Res<TickCount>,
     mut bots: Query<&mut PendingServerCommands>,
     mut events: MessageWriter<AgentEvent>,
+    mut responses: MessageWriter<CommandResponse>,
 ) {
     for mut pending in &mut bots {
         if pending.entries.iter().all(|p| p.deadline_tick > ticks.0) {
@@ -253,7 +261,9 @@ pub fn expire_server_commands(
         pending.entries.retain(|p| {
             let live = p.deadline_tick > ticks.0;
             if !live {
-                events.write(AgentEvent::of(&CommandTimeout { command: "cmd".into(), id: p.id.clone() }));
+                events.write(AgentEvent::of(&CommandTimeout { command: "cmd".into(), id: p.reply.id.clone() }));
+                let e = CommandError::new("TIMEOUT", format!("no output from the server for {}", p.command));
+                responses.write(p.reply.respond::<CmdOutput>(Err(e)));
             }
             live
         });

@@ -72,6 +72,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("LINE_TOO_LONG", "the request line is over the size limit"),
     ("TOO_MANY_CONNECTIONS", "the TCP server is at its connection limit"),
     ("SLOW_READER", "a TCP client stopped reading and was disconnected"),
+    ("TIMEOUT", "the server did not answer in time (e.g. no CommandOutput for a `cmd`)"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];
 
@@ -82,6 +83,41 @@ pub struct CommandCtx<'w> {
     pub bot: Entity,
     /// The request id (echoed in the response and in completion events).
     pub id: Value,
+    /// The channel the response goes back to.
+    pub origin: Origin,
+    deferred: bool,
+}
+
+impl CommandCtx<'_> {
+    /// The response will be sent later (when the server answers): the value `run` returns is
+    /// dropped, and the caller completes the request with [`DeferredReply::respond`].
+    pub fn defer(&mut self) -> DeferredReply {
+        self.deferred = true;
+        DeferredReply { origin: self.origin, id: self.id.clone() }
+    }
+}
+
+/// A request whose response comes later; holds where it goes and its id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeferredReply {
+    pub origin: Origin,
+    pub id: Value,
+}
+
+impl DeferredReply {
+    /// The response message completing this request.
+    pub fn respond<R: Serialize>(&self, result: Result<R, CommandError>) -> CommandResponse {
+        let body = match result.and_then(|r| serde_json::to_value(r).map_err(CommandError::internal)) {
+            Ok(Value::Object(fields)) => ok_body(self.id.clone(), fields),
+            Ok(other) => {
+                let mut fields = Map::new();
+                fields.insert("result".into(), other);
+                ok_body(self.id.clone(), fields)
+            }
+            Err(e) => error_body(self.id.clone(), &e),
+        };
+        CommandResponse { origin: self.origin, body }
+    }
 }
 
 /// A command for the agent: its parameters are the struct (deserialized from the request's
@@ -103,7 +139,8 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Self::Response, CommandError>;
 }
 
-type Handler = fn(&mut CommandCtx<'_>, Map<String, Value>) -> Result<Map<String, Value>, CommandError>;
+/// `Ok(None)`: the handler deferred its response.
+type Handler = fn(&mut CommandCtx<'_>, Map<String, Value>) -> Result<Option<Map<String, Value>>, CommandError>;
 
 /// One registered command.
 #[derive(Clone)]
@@ -140,16 +177,19 @@ impl CommandRegistry {
         fn handle<C: AgentCommand>(
             ctx: &mut CommandCtx<'_>,
             params: Map<String, Value>,
-        ) -> Result<Map<String, Value>, CommandError> {
+        ) -> Result<Option<Map<String, Value>>, CommandError> {
             let cmd: C = serde_json::from_value(Value::Object(params)).map_err(CommandError::invalid_params)?;
             let response = cmd.run(ctx)?;
+            if ctx.deferred {
+                return Ok(None);
+            }
             match serde_json::to_value(response).map_err(CommandError::internal)? {
-                Value::Object(m) => Ok(m),
-                Value::Null => Ok(Map::new()),
+                Value::Object(m) => Ok(Some(m)),
+                Value::Null => Ok(Some(Map::new())),
                 other => {
                     let mut m = Map::new();
                     m.insert("result".into(), other);
-                    Ok(m)
+                    Ok(Some(m))
                 }
             }
         }
@@ -319,7 +359,8 @@ fn execute_pending(world: &mut World, queries_only: bool) {
     }
     for req in run {
         let body = match run_one(world, &registry, &req) {
-            Ok(fields) => ok_body(req.id.clone(), fields),
+            Ok(Some(fields)) => ok_body(req.id.clone(), fields),
+            Ok(None) => continue,
             Err(e) => error_body(req.id.clone(), &e),
         };
         world.write_message(CommandResponse { origin: req.origin, body });
@@ -330,7 +371,7 @@ fn run_one(
     world: &mut World,
     registry: &CommandRegistry,
     req: &CommandRequest,
-) -> Result<Map<String, Value>, CommandError> {
+) -> Result<Option<Map<String, Value>>, CommandError> {
     let Some(entry) = registry.get(&req.action) else {
         let hints = registry.suggestions(&req.action);
         let hint = if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) };
@@ -345,7 +386,7 @@ fn run_one(
     if entry.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
         return Err(CommandError::not_spawned());
     }
-    let mut ctx = CommandCtx { world, bot, id: req.id.clone() };
+    let mut ctx = CommandCtx { world, bot, id: req.id.clone(), origin: req.origin, deferred: false };
     (entry.handler)(&mut ctx, params)
 }
 

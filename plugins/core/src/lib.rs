@@ -24,7 +24,7 @@ pub use action::{ActionTimedOut, ActiveAction, ActiveActions, TickCount};
 pub use bot::*;
 pub use command::{
     AgentCommand, AppCommandExt, CommandCtx, CommandEntry, CommandError, CommandRegistry, CommandRequest,
-    CommandResponse, Origin, PendingCommands, execute_commands, execute_queries, parse_request,
+    CommandResponse, DeferredReply, Origin, PendingCommands, execute_commands, execute_queries, parse_request,
 };
 pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
 pub use math::Vec3;
