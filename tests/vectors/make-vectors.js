@@ -97,7 +97,9 @@ function neutral (types, t, siblings, given) {
       return neutral(types, branch, siblings, given)
     }
     case 'option': return undefined
-    case 'array': return []
+    // Given elements are filled out too (big element types such as PlayerRecord's Skin).
+    case 'array': case 'maybeIncompleteArray':
+      return Array.isArray(given) ? given.map(e => neutral(types, args.type, undefined, e)) : []
     case 'buffer': return Buffer.alloc(args.count || 0)
     case 'pstring': return ''
     case 'bitflags': return {}
@@ -108,6 +110,7 @@ function neutral (types, t, siblings, given) {
 
 function merge (base, over) {
   if (over === undefined) return base
+  if (Array.isArray(base) && Array.isArray(over) && base.length === over.length) return over.map((v, i) => merge(base[i], v))
   if (base && over && typeof base === 'object' && typeof over === 'object' && !Array.isArray(over) &&
       !Buffer.isBuffer(over) && typeof over !== 'bigint') {
     const o = { ...base }
@@ -324,7 +327,152 @@ function packets () {
     ['request_network_settings', { client_protocol: 2169 }],
     ['login', { protocol_version: 2169, tokens: { identity: '{"AuthenticationType":2,"Certificate":"{\\"chain\\":[]}"}', client: 'eyJhbGciOiJFUzM4NCJ9.eyJ9.sig' } }],
     ['server_to_client_handshake', { token: 'eyJ4NXUiOiJNSFl3In0.eyJzYWx0IjoiQUFBQSJ9.c2ln' }],
-    ['client_to_server_handshake', {}]
+    ['client_to_server_handshake', {}],
+    // --- entities ---------------------------------------------------------------------------
+    ['add_player', {
+      uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a'),
+      username: 'Alex_Builder',
+      runtime_id: 2049n,
+      platform_chat_id: '',
+      position: { x: -120.5, y: 71.62, z: 300.25 },
+      velocity: { x: 0.1, y: -0.0784, z: 0 },
+      pitch: 12.5,
+      yaw: -135,
+      head_yaw: -130.5,
+      metadata: [
+        { key: 'flags', type: 'long', legacy_type: 7, value: { can_show_nametag: true, always_show_nametag: true, breathing: true, has_collision: true, affected_by_gravity: true } },
+        { key: 'nametag', type: 'string', legacy_type: 4, value: 'Alex_Builder' },
+        { key: 'scale', type: 'float', legacy_type: 3, value: 1 }
+      ],
+      unique_id: -12884901889n,
+      device_id: 'b7e3c1d2-0000-4a4a-9f9f-123456789abc',
+      device_os: 'Win10'
+    }],
+    ['add_entity', {
+      unique_id: -8589934593n,
+      runtime_id: 4097n,
+      entity_type: 'minecraft:zombie',
+      position: { x: 10.5, y: 64, z: -7.25 },
+      velocity: { x: 0, y: -0.0784, z: 0.05 },
+      pitch: -5,
+      yaw: 270,
+      head_yaw: 265.5,
+      body_yaw: 270,
+      metadata: [
+        { key: 'flags', type: 'long', legacy_type: 7, value: { onfire: true, baby: true, has_collision: true, affected_by_gravity: true, can_climb: true } },
+        { key: 'nametag', type: 'string', legacy_type: 4, value: 'Zombie Bob' },
+        { key: 'health', type: 'int', legacy_type: 2, value: 17 }
+      ]
+    }],
+    ['add_item_entity', {
+      entity_id_self: -4294967303n,
+      runtime_entity_id: 5000n,
+      item: { network_id: 305, count: 12, metadata: 3, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
+      position: { x: 3.5, y: 65.125, z: -9.75 },
+      velocity: { x: 0.05, y: 0.2, z: -0.05 },
+      metadata: [{ key: 'flags', type: 'long', legacy_type: 7, value: { has_collision: true, affected_by_gravity: true } }],
+      is_from_fishing: true
+    }],
+    ['remove_entity', { entity_id_self: -8589934593n }],
+    ['move_entity', { runtime_entity_id: 4097n, flags: 1, position: { x: 11.25, y: 64.5, z: -8 }, rotation: { yaw: 90, pitch: 11.25, head_yaw: 135 } }],
+    ['move_entity_delta', { runtime_entity_id: 4097n, x: 11.75, y: 64.5, z: -8.5, rot_x: undefined, rot_y: 64, rot_z: 66, on_ground: true, force_move: false, force_move_local_entity: false, force_completion: false }],
+    ['move_entity_delta', { runtime_entity_id: 2049n, x: undefined, y: 70.125, z: undefined, rot_x: 250, rot_y: undefined, rot_z: undefined, on_ground: false, force_move: true, force_move_local_entity: true, force_completion: true }],
+    ['set_entity_motion', { runtime_entity_id: 4097n, velocity: { x: -0.25, y: 0.42, z: 0.125 }, tick: 987654n }],
+    ['set_entity_data', {
+      runtime_entity_id: 4097n,
+      metadata: [
+        { key: 'flags', type: 'long', legacy_type: 7, value: { sneaking: true, can_show_nametag: true, always_show_nametag: true, has_collision: true, affected_by_gravity: true, breathing: true } },
+        { key: 'nametag', type: 'string', legacy_type: 4, value: '§cAngry Bob' }
+      ],
+      tick: 987655n
+    }],
+    ['take_item_entity', { runtime_entity_id: 5000n, target: 2049 }],
+    ['player_list', {
+      records: [{
+        type: 'add', legacy_type: 0, uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a'), entity_unique_id: -12884901889n,
+        username: 'Alex_Builder', xbox_user_id: '2535412345678901', platform_chat_id: '', build_platform: 7, is_host: false
+      }, {
+        type: 'add', legacy_type: 0, uuid: U('0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f0'), entity_unique_id: -1n,
+        username: 'Host', xbox_user_id: '', platform_chat_id: 'pc', build_platform: 1, is_host: true
+      }]
+    }],
+    ['player_list', {
+      records: [{ type: 'remove', legacy_type: 1, uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a') }]
+    }],
+    // --- world -------------------------------------------------------------------------------
+    ['change_dimension', { dimension: 1, position: { x: 12.5, y: 70, z: -3.5 }, respawn: false, loading_screen_id: 3 }],
+    ['subchunk_request', { dimension: 0, requests: [{ x: 0, y: -4, z: 0 }, { x: 1, y: 3, z: -1 }, { x: -1, y: 0, z: 1 }], origin: { x: -7, y: 0, z: 12 } }],
+    ['subchunk', {
+      cache_enabled: false,
+      dimension: 0,
+      origin: { x: -7, y: 0, z: 12 },
+      entries: [{
+        dx: 0, dy: -4, dz: 0, result: 'success',
+        payload: Buffer.from('0901010203040506070809', 'hex'),
+        heightmap_type: 'has_data',
+        heightmap: Buffer.from(Array.from({ length: 256 }, (_, i) => i % 16)),
+        render_heightmap_type: 'no_data',
+        render_heightmap: undefined,
+        blob_id: undefined
+      }, {
+        dx: 1, dy: 3, dz: -1, result: 'success_all_air',
+        payload: undefined,
+        heightmap_type: 'too_low',
+        heightmap: undefined,
+        render_heightmap_type: 'too_low',
+        render_heightmap: undefined,
+        blob_id: undefined
+      }]
+    }],
+    ['update_block', { position: { x: -120, y: 63, z: 301 }, block_runtime_id: 12530, layer: 0 }],
+    ['update_block', { position: { x: 5, y: -60, z: -5 }, block_runtime_id: 77, layer: 1 }],
+    ['update_subchunk_blocks', {
+      x: -112, y: 48, z: 304,
+      blocks: [
+        { position: { x: -120, y: 63, z: 301 }, runtime_id: 12530, flags: 3, entity_unique_id: 0n, transition_type: 'entity' },
+        { position: { x: -119, y: 63, z: 301 }, runtime_id: 0, flags: 2, entity_unique_id: -8589934593n, transition_type: 'destroy' }
+      ],
+      extra: [{ position: { x: -118, y: 62, z: 302 }, runtime_id: 91, flags: 3, entity_unique_id: 0n, transition_type: 'create' }]
+    }],
+    ['dimension_data', {
+      definitions: [
+        { id: 'minecraft:overworld', max_height: 320, min_height: -64, generator: 'overworld', dimension_type: 0 },
+        { id: 'minecraft:nether', max_height: 128, min_height: 0, generator: 'nether', dimension_type: 1 }
+      ]
+    }],
+    ['level_event', { event: 'start_rain', position: { x: 0, y: 0, z: 0 }, data: 45000 }],
+    // --- chat and commands ----------------------------------------------------------------------
+    ['command_request', {
+      command: '/time set day',
+      origin: { type: 'player', uuid: U('c3d2e1f0-a9b8-4c7d-8e6f-5a4b3c2d1e0f'), request_id: '', player_entity_id: 0n },
+      internal: false,
+      version: 'latest'
+    }],
+    ['command_output', {
+      origin: { type: 'player', uuid: U('c3d2e1f0-a9b8-4c7d-8e6f-5a4b3c2d1e0f'), request_id: '', player_entity_id: 0n },
+      output_type: 'allinfo',
+      success_count: 1,
+      output: [{ message_id: 'commands.time.set', success: true, parameters: ['1000'] }],
+      has_data: false
+    }],
+    ['command_output', {
+      origin: { type: 'player', uuid: U('c3d2e1f0-a9b8-4c7d-8e6f-5a4b3c2d1e0f'), request_id: 'req-7', player_entity_id: -12884901889n },
+      output_type: 'dataset',
+      success_count: 0,
+      output: [{ message_id: 'commands.generic.unknown', success: false, parameters: ['foo', 'bar baz'] }, { message_id: 'commands.generic.usage', success: false, parameters: [] }],
+      has_data: true,
+      data: '{"statusCode":-2147483648}'
+    }],
+    ['emote', { entity_id: 2049n, emote_id: '4c8ae710-df2e-47cd-814d-cc7bf21a3d67', emote_length_ticks: 40, xuid: '2535412345678901', platform_id: '', flags: 'server_side' }],
+    // --- vitals ----------------------------------------------------------------------------------
+    ['mob_effect', { runtime_entity_id: 2049n, event_id: 'add', effect_id: 1, amplifier: 1, particles: true, duration: 600, tick: 12345n, ambient: false }],
+    ['mob_effect', { runtime_entity_id: 2049n, event_id: 'remove', effect_id: 19, amplifier: 0, particles: false, duration: 0, tick: 12999n, ambient: true }],
+    ['entity_event', { runtime_entity_id: 4097n, event_id: 'hurt_animation', data: 0, fire_at_position: undefined }],
+    ['entity_event', { runtime_entity_id: 2049n, event_id: 'death_animation', data: -3, fire_at_position: { x: 1.5, y: 65, z: -2.5 } }],
+    ['death_info', { cause: 'death.attack.mob', messages: ['Alex_Builder', 'entity.zombie.name'] }],
+    ['set_health', { health: 14 }],
+    ['player_action', { runtime_entity_id: 2049n, action: 'respawn', position: { x: 0, y: 0, z: 0 }, result_position: { x: 0, y: 0, z: 0 }, face: -1 }],
+    ['player_action', { runtime_entity_id: 2049n, action: 'start_break', position: { x: -120, y: 63, z: 301 }, result_position: { x: -120, y: 64, z: 301 }, face: 1 }]
   ]
 }
 

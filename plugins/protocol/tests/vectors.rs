@@ -176,6 +176,40 @@ fn typed_round_trip<T: clawcraft_protocol::codec::Packet + std::fmt::Debug>(
     Ok(())
 }
 
+/// Known gap in `add_item_entity`'s typed view: `ItemStack` keeps `network_id`, `count` and
+/// `metadata` only, so a typed re-encode writes `has_stack_id`, `stack_id`, `block_runtime_id`
+/// and an **empty** `extra` (length 0 instead of the 10-byte `ItemExtraDataWithoutBlockingTick`).
+/// Decoding must give the recorded values; the re-encode is expected to differ. When it stops
+/// differing, move the packet to [`typed_round_trip`].
+fn add_item_entity_decode_only(proto: &Protocol, params: &Json, bytes: &[u8]) -> Result<(), String> {
+    use clawcraft_protocol::packets::AddItemEntity;
+    let t: AddItemEntity = proto.decode_as(bytes).map_err(|e| format!("decode_as: {e}"))?;
+    let item = &params["item"];
+    let got = (
+        t.entity_id_self.to_string(),
+        t.runtime_entity_id.to_string(),
+        i64::from(t.item.network_id),
+        i64::from(t.item.count),
+        i64::from(t.item.metadata),
+        t.is_from_fishing,
+    );
+    let want = (
+        params["entity_id_self"].as_str().unwrap_or_default().to_owned(),
+        params["runtime_entity_id"].as_str().unwrap_or_default().to_owned(),
+        item["network_id"].as_i64().unwrap_or(-1),
+        item["count"].as_i64().unwrap_or(-1),
+        item["metadata"].as_i64().unwrap_or(-1),
+        params["is_from_fishing"].as_bool().unwrap_or_default(),
+    );
+    if got != want {
+        return Err(format!("typed decode: want {want:?}, got {got:?}"));
+    }
+    match proto.encode(&t) {
+        Ok(out) if out == bytes => Err("typed round trip now passes: use typed_round_trip".into()),
+        _ => Ok(()),
+    }
+}
+
 #[test]
 fn codec_vectors_typed_views_round_trip() {
     use clawcraft_protocol::packets::*;
@@ -183,7 +217,7 @@ fn codec_vectors_typed_views_round_trip() {
         let proto = Protocol::load(info.game_version).expect("load");
         let mut failures = Vec::new();
         let mut covered = std::collections::BTreeSet::new();
-        for (name, _, bytes) in vectors(info.game_version) {
+        for (name, params, bytes) in vectors(info.game_version) {
             let r = match name.as_str() {
                 "play_status" => typed_round_trip::<PlayStatus>(&proto, &bytes),
                 "disconnect" => typed_round_trip::<Disconnect>(&proto, &bytes),
@@ -213,6 +247,32 @@ fn codec_vectors_typed_views_round_trip() {
                 "login" => typed_round_trip::<Login>(&proto, &bytes),
                 "server_to_client_handshake" => typed_round_trip::<ServerToClientHandshake>(&proto, &bytes),
                 "client_to_server_handshake" => typed_round_trip::<ClientToServerHandshake>(&proto, &bytes),
+                "add_player" => typed_round_trip::<AddPlayer>(&proto, &bytes),
+                "add_entity" => typed_round_trip::<AddEntity>(&proto, &bytes),
+                "add_item_entity" => add_item_entity_decode_only(&proto, &params, &bytes),
+                "remove_entity" => typed_round_trip::<RemoveEntity>(&proto, &bytes),
+                "move_entity" => typed_round_trip::<MoveEntity>(&proto, &bytes),
+                "move_entity_delta" => typed_round_trip::<MoveEntityDelta>(&proto, &bytes),
+                "set_entity_motion" => typed_round_trip::<SetEntityMotion>(&proto, &bytes),
+                "set_entity_data" => typed_round_trip::<SetEntityData>(&proto, &bytes),
+                "take_item_entity" => typed_round_trip::<TakeItemEntity>(&proto, &bytes),
+                "player_list" => typed_round_trip::<PlayerList>(&proto, &bytes),
+                "change_dimension" => typed_round_trip::<ChangeDimension>(&proto, &bytes),
+                "subchunk_request" => typed_round_trip::<SubChunkRequest>(&proto, &bytes),
+                "subchunk" => typed_round_trip::<SubChunkPacket>(&proto, &bytes),
+                "update_block" => typed_round_trip::<UpdateBlock>(&proto, &bytes),
+                "update_subchunk_blocks" => typed_round_trip::<UpdateSubChunkBlocks>(&proto, &bytes),
+                "dimension_data" => typed_round_trip::<DimensionData>(&proto, &bytes),
+                "command_request" => typed_round_trip::<CommandRequest>(&proto, &bytes),
+                "command_output" => typed_round_trip::<CommandOutput>(&proto, &bytes),
+                "emote" => typed_round_trip::<Emote>(&proto, &bytes),
+                "mob_effect" => typed_round_trip::<MobEffect>(&proto, &bytes),
+                "entity_event" => typed_round_trip::<EntityEvent>(&proto, &bytes),
+                "death_info" => typed_round_trip::<DeathInfo>(&proto, &bytes),
+                "set_health" => typed_round_trip::<SetHealth>(&proto, &bytes),
+                "player_action" => typed_round_trip::<PlayerAction>(&proto, &bytes),
+                // The typed view is in clawcraft-world (plugins/world/src/events.rs); generic check only.
+                "level_event" => Ok(()),
                 other => Err(format!("no typed view for vector {other}")),
             };
             covered.insert(name.clone());
@@ -221,7 +281,7 @@ fn codec_vectors_typed_views_round_trip() {
             }
         }
         assert!(failures.is_empty(), "{}: {} failures:\n{}", info.game_version, failures.len(), failures.join("\n"));
-        assert!(covered.len() >= 28, "only {} packets covered", covered.len());
+        assert!(covered.len() >= 53, "only {} packets covered", covered.len());
     }
 }
 
@@ -273,6 +333,30 @@ fn codec_default_typed_packets_encode() {
             default_round_trip::<Login>(&p),
             default_round_trip::<ServerToClientHandshake>(&p),
             default_round_trip::<ClientToServerHandshake>(&p),
+            default_round_trip::<AddPlayer>(&p),
+            default_round_trip::<AddEntity>(&p),
+            default_round_trip::<AddItemEntity>(&p),
+            default_round_trip::<RemoveEntity>(&p),
+            default_round_trip::<MoveEntity>(&p),
+            default_round_trip::<MoveEntityDelta>(&p),
+            default_round_trip::<SetEntityMotion>(&p),
+            default_round_trip::<SetEntityData>(&p),
+            default_round_trip::<TakeItemEntity>(&p),
+            default_round_trip::<PlayerList>(&p),
+            default_round_trip::<ChangeDimension>(&p),
+            default_round_trip::<SubChunkRequest>(&p),
+            default_round_trip::<SubChunkPacket>(&p),
+            default_round_trip::<UpdateBlock>(&p),
+            default_round_trip::<UpdateSubChunkBlocks>(&p),
+            default_round_trip::<DimensionData>(&p),
+            default_round_trip::<CommandRequest>(&p),
+            default_round_trip::<CommandOutput>(&p),
+            default_round_trip::<Emote>(&p),
+            default_round_trip::<MobEffect>(&p),
+            default_round_trip::<EntityEvent>(&p),
+            default_round_trip::<DeathInfo>(&p),
+            default_round_trip::<SetHealth>(&p),
+            default_round_trip::<PlayerAction>(&p),
         ];
         let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
         assert!(failures.is_empty(), "{}:\n{}", info.game_version, failures.join("\n"));
