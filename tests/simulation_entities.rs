@@ -349,7 +349,7 @@ fn nearby_lists_are_shaped_sorted_and_bounded() {
     sim.receive(&AddItemEntity {
         entity_id_self: 300,
         runtime_entity_id: 70,
-        item: ItemStack { network_id: 5, count: 3, metadata: 0 },
+        item: ItemStack { network_id: 5, count: 3, metadata: 0, ..ItemStack::default() },
         position: at(0.0, -5.0, false),
         ..AddItemEntity::default()
     });
@@ -401,7 +401,7 @@ fn entity_data_motion_name_tags_and_pickups() {
     sim.receive(&AddItemEntity {
         entity_id_self: 300,
         runtime_entity_id: 70,
-        item: ItemStack { network_id: 9, count: 1, metadata: 0 },
+        item: ItemStack { network_id: 9, count: 1, metadata: 0, ..ItemStack::default() },
         position: at(1.0, 0.0, false),
         ..AddItemEntity::default()
     });

@@ -99,7 +99,8 @@ pub struct AddEntity {
 }
 packet!(AddEntity, "add_entity");
 
-/// The parts of an `ItemV4` stack the entity tracker reads.
+/// An `ItemV4` stack: the fields the bot reads, plus everything else kept for lossless
+/// re-encoding (stack id, block runtime id, the `extra` user data).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ItemStack {
@@ -109,6 +110,9 @@ pub struct ItemStack {
     pub count: u16,
     /// Aux value.
     pub metadata: u32,
+    /// Every other field of the item.
+    #[serde(flatten)]
+    pub rest: super::Rest,
 }
 
 /// `add_item_entity`: a dropped item stack.
