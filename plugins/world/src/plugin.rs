@@ -6,7 +6,7 @@
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, AppCommandExt, AppEventExt, CorePlugin, OptIn, Position, TickSet};
+use clawcraft_core::{AgentEvent, AppCommandExt, AppEventExt, CorePlugin, OptIn, Position, TickCount, TickSet};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::io::Reader;
 use clawcraft_protocol::packets::LevelChunk;
@@ -227,13 +227,19 @@ fn apply_update(
     }
 }
 
-/// Drops far and least recently used columns, telling the agent when any went.
+/// Drops far and least recently used columns, telling the agent when any went. Over the count
+/// limit it acts at once; the distance sweep (which walks every column) runs once a second.
 pub fn evict_columns(
     settings: Res<'_, WorldSettings>,
+    ticks: Res<'_, TickCount>,
     mut bots: Query<'_, '_, (&mut World, Option<&Position>)>,
     mut events: MessageWriter<'_, AgentEvent>,
 ) {
+    let sweep_due = ticks.0 % 20 == 0;
     for (mut world, pos) in &mut bots {
+        if !sweep_due && world.column_count() <= settings.chunk_cache_max {
+            continue;
+        }
         // Without a position only the count limit applies.
         let (centre, dist) = pos.map_or(((0.0, 0.0), f64::INFINITY), |p| ((p.0.x, p.0.z), settings.evict_dist));
         if world.column_count() <= settings.chunk_cache_max && pos.is_none() {
