@@ -268,3 +268,34 @@ fn commands_answer_with_ids_and_stable_error_codes() {
     assert_eq!(r["inputTick"], 0);
     assert_eq!(sim.component::<InputState>().map(|i| i.next_tick), Some(1));
 }
+
+#[test]
+fn face_turns_the_next_input_and_distance_measures_from_the_feet() {
+    let mut sim = spawned();
+    // Feet (0.5, -60, 0.5): a point 10 blocks to the east (+X) at eye height is yaw -90, pitch 0.
+    let r = sim.command(r#"{"action":"face","x":"10.5","y":-58.38,"z":0.5}"#);
+    assert!((r["yawDegrees"].as_f64().unwrap_or(f64::NAN) + 90.0).abs() < 1e-3, "{r:?}");
+    assert!(r["pitchDegrees"].as_f64().unwrap_or(f64::NAN).abs() < 1e-3, "{r:?}");
+    assert!((r["yaw"].as_f64().unwrap_or(f64::NAN) + std::f64::consts::FRAC_PI_2).abs() < 1e-4, "radians as ClawCraft");
+    // The face command ran in this tick, before its input: the input already carries the rotation.
+    let inputs = sim.sent_as::<PlayerAuthInput>();
+    assert_eq!(inputs.len(), 1);
+    assert!(
+        (inputs[0].yaw + 90.0).abs() < 1e-3 && inputs[0].pitch.abs() < 1e-3,
+        "{:?}",
+        (inputs[0].yaw, inputs[0].pitch)
+    );
+    // Straight down is pitch 90; south (+Z) is yaw 0.
+    let r = sim.command(r#"{"action":"face","x":0.5,"y":-70,"z":0.5001}"#);
+    assert!((r["pitchDegrees"].as_f64().unwrap_or(f64::NAN) - 90.0).abs() < 0.01, "{r:?}");
+    let r = sim.command(r#"{"action":"face","x":0.5,"z":20}"#);
+    assert!(r["yawDegrees"].as_f64().unwrap_or(f64::NAN).abs() < 1e-3, "{r:?}");
+
+    let d = sim.command(r#"{"action":"distance","x":3.5,"z":4.5}"#);
+    assert_eq!(d["euclidean"], 5.0);
+    assert_eq!(d["direction"], json!({"x": 0.6, "y": 0.0, "z": 0.8}));
+    let d = sim.command(r#"{"action":"distance","x":"north","z":0}"#);
+    assert_eq!(d["code"], "INVALID_PARAMS");
+    let d = sim.command(r#"{"action":"distance","x":1e300,"z":0}"#);
+    assert_eq!(d["code"], "OUT_OF_RANGE");
+}

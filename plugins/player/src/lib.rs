@@ -52,6 +52,8 @@ impl Plugin for PlayerPlugin {
             .add_systems(Update, (handle_join_packets, join::finish_spawn).chain().in_set(PlayerSet::Join))
             .add_systems(Update, handle_movement_packets.in_set(PlayerSet::Movement))
             .add_systems(Update, send_player_auth_input.in_set(TickSet::Input))
-            .add_agent_command::<commands::Pos>();
+            .add_agent_command::<commands::Pos>()
+            .add_agent_command::<commands::Face>()
+            .add_agent_command::<commands::Distance>();
     }
 }
