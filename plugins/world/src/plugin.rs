@@ -235,7 +235,7 @@ pub fn evict_columns(
     mut bots: Query<'_, '_, (&mut World, Option<&Position>)>,
     mut events: MessageWriter<'_, AgentEvent>,
 ) {
-    let sweep_due = ticks.0 % 20 == 0;
+    let sweep_due = ticks.0.is_multiple_of(20);
     for (mut world, pos) in &mut bots {
         if !sweep_due && world.column_count() <= settings.chunk_cache_max {
             continue;
