@@ -77,7 +77,7 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
 
     let mut app = App::new();
     app.add_plugins(ClawcraftPlugins)
-        .add_plugins(IoPlugin { stdin: !config.no_stdin, ..IoPlugin::default() })
+        .add_plugins(IoPlugin { stdin: !config.no_stdin, exit_on_disconnect: !config.reconnect, ..IoPlugin::default() })
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.events.as_os_str().is_empty() {
@@ -90,6 +90,10 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     }
     customize(&mut app);
     tracing::info!(host = %config.host, %server, username = %config.username, version = %config.game_version, "connecting");
+    if config.reconnect {
+        let policy = crate::reconnect::Reconnect::new(server, &config.host, &config.username, protocol.clone());
+        app.add_plugins(crate::reconnect::ReconnectPlugin(policy));
+    }
     if let Err(e) = connect_bot(&mut app, &config.username, &config.host, server, protocol) {
         fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
         return ExitCode::from(2);

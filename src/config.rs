@@ -93,7 +93,7 @@ pub struct Config {
     /// Respawn automatically after death.
     #[arg(long, env = "CLAWCRAFT_RESPAWN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub respawn: bool,
-    /// Accepted for compatibility; reconnecting is not implemented yet: a lost connection exits with code 2 so a supervisor can restart the bot.
+    /// Reconnect after a lost connection (backoff 1, 2, 4, 8, 16, 30 s); without it a lost connection exits with code 2.
     #[arg(long, env = "CLAWCRAFT_RECONNECT", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub reconnect: bool,
     /// Most chunks kept in memory.

@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod reconnect;
 pub mod sim;
 pub mod status;
 
@@ -79,6 +80,17 @@ pub fn connect_bot(
     server: SocketAddr,
     protocol: Arc<Protocol>,
 ) -> std::io::Result<Entity> {
+    spawn_connected_bot(app.world_mut(), username, host, server, protocol)
+}
+
+/// Like [`connect_bot`], from inside the app (used by reconnects).
+pub fn spawn_connected_bot(
+    world: &mut World,
+    username: &str,
+    host: &str,
+    server: SocketAddr,
+    protocol: Arc<Protocol>,
+) -> std::io::Result<Entity> {
     let info = protocol.info();
     let session = SessionConfig {
         username: username.to_owned(),
@@ -87,7 +99,7 @@ pub fn connect_bot(
         server_address: format!("{host}:{}", server.port()),
     };
     let transport = UdpTransport::connect(server, session)?;
-    Ok(app.world_mut().spawn(bot_bundle(username, Box::new(transport), protocol)).id())
+    Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
 }
 
 /// The runner: one update per tick, sleeping to the next deadline (no busy loop). A tick that

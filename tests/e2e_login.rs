@@ -182,3 +182,24 @@ fn sigterm_leaves_politely_and_exits_zero() {
         "the server saw DisconnectionNotification"
     );
 }
+
+#[test]
+fn with_reconnect_a_kicked_bot_comes_back() {
+    let peer = Peer::start("kick");
+    let mut bot = Bot::start_with(peer.port, "PhoenixBot", &[("CLAWCRAFT_RECONNECT", "true")]);
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("first spawn");
+    bot.wait_event("disconnected", Duration::from_secs(15)).expect("kicked");
+    let r = bot.wait_event("reconnecting", Duration::from_secs(5)).expect("reconnecting event");
+    assert_eq!((r["attempt"].as_u64(), r["delay"].as_u64()), (Some(1), Some(1)), "{r}");
+    let back = bot.wait_event("reconnected", SPAWN_TIMEOUT).expect("reconnected event");
+    assert_eq!(back["attempt"], 1);
+    let spawns = bot.seen.iter().filter(|v| v["type"] == "spawn").count();
+    assert_eq!(spawns, 2, "spawned again on a fresh session");
+    assert_eq!(peer.packets_named("login").len(), 2, "the server saw a second login");
+    // One bot entity at a time: the old session's entity is gone, status speaks for the new one.
+    let status = bot.request(json!({"action": "status"}), Duration::from_secs(5)).expect("status");
+    assert_eq!(status["username"], "PhoenixBot", "{status}");
+    bot.close_stdin();
+    let exit = bot.wait_exit(Duration::from_secs(10)).expect("exits on EOF");
+    assert!(exit.success(), "{exit:?}");
+}
