@@ -58,6 +58,9 @@ impl Simulation {
         let guard = tracing::subscriber::set_default(subscriber);
         let protocol = Arc::new(Protocol::load(game_version).expect("bundled protocol version"));
         let mut app = App::new();
+        // Defaults, not the test process's environment (CHAT_PREFIX, CLAWCRAFT_RESPAWN, …).
+        app.insert_resource(clawcraft_chat::ChatSettings::default())
+            .insert_resource(clawcraft_vitals::VitalsSettings::default());
         app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
             stdin: false,
             signals: false,
