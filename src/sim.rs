@@ -16,6 +16,27 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::{ClawcraftPlugins, bot_bundle};
 
+/// Runtime id of the bot in [`start_game`].
+pub const SIM_RUNTIME_ID: u64 = 7;
+
+/// The StartGame of most simulations: survival in the overworld, feet at (0.5, -60, 0.5) (the
+/// wire carries the eye, y -58.38), pitch 10, yaw 90, hashed block ids.
+pub fn start_game() -> clawcraft_protocol::packets::StartGame {
+    use clawcraft_protocol::packets::{StartGame, Vec2, Vec3};
+    StartGame {
+        entity_id: -3,
+        runtime_entity_id: SIM_RUNTIME_ID,
+        player_gamemode: "survival".into(),
+        player_position: Vec3 { x: 0.5, y: -58.38, z: 0.5 },
+        rotation: Vec2 { x: 10.0, z: 90.0 },
+        dimension: "overworld".into(),
+        world_name: "Sim World".into(),
+        block_network_ids_are_hashes: true,
+        server_authoritative_block_breaking: true,
+        ..StartGame::default()
+    }
+}
+
 /// Origin used for commands sent by [`Simulation::command`].
 const SIM_ORIGIN: u64 = 9_999;
 

@@ -7,32 +7,19 @@ use clawcraft::player::InputState;
 use clawcraft::protocol::codec::Value;
 use clawcraft::protocol::packets::{
     ChunkRadiusUpdate, CorrectPlayerMovePrediction, Disconnect, MovePlayer, NetworkStackLatency, PlayStatus,
-    PlayerAuthInput, ResourcePackStack, ResourcePacksInfo, StartGame, Vec2, Vec3 as WireVec3,
+    PlayerAuthInput, ResourcePackStack, ResourcePacksInfo, StartGame, Vec3 as WireVec3,
 };
 use clawcraft::sim::Simulation;
 use serde_json::json;
 
-const RUNTIME_ID: u64 = 7;
-/// The spawn point of these tests: feet at (0.5, -60, 0.5), so the wire (eye) y is -58.38.
-const SPAWN_EYE: WireVec3 = WireVec3 { x: 0.5, y: -58.38, z: 0.5 };
+const RUNTIME_ID: u64 = clawcraft::sim::SIM_RUNTIME_ID;
 
 fn status(s: &str) -> PlayStatus {
     PlayStatus { status: s.into() }
 }
 
 fn start_game() -> StartGame {
-    StartGame {
-        entity_id: -3,
-        runtime_entity_id: RUNTIME_ID,
-        player_gamemode: "survival".into(),
-        player_position: SPAWN_EYE,
-        rotation: Vec2 { x: 10.0, z: 90.0 },
-        dimension: "overworld".into(),
-        world_name: "Sim World".into(),
-        block_network_ids_are_hashes: true,
-        server_authoritative_block_breaking: true,
-        ..StartGame::default()
-    }
+    clawcraft::sim::start_game()
 }
 
 fn only_packet(batches: &[Vec<(String, Value)>]) -> (String, Value) {

@@ -3,28 +3,16 @@
 
 use std::time::{Duration, Instant};
 
-use clawcraft::protocol::packets::{StartGame, Text, Vec2, Vec3 as WireVec3};
+use clawcraft::protocol::packets::{StartGame, Text};
 use clawcraft::sim::Simulation;
 use clawcraft_chat::ChatSettings;
 use clawcraft_chat::packets::{AddPlayer, CommandOrigin, CommandOutput, CommandOutputMessage, CommandRequest, Emote};
 use serde_json::{Map, Value, json};
 
-const RUNTIME_ID: u64 = 7;
-const SPAWN_EYE: WireVec3 = WireVec3 { x: 0.5, y: -58.38, z: 0.5 };
+const RUNTIME_ID: u64 = clawcraft::sim::SIM_RUNTIME_ID;
 
 fn start_game() -> StartGame {
-    StartGame {
-        entity_id: -3,
-        runtime_entity_id: RUNTIME_ID,
-        player_gamemode: "survival".into(),
-        player_position: SPAWN_EYE,
-        rotation: Vec2 { x: 10.0, z: 90.0 },
-        dimension: "overworld".into(),
-        world_name: "Sim World".into(),
-        block_network_ids_are_hashes: true,
-        server_authoritative_block_breaking: true,
-        ..StartGame::default()
-    }
+    clawcraft::sim::start_game()
 }
 
 /// A bot right after its spawn tick.

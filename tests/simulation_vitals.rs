@@ -1,29 +1,17 @@
 //! Simulation tests of the vitals plugin: real encoded UpdateAttributes/SetHealth/MobEffect/
 //! EntityEvent/DeathInfo/Respawn packets in, exact events and exact respawn packets out.
 
-use clawcraft::protocol::packets::{Attribute, Respawn, StartGame, UpdateAttributes, Vec2, Vec3 as WireVec3};
+use clawcraft::protocol::packets::{Attribute, Respawn, StartGame, UpdateAttributes, Vec3 as WireVec3};
 use clawcraft::sim::Simulation;
 use clawcraft_protocol::packets::BlockPos;
 use clawcraft_vitals::packets::{DeathInfo, EntityEvent, MobEffect, PlayerAction, SetHealth};
 use clawcraft_vitals::{Vitals, VitalsSettings, vitals_summary};
 use serde_json::{Map, Value, json};
 
-const RUNTIME_ID: u64 = 7;
-const SPAWN_EYE: WireVec3 = WireVec3 { x: 0.5, y: -58.38, z: 0.5 };
+const RUNTIME_ID: u64 = clawcraft::sim::SIM_RUNTIME_ID;
 
 fn start_game() -> StartGame {
-    StartGame {
-        entity_id: -3,
-        runtime_entity_id: RUNTIME_ID,
-        player_gamemode: "survival".into(),
-        player_position: SPAWN_EYE,
-        rotation: Vec2 { x: 10.0, z: 90.0 },
-        dimension: "overworld".into(),
-        world_name: "Sim World".into(),
-        block_network_ids_are_hashes: true,
-        server_authoritative_block_breaking: true,
-        ..StartGame::default()
-    }
+    clawcraft::sim::start_game()
 }
 
 /// A bot right after its spawn tick.
