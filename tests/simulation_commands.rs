@@ -2,9 +2,11 @@
 //! subscriptions, schema — through the same queue every channel uses.
 
 use bevy_ecs::prelude::*;
+use bevy_ecs::world::EntityRef;
 use clawcraft::core::{
-    ActiveActions, AgentCommand, AppCommandExt, CommandCtx, CommandError, OptIn, Subscriptions, TickSet,
-    event::{AgentEvent, AppEventExt, EventKind},
+    ActionSet, ActionStatus, ActiveActions, AgentCommand, AppActionExt, AppCommandExt, AsyncAction, CommandCtx,
+    CommandError, EndActionExt, OptIn, Outcome, Subscriptions,
+    event::{AppEventExt, EventKind},
 };
 use clawcraft::protocol::packets::{
     ChunkRadiusUpdate, PlayStatus, ResourcePackStack, ResourcePacksInfo, StartGame, Vec3,
@@ -12,7 +14,7 @@ use clawcraft::protocol::packets::{
 use clawcraft::sim::Simulation;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// A test-only async action: answers at once, finishes after `ticks` with `wait_done`.
 #[derive(Deserialize, JsonSchema)]
@@ -34,7 +36,18 @@ struct WaitLeft(u32);
 
 #[derive(Serialize, JsonSchema)]
 struct WaitDone {
-    id: Value,
+    #[serde(flatten)]
+    outcome: Outcome,
+}
+
+impl AsyncAction for WaitLeft {
+    const SLOT: &'static str = "wait";
+    const ABORT: &'static str = "abort_wait";
+    const IDLE: &'static str = "Not waiting";
+    type Done = WaitDone;
+    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> WaitDone {
+        WaitDone { outcome }
+    }
 }
 impl EventKind for WaitDone {
     const NAME: &'static str = "wait_done";
@@ -60,23 +73,15 @@ impl AgentCommand for Wait {
         if self.ticks > 1000 {
             return Err(CommandError::out_of_range("ticks must be ≤ 1000"));
         }
-        ctx.start_action("wait", Self::NAME, u64::from(self.timeout.unwrap_or(100)))?;
-        ctx.world.entity_mut(ctx.bot).insert(WaitLeft(self.ticks));
+        ctx.start(Self::NAME, WaitLeft(self.ticks), u64::from(self.timeout.unwrap_or(100)))?;
         Ok(Waiting { waiting: true, x: self.x })
     }
 }
 
-fn advance_waits(
-    mut commands: Commands,
-    mut bots: Query<(Entity, &mut WaitLeft, &mut ActiveActions)>,
-    mut events: MessageWriter<AgentEvent>,
-) {
-    for (bot, mut left, mut actions) in &mut bots {
+fn advance_waits(mut commands: Commands, mut bots: Query<(Entity, &mut WaitLeft)>) {
+    for (bot, mut left) in &mut bots {
         if left.0 == 0 {
-            if let Some(done) = actions.finish("wait") {
-                events.write(AgentEvent::of(&WaitDone { id: done.id }));
-            }
-            commands.entity(bot).remove::<WaitLeft>();
+            commands.end_action(bot, WaitLeft::SLOT, ActionStatus::Done, None);
         } else {
             left.0 -= 1;
         }
@@ -87,9 +92,9 @@ fn with_test_plugin() -> Simulation {
     let mut sim = Simulation::new();
     sim.app
         .add_agent_command::<Wait>()
-        .add_agent_event::<WaitDone>()
+        .add_async_action::<WaitLeft>()
         .add_opt_in_event::<Ping>(OptIn::radius(16.0, 64.0))
-        .add_systems(bevy_app::Update, advance_waits.in_set(TickSet::Actions));
+        .add_systems(bevy_app::Update, advance_waits.in_set(ActionSet::Step));
     sim
 }
 

@@ -1,17 +1,32 @@
-//! Long-running ("async") actions: the command answers at once, the action runs over ticks, and
-//! its completion event carries the request's `id`. Each action occupies a *slot* (`walk`,
-//! `mine`, `eat`, …) on the bot: a second action in a busy slot is refused with `BUSY`, and a
-//! watchdog ends any action that overruns its deadline with `command_timeout`.
+//! Long-running ("async") actions — walk, mine, eat, … — and the rules every one of them obeys.
+//!
+//! - An action is a **component on the bot, present only while it runs** (azalea's way), advanced
+//!   by the action's own per-tick systems in [`ActionSet::Step`](crate::ActionSet).
+//! - Starting one ([`CommandCtx::start`]) claims its **slot** (`walk`, `mine`, `eat`, …): a second
+//!   action in a busy slot is refused with `BUSY`, naming the `abort_<slot>` that frees it. The
+//!   command answers at once.
+//! - Every action ends in **exactly one completion event** (`walk_done`, `mine_done`, …) carrying
+//!   the request `id`, a `status` (`done`/`aborted`/`failed`/`timeout`), a `reason` when not done,
+//!   and the action's evidence. Ending always goes through one function ([`end_action`]), which
+//!   builds the event from the component, removes the component and frees the slot — whoever
+//!   ends it: the action itself ([`EndActionExt::end_action`]), its `abort_<slot>` command, the
+//!   watchdog (`timeout`, after ClawCraft's `command_timeout`), or an [`InterruptActions`]
+//!   message (death, a teleport the action cannot survive, disconnect, shutdown).
+//! - [`AppActionExt::add_async_action`] registers an action type: its completion event, its
+//!   `abort_<slot>` command, and nothing else to remember.
 
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
+use bevy_app::App;
 use bevy_ecs::prelude::*;
+use bevy_ecs::world::EntityRef;
 use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
-use crate::command::{CommandCtx, CommandError};
-use crate::event::{AgentEvent, EventKind};
+use crate::command::{AgentCommand, AppCommandExt, CommandCtx, CommandError};
+use crate::event::{AgentEvent, AppEventExt, EventKind};
 
 /// Ticks since start (one per `App::update`).
 #[derive(Resource, Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -21,8 +36,96 @@ pub fn count_ticks(mut ticks: ResMut<TickCount>) {
     ticks.0 += 1;
 }
 
+/// How an action ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionStatus {
+    /// It did what it was asked.
+    Done,
+    /// An `abort_*` command (or a shutdown) stopped it.
+    Aborted,
+    /// It could not finish; `reason` says why.
+    Failed,
+    /// The watchdog stopped it.
+    Timeout,
+}
+
+/// The fields every completion event starts with. Embed it with `#[serde(flatten)]`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Outcome {
+    /// The request id of the command that started the action.
+    pub id: Value,
+    pub status: ActionStatus,
+    /// Why it did not end `done` (absent when it did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Outcome {
+    pub fn is_done(&self) -> bool {
+        self.status == ActionStatus::Done
+    }
+}
+
+/// What can end actions from outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interruption {
+    /// The bot died.
+    Death,
+    /// The server moved the bot (teleport or a correction large enough to void a plan).
+    Teleport,
+    /// The connection ended (also before a reconnect, which starts a fresh bot).
+    Disconnect,
+    /// The harness is leaving.
+    Shutdown,
+}
+
+/// Ask every running action of `bot` what `cause` means to it (see [`AsyncAction::interrupted`]).
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InterruptActions {
+    pub bot: Entity,
+    pub cause: Interruption,
+}
+
+/// A long-running action: the component present on the bot while it runs.
+pub trait AsyncAction: Component + Sized {
+    /// The slot it occupies (`walk`); `abort_<slot>` frees it. Actions may share a slot (`walk`,
+    /// `move` and `follow` all move the bot), and then exclude each other.
+    const SLOT: &'static str;
+    /// The `abort_*` command that ends whatever runs in the slot.
+    const ABORT: &'static str;
+    /// The error message of `abort_*` when the slot is free (ClawCraft's wording, e.g. `Not walking`).
+    const IDLE: &'static str;
+    /// The completion event.
+    type Done: EventKind;
+    /// Builds the completion event at the moment the action ends, from the component and the bot
+    /// (position, inventory, … as evidence).
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> Self::Done;
+    /// What an interruption does to this action: `Some((status, reason))` ends it, `None` lets it
+    /// go on (e.g. a walk re-plans after a teleport).
+    fn interrupted(&self, cause: Interruption) -> Option<(ActionStatus, String)> {
+        default_interruption(cause)
+    }
+}
+
+/// Death, disconnect and shutdown end an action; a teleport does not unless the action says so.
+pub fn default_interruption(cause: Interruption) -> Option<(ActionStatus, String)> {
+    match cause {
+        Interruption::Death => Some((ActionStatus::Failed, "died".into())),
+        Interruption::Disconnect => Some((ActionStatus::Failed, "disconnected".into())),
+        Interruption::Shutdown => Some((ActionStatus::Aborted, "shutdown".into())),
+        Interruption::Teleport => None,
+    }
+}
+
+/// Ends the action in a slot: builds and emits its completion event, removes its component.
+/// Returns the event's fields, or `None` when the action was already gone.
+type EndFn = fn(&mut World, Entity, Outcome) -> Option<Map<String, Value>>;
+/// Asks the action in a slot what an interruption means to it.
+type InterruptFn = fn(&World, Entity, Interruption) -> Option<(ActionStatus, String)>;
+
 /// One running action.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ActiveAction {
     /// The command that started it.
     pub command: &'static str,
@@ -31,56 +134,106 @@ pub struct ActiveAction {
     pub started_tick: u64,
     /// The watchdog ends it at this tick.
     pub deadline_tick: u64,
+    /// The abort command of its slot.
+    pub abort: &'static str,
+    end: EndFn,
+    interrupt: InterruptFn,
 }
 
-/// The bot's running actions, by slot.
-#[derive(Component, Debug, Clone, Default, PartialEq)]
+/// The bot's running actions, by slot. The action's own component carries its state; this is
+/// the bookkeeping the generic rules (busy, watchdog, interruptions, abort) need.
+#[derive(Component, Debug, Clone, Default)]
 pub struct ActiveActions {
     pub slots: BTreeMap<&'static str, ActiveAction>,
 }
 
 impl ActiveActions {
-    /// Ends the action in `slot` (on completion or abort), returning it.
-    pub fn finish(&mut self, slot: &str) -> Option<ActiveAction> {
-        self.slots.remove(slot)
+    pub fn is_busy(&self, slot: &str) -> bool {
+        self.slots.contains_key(slot)
+    }
+}
+
+fn end_fn<A: AsyncAction>(world: &mut World, bot: Entity, outcome: Outcome) -> Option<Map<String, Value>> {
+    let mut entity = world.get_entity_mut(bot).ok()?;
+    let component = entity.take::<A>()?;
+    let event = component.done(outcome, world.entity(bot));
+    let event = AgentEvent::of(&event);
+    let fields = event.fields.clone();
+    world.write_message(event);
+    Some(fields)
+}
+
+fn interrupt_fn<A: AsyncAction>(world: &World, bot: Entity, cause: Interruption) -> Option<(ActionStatus, String)> {
+    world.get::<A>(bot)?.interrupted(cause)
+}
+
+/// Ends the action running in `slot` on `bot` with `status` and `reason`: its completion event is
+/// emitted (exactly once: the slot is freed first), its component removed. Returns the event's
+/// fields, or `None` when nothing ran there.
+pub fn end_action(
+    world: &mut World,
+    bot: Entity,
+    slot: &str,
+    status: ActionStatus,
+    reason: Option<String>,
+) -> Option<Map<String, Value>> {
+    let running = world.get_mut::<ActiveActions>(bot)?.slots.remove(slot)?;
+    let outcome = Outcome { id: running.id.clone(), status, reason };
+    let fields = (running.end)(world, bot, outcome);
+    if fields.is_none() {
+        tracing::debug!(slot, command = running.command, "action component was already gone");
+    }
+    fields
+}
+
+/// Ending an action from a system that has `Commands` (applied at the next sync point).
+pub trait EndActionExt {
+    /// Ends the action in `slot` (see [`end_action`]).
+    fn end_action(&mut self, bot: Entity, slot: &'static str, status: ActionStatus, reason: Option<String>);
+}
+
+impl EndActionExt for Commands<'_, '_> {
+    fn end_action(&mut self, bot: Entity, slot: &'static str, status: ActionStatus, reason: Option<String>) {
+        self.queue(move |world: &mut World| {
+            end_action(world, bot, slot, status, reason);
+        });
     }
 }
 
 impl CommandCtx<'_> {
-    /// Claims `slot` for an async action of this command, or fails with `BUSY`.
-    pub fn start_action(
+    /// Starts action `A` on the bot with `component` as its state: claims `A::SLOT` (or fails
+    /// with `BUSY`), arms the watchdog for `timeout_ticks`, inserts the component.
+    pub fn start<A: AsyncAction>(
         &mut self,
-        slot: &'static str,
         command: &'static str,
+        component: A,
         timeout_ticks: u64,
     ) -> Result<(), CommandError> {
         let now = self.world.get_resource::<TickCount>().map_or(0, |t| t.0);
         let bot = self.bot;
-        if self.world.get::<ActiveActions>(bot).is_none() {
-            self.world.entity_mut(bot).insert(ActiveActions::default());
+        let mut entity = self.world.get_entity_mut(bot).map_err(|_| CommandError::not_spawned())?;
+        if !entity.contains::<ActiveActions>() {
+            entity.insert(ActiveActions::default());
         }
-        let mut actions = self.world.get_mut::<ActiveActions>(bot).ok_or_else(CommandError::not_spawned)?;
-        if let Some(running) = actions.slots.get(slot) {
-            return Err(CommandError::busy(
-                &format!("running {} (id {})", running.command, running.id),
-                &format!("abort_{slot}"),
-            ));
+        let mut actions = entity.get_mut::<ActiveActions>().ok_or_else(CommandError::not_spawned)?;
+        if let Some(running) = actions.slots.get(A::SLOT) {
+            return Err(CommandError::busy(&format!("running {} (id {})", running.command, running.id), running.abort));
         }
         actions.slots.insert(
-            slot,
-            ActiveAction { command, id: self.id.clone(), started_tick: now, deadline_tick: now + timeout_ticks },
+            A::SLOT,
+            ActiveAction {
+                command,
+                id: self.id.clone(),
+                started_tick: now,
+                deadline_tick: now.saturating_add(timeout_ticks),
+                abort: A::ABORT,
+                end: end_fn::<A>,
+                interrupt: interrupt_fn::<A>,
+            },
         );
+        entity.insert(component);
         Ok(())
     }
-}
-
-/// Written when the watchdog ends an action, so its plugin can drop its state.
-#[derive(Message, Debug, Clone, PartialEq)]
-pub struct ActionTimedOut {
-    pub bot: Entity,
-    pub slot: &'static str,
-    pub command: &'static str,
-    pub id: Value,
 }
 
 /// `command_timeout`: an async action overran its watchdog and was stopped.
@@ -94,25 +247,120 @@ pub struct CommandTimeout {
 
 impl EventKind for CommandTimeout {
     const NAME: &'static str = "command_timeout";
-    const DESCRIPTION: &'static str = "An async action (walk, mine, eat, …) overran its watchdog and was stopped";
+    const DESCRIPTION: &'static str = "An async action (walk, mine, eat, …) overran its watchdog and was stopped (its completion event follows with status timeout)";
 }
 
-/// Ends overdue actions.
-pub fn watchdog(
-    ticks: Res<TickCount>,
-    mut bots: Query<(Entity, &mut ActiveActions)>,
-    mut events: MessageWriter<AgentEvent>,
-    mut timed_out: MessageWriter<ActionTimedOut>,
-) {
-    for (bot, mut actions) in &mut bots {
-        let overdue: Vec<&'static str> =
-            actions.slots.iter().filter(|(_, a)| ticks.0 >= a.deadline_tick).map(|(s, _)| *s).collect();
-        for slot in overdue {
-            if let Some(a) = actions.slots.remove(slot) {
-                tracing::info!(command = a.command, id = %a.id, "action timed out");
-                events.write(AgentEvent::of(&CommandTimeout { command: a.command.into(), id: a.id.clone() }));
-                timed_out.write(ActionTimedOut { bot, slot, command: a.command, id: a.id });
+/// Ends overdue actions: ClawCraft's `command_timeout`, then the completion event with
+/// `status:"timeout"`.
+pub fn watchdog(world: &mut World) {
+    let now = world.resource::<TickCount>().0;
+    let mut overdue = Vec::new();
+    let mut q = world.query::<(Entity, &ActiveActions)>();
+    for (bot, actions) in q.iter(world) {
+        for (slot, a) in &actions.slots {
+            if now >= a.deadline_tick {
+                overdue.push((bot, *slot, a.command, a.id.clone(), a.deadline_tick - a.started_tick));
             }
         }
+    }
+    for (bot, slot, command, id, ticks) in overdue {
+        tracing::info!(command, %id, "action timed out");
+        world.write_message(AgentEvent::of(&CommandTimeout { command: command.into(), id }));
+        let reason = format!("no completion within {} s", ticks.div_ceil(20));
+        end_action(world, bot, slot, ActionStatus::Timeout, Some(reason));
+    }
+}
+
+/// Applies [`InterruptActions`]: each running action decides whether the cause ends it.
+pub fn apply_interruptions(world: &mut World) {
+    let interruptions: Vec<InterruptActions> =
+        world.get_resource_mut::<Messages<InterruptActions>>().map(|mut m| m.drain().collect()).unwrap_or_default();
+    for InterruptActions { bot, cause } in interruptions {
+        let Some(actions) = world.get::<ActiveActions>(bot) else { continue };
+        let running: Vec<(&'static str, InterruptFn)> = actions.slots.iter().map(|(s, a)| (*s, a.interrupt)).collect();
+        for (slot, ask) in running {
+            if let Some((status, reason)) = ask(world, bot, cause) {
+                end_action(world, bot, slot, status, Some(reason));
+            }
+        }
+    }
+}
+
+/// `abort_<slot>`: ends whatever runs in the slot with `status:"aborted"`. The response carries
+/// `aborted:true`, the action's command and id, and the evidence its completion event carries.
+pub struct AbortAction<A>(PhantomData<fn() -> A>);
+
+impl<'de, A> Deserialize<'de> for AbortAction<A> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Self(PhantomData))
+    }
+}
+
+impl<A: AsyncAction> JsonSchema for AbortAction<A> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        A::ABORT.into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "object", "title": A::ABORT, "properties": {} })
+    }
+}
+
+/// Response of `abort_*`: `aborted`, the stopped action, and its completion event's fields.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AbortResponse {
+    /// Always true (an idle slot is an error, ClawCraft's `Not walking` etc.).
+    pub aborted: bool,
+    /// The command that started the stopped action.
+    pub action: String,
+    /// The stopped action's request id (its completion event carries it too).
+    pub action_id: Value,
+    /// The completion event's evidence fields (e.g. `walked`, `pos`).
+    #[serde(flatten)]
+    pub evidence: Map<String, Value>,
+}
+
+impl<A: AsyncAction> AgentCommand for AbortAction<A> {
+    const NAME: &'static str = A::ABORT;
+    const SUMMARY: &'static str =
+        "Stop the running action of this slot; its completion event follows with status aborted";
+    /// Replaced by the real name when registered through [`AppActionExt::add_async_action`].
+    const EXAMPLE: &'static str = "{\"action\":\"abort_…\"}";
+    const ABORTS: Option<&'static str> = Some(A::SLOT);
+    type Response = AbortResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<AbortResponse, CommandError> {
+        let running = ctx
+            .world
+            .get::<ActiveActions>(ctx.bot)
+            .and_then(|a| a.slots.get(A::SLOT))
+            .map(|a| (a.command, a.id.clone()));
+        let Some((command, action_id)) = running else {
+            return Err(CommandError::new("NOT_ACTIVE", A::IDLE));
+        };
+        let mut evidence =
+            end_action(ctx.world, ctx.bot, A::SLOT, ActionStatus::Aborted, Some("aborted by request".into()))
+                .unwrap_or_default();
+        for k in ["id", "status", "reason"] {
+            evidence.remove(k);
+        }
+        Ok(AbortResponse { aborted: true, action: command.into(), action_id, evidence })
+    }
+}
+
+/// Registering action types on the `App`.
+pub trait AppActionExt {
+    /// Registers action `A`: its completion event and its `abort_<slot>` command.
+    fn add_async_action<A: AsyncAction>(&mut self) -> &mut Self;
+}
+
+impl AppActionExt for App {
+    fn add_async_action<A: AsyncAction>(&mut self) -> &mut Self {
+        self.add_agent_event::<A::Done>().add_agent_command::<AbortAction<A>>();
+        // Once per action type: the example names the real abort command.
+        let example: &'static str = Box::leak(format!("{{\"action\":\"{}\"}}", A::ABORT).into_boxed_str());
+        self.world_mut().resource_mut::<crate::command::CommandRegistry>().set_example(A::ABORT, example);
+        self
     }
 }

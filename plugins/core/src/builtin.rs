@@ -87,11 +87,18 @@ impl AgentCommand for Schema {
             .resource::<CommandRegistry>()
             .entries()
             .map(|c| {
-                json!({
+                let mut entry = json!({
                     "name": c.name, "summary": c.summary, "example": c.example,
                     "needsSpawn": c.needs_spawn, "query": c.query,
                     "params": c.params_schema, "response": c.response_schema,
-                })
+                });
+                if let Some(a) = c.async_info {
+                    entry["async"] = json!({"slot": a.slot, "completionEvent": a.completion_event, "abort": a.abort});
+                }
+                if let Some(slot) = c.aborts {
+                    entry["aborts"] = json!(slot);
+                }
+                entry
             })
             .collect();
         let events = ctx
@@ -189,14 +196,24 @@ impl AgentCommand for Help {
             name => {
                 if let Some(c) = commands.get(name) {
                     let params = param_lines(&c.params_schema);
+                    let lifecycle = match (c.async_info, c.aborts) {
+                        (Some(a), _) => format!(
+                            "\nAsync: answers at once, then exactly one {} event with this request's id and a status \
+                             (done/aborted/failed/timeout); {} stops it.",
+                            a.completion_event, a.abort
+                        ),
+                        (None, Some(slot)) => format!("\nStops the running {slot} action."),
+                        (None, None) => String::new(),
+                    };
                     format!(
-                        "{}: {}\nExample: {}\nParameters:{}\n{}{}",
+                        "{}: {}\nExample: {}\nParameters:{}\n{}{}{}",
                         c.name,
                         c.summary,
                         c.example,
                         if params.is_empty() { " none".to_owned() } else { format!("\n{}", params.join("\n")) },
                         if c.needs_spawn { "Needs a spawned bot. " } else { "" },
-                        if c.query { "Answered at once (query)." } else { "Runs on the next tick." }
+                        if c.query { "Answered at once (query)." } else { "Runs on the next tick." },
+                        lifecycle
                     )
                 } else if let Some(e) = events.events.get(name) {
                     let fields = param_lines(&e.schema);

@@ -64,6 +64,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("OUT_OF_RANGE", "a parameter is outside its allowed range"),
     ("NOT_SPAWNED", "the command needs a spawned bot"),
     ("BUSY", "another action of the same kind is running; abort it first"),
+    ("NOT_ACTIVE", "an abort_* command found nothing running in its slot (ClawCraft's `Not walking` etc.)"),
     ("UNKNOWN_EVENT", "subscribe/unsubscribe named an event that is not opt-in"),
     ("UNKNOWN_EMOTE", "no emote matches the given name"),
     ("NOT_CONFIGURED", "the command needs a setting that is not set (e.g. SEND_CMD for external commands)"),
@@ -133,10 +134,32 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     const NEEDS_SPAWN: bool = true;
     /// Read-only commands are answered between ticks as soon as they arrive.
     const QUERY: bool = false;
+    /// For a command that starts an async action: the action's slot, completion event and abort
+    /// command (`Some(AsyncInfo::of::<MyAction>())`).
+    const ASYNC: Option<AsyncInfo> = None;
+    /// For an `abort_*` command: the slot it frees.
+    const ABORTS: Option<&'static str> = None;
     /// The response fields (besides `type` and `id`).
     type Response: Serialize + JsonSchema;
     /// Runs the command.
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Self::Response, CommandError>;
+}
+
+/// What a command that starts an async action declares, for `schema`, skills and front ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsyncInfo {
+    /// The slot the action occupies.
+    pub slot: &'static str,
+    /// The event that ends it, carrying the request `id`.
+    pub completion_event: &'static str,
+    /// The command that aborts it.
+    pub abort: &'static str,
+}
+
+impl AsyncInfo {
+    pub const fn of<A: crate::action::AsyncAction>() -> Self {
+        Self { slot: A::SLOT, completion_event: <A::Done as crate::event::EventKind>::NAME, abort: A::ABORT }
+    }
 }
 
 /// `Ok(None)`: the handler deferred its response.
@@ -150,6 +173,10 @@ pub struct CommandEntry {
     pub example: &'static str,
     pub needs_spawn: bool,
     pub query: bool,
+    /// Set for commands that start an async action.
+    pub async_info: Option<AsyncInfo>,
+    /// Set for `abort_*` commands: the slot they free.
+    pub aborts: Option<&'static str>,
     /// JSON Schema of the parameters.
     pub params_schema: Value,
     /// JSON Schema of the response fields.
@@ -203,11 +230,21 @@ impl CommandRegistry {
                 example: C::EXAMPLE,
                 needs_spawn: C::NEEDS_SPAWN,
                 query: C::QUERY,
+                async_info: C::ASYNC,
+                aborts: C::ABORTS,
                 params_schema,
                 response_schema,
                 handler: handle::<C>,
             },
         );
+    }
+
+    /// Replaces a command's example line (for generic commands whose name is not known to
+    /// their type, such as `abort_*`).
+    pub(crate) fn set_example(&mut self, name: &str, example: &'static str) {
+        if let Some(entry) = self.commands.get_mut(name) {
+            entry.example = example;
+        }
     }
 
     /// Known names closest to `name`, for "did you mean" hints.

@@ -5,7 +5,9 @@
 //! - [`bot`]: components that live on a bot's entity (one entity per connected bot).
 //! - [`event`]: [`AgentEvent`] and typed [`EventKind`]s, what the agent hears about.
 //! - [`command`]: the command registry every plugin adds its agent commands to.
-//! - [`subscription`], [`action`]: opt-in events; async actions with busy rules and a watchdog.
+//! - [`subscription`]: opt-in events.
+//! - [`action`]: long-running actions as components while active, one completion event each,
+//!   busy slots, `abort_*`, the watchdog and interruptions.
 
 pub mod action;
 pub mod bot;
@@ -20,10 +22,13 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
 use crossbeam_channel::{Receiver, Sender};
 
-pub use action::{ActionTimedOut, ActiveAction, ActiveActions, TickCount};
+pub use action::{
+    ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, EndActionExt, InterruptActions, Interruption,
+    Outcome, TickCount, default_interruption, end_action,
+};
 pub use bot::*;
 pub use command::{
-    AgentCommand, AppCommandExt, CommandCtx, CommandEntry, CommandError, CommandRegistry, CommandRequest,
+    AgentCommand, AppCommandExt, AsyncInfo, CommandCtx, CommandEntry, CommandError, CommandRegistry, CommandRequest,
     CommandResponse, DeferredReply, Origin, PendingCommands, execute_commands, execute_queries, parse_request,
 };
 pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
@@ -47,6 +52,16 @@ pub enum TickSet {
     Input,
     /// The tick's outgoing packets leave as one batch.
     Send,
+}
+
+/// Order inside [`TickSet::Actions`]: interruptions (death, teleport, disconnect, shutdown) end
+/// what they end before anything steps, each action advances one tick, then the watchdog ends
+/// the overdue ones. Action plugins put their per-tick systems in [`ActionSet::Step`].
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ActionSet {
+    Interrupt,
+    Step,
+    Watchdog,
 }
 
 /// A schedule run between ticks when a command arrives: channels drain their input, queries run,
@@ -94,12 +109,16 @@ impl Plugin for CorePlugin {
                 Update,
                 (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions, TickSet::Input).chain(),
             )
+            .configure_sets(
+                Update,
+                (ActionSet::Interrupt, ActionSet::Step, ActionSet::Watchdog).chain().in_set(TickSet::Actions),
+            )
             .configure_sets(PostUpdate, TickSet::Send)
             .insert_resource(CommandWaker(tx))
             .insert_resource(WakeSignal(rx))
             .add_message::<AgentEvent>()
             .add_message::<CommandResponse>()
-            .add_message::<ActionTimedOut>()
+            .add_message::<InterruptActions>()
             .init_resource::<CommandRegistry>()
             .init_resource::<EventRegistry>()
             .init_resource::<PendingCommands>()
@@ -108,7 +127,11 @@ impl Plugin for CorePlugin {
             .add_systems(First, action::count_ticks)
             .add_systems(
                 Update,
-                (execute_commands.in_set(TickSet::Commands), action::watchdog.in_set(TickSet::Actions)),
+                (
+                    execute_commands.in_set(TickSet::Commands),
+                    action::apply_interruptions.in_set(ActionSet::Interrupt),
+                    action::watchdog.in_set(ActionSet::Watchdog),
+                ),
             )
             .add_systems(Interim, execute_queries.in_set(InterimSet::Execute))
             .add_agent_command::<builtin::Schema>()

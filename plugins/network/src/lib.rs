@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, CorePlugin, Lifecycle, TickSet};
+use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{Packet, Protocol, peek_packet_id};
 
 /// What a transport reports to the app.
@@ -157,6 +157,7 @@ impl Plugin for NetworkPlugin {
             .add_message::<ConnectionClosed>()
             .add_message::<ShutdownRequest>()
             .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive))
+            .add_systems(bevy_app::Update, interrupt_on_shutdown.in_set(TickSet::HandlePackets))
             .add_systems(PostUpdate, (close_on_shutdown, flush_outbox).chain().in_set(TickSet::Send));
     }
 }
@@ -168,6 +169,7 @@ pub fn receive_packets(
     mut packets: MessageWriter<'_, ClientboundPacket>,
     mut closed: MessageWriter<'_, ConnectionClosed>,
     mut events: MessageWriter<'_, AgentEvent>,
+    mut interrupts: MessageWriter<'_, InterruptActions>,
 ) {
     for (bot, mut conn, mut lifecycle, server_reason) in &mut bots {
         if !conn.open {
@@ -198,6 +200,7 @@ pub fn receive_packets(
                     *lifecycle = Lifecycle::Disconnected;
                     events.write(AgentEvent::of(&clawcraft_core::builtin::Disconnected { reason: reason.clone() }));
                     closed.write(ConnectionClosed { bot, reason, error });
+                    interrupts.write(InterruptActions { bot, cause: Interruption::Disconnect });
                     break;
                 }
             }
@@ -211,6 +214,21 @@ pub fn flush_outbox(mut conns: Query<'_, '_, &mut Connection>) {
         if conn.open {
             conn.flush();
         }
+    }
+}
+
+/// A shutdown ends every bot's running actions (status `aborted`) before the connections close,
+/// so each completion event still reaches the agent.
+pub fn interrupt_on_shutdown(
+    mut requests: MessageReader<'_, '_, ShutdownRequest>,
+    bots: Query<'_, '_, Entity, With<LocalBot>>,
+    mut interrupts: MessageWriter<'_, InterruptActions>,
+) {
+    if requests.read().count() == 0 {
+        return;
+    }
+    for bot in &bots {
+        interrupts.write(InterruptActions { bot, cause: Interruption::Shutdown });
     }
 }
 

@@ -3,8 +3,8 @@
 use bevy_ecs::prelude::*;
 use clawcraft_core::builtin::{Disconnected, Ready, Spawn};
 use clawcraft_core::{
-    AgentEvent, BotStats, EYE_HEIGHT, EntityIds, Lifecycle, LocalBot, Position, Rotation, Vec3, WorldInfo,
-    event::now_ms,
+    AgentEvent, BotStats, EYE_HEIGHT, EntityIds, InterruptActions, Interruption, Lifecycle, LocalBot, Position,
+    Rotation, Vec3, WorldInfo, event::now_ms,
 };
 use clawcraft_network::{ClientboundPacket, Connection, ConnectionClosed};
 use clawcraft_protocol::packets::{
@@ -132,6 +132,7 @@ pub fn finish_spawn(
 pub fn handle_movement_packets(
     mut packets: MessageReader<ClientboundPacket>,
     mut bots: Query<(&EntityIds, &mut Position, &mut Rotation, &mut InputState, &mut BotStats)>,
+    mut interrupts: MessageWriter<InterruptActions>,
 ) {
     for packet in packets.read() {
         let Ok((ids, mut pos, mut rot, mut input, mut stats)) = bots.get_mut(packet.bot) else {
@@ -147,6 +148,7 @@ pub fn handle_movement_packets(
             if mv.mode != "normal" && mv.mode != "rotation" {
                 input.handled_teleport = true;
                 stats.teleports += 1;
+                interrupts.write(InterruptActions { bot: packet.bot, cause: Interruption::Teleport });
             }
         } else if let Some(fix) = packet.decode::<CorrectPlayerMovePrediction>() {
             if fix.prediction_type != "player" {

@@ -17,8 +17,8 @@ pub mod state;
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentEvent, AppCommandExt, AppEventExt, CorePlugin, EYE_HEIGHT, EntityIds, LocalBot, Position, TickCount, TickSet,
-    Vec3,
+    AgentEvent, AppCommandExt, AppEventExt, CorePlugin, EYE_HEIGHT, EntityIds, InterruptActions, Interruption,
+    LocalBot, Position, TickCount, TickSet, Vec3,
 };
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{BlockPos, Respawn, UpdateAttributes, Vec3 as WireVec3};
@@ -310,11 +310,12 @@ fn check_danger(
 
 /// Reports a death once DeathInfo is known (or after waiting for it in vain).
 pub fn report_death(
-    mut bots: Query<(&mut Vitals, &mut DeathState, &DamageWindow, Option<&Position>)>,
+    mut bots: Query<(Entity, &mut Vitals, &mut DeathState, &DamageWindow, Option<&Position>)>,
     ticks: Res<TickCount>,
     mut events: MessageWriter<AgentEvent>,
+    mut interrupts: MessageWriter<InterruptActions>,
 ) {
-    for (mut v, mut death, window, pos) in &mut bots {
+    for (bot, mut v, mut death, window, pos) in &mut bots {
         let Some(since) = death.pending_since else { continue };
         // The fatal hit's damage_taken comes first.
         if window.start.is_some() {
@@ -340,6 +341,7 @@ pub fn report_death(
             messages: messages.clone(),
         }));
         v.last_death = Some(LastDeath { pos, items: Vec::new(), cause, messages });
+        interrupts.write(InterruptActions { bot, cause: Interruption::Death });
     }
 }
 
