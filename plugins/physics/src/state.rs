@@ -216,7 +216,8 @@ impl PlayerState {
         self.velocity = velocity;
         self.rebuild_box();
         self.last_pos = None;
-        self.pending_slowdowns = None;
+        // The slowdown blocks the last tick ended in still slow the next move (the client keeps them).
+        self.fall_distance = 0.0;
         self.teleported = announce;
     }
 
@@ -255,6 +256,13 @@ impl PlayerState {
             self.eye_offset = 1.620_01 - 0.400_000_01;
             self.eye_offset_prev = self.eye_offset;
         }
+    }
+
+    /// Records the slowdown blocks (cobweb, powder snow, berry bushes) the box is in now, as the
+    /// end of a tick does: the next move is slowed by them. For a state placed into the world
+    /// rather than simulated there (a spawn, a seed); a teleport keeps the previous ones.
+    pub fn sense_blocks_inside<W: crate::World + ?Sized>(&mut self, world: &W) {
+        self.pending_slowdowns = Some(crate::tick::slowdowns_in(world, &self.aabb));
     }
 
     /// Sets the previous tick's keys, for a state seeded mid-motion.

@@ -955,7 +955,7 @@ fn move_relative(v: &mut Vec3, yaw: f32, strafe: f32, forward: f32, speed: f32) 
 }
 
 /// The slowdown blocks the box (shrunk by 0.001) is in, as flags in [`SLOWDOWN_ORDER`].
-fn slowdowns_in<W: World + ?Sized>(world: &W, b: &Aabb) -> [bool; 3] {
+pub(crate) fn slowdowns_in<W: World + ?Sized>(world: &W, b: &Aabb) -> [bool; 3] {
     let mut found = [false; 3];
     for x in cell_off(b.min_x, 0.001)..=cell_off(b.max_x, -0.001) {
         for y in cell_off(b.min_y, 0.001)..=cell_off(b.max_y, -0.001) {
