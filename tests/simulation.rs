@@ -286,3 +286,48 @@ fn face_turns_the_next_input_and_distance_measures_from_the_feet() {
     let d = sim.command(r#"{"action":"distance","x":1e300,"z":0}"#);
     assert_eq!(d["code"], "OUT_OF_RANGE");
 }
+
+/// Each received packet is decoded once per tick, however many plugins read it: StartGame is read
+/// by the join sequence, the world, block ids and weather; AddPlayer and MovePlayer by entities
+/// and chat. Every reader shares the first reader's view.
+#[test]
+fn packets_read_by_several_plugins_are_decoded_once() {
+    use bevy_ecs::prelude::*;
+    use clawcraft::network::ClientboundPacket;
+    use clawcraft::protocol::packets::AddPlayer;
+
+    #[derive(Resource, Default)]
+    struct Decodes(Vec<(String, u32)>);
+    fn record(mut packets: MessageReader<ClientboundPacket>, mut seen: ResMut<Decodes>) {
+        for p in packets.read() {
+            seen.0.push((p.name().to_owned(), p.packet.decode_count()));
+        }
+    }
+
+    let mut sim = Simulation::new();
+    sim.app.init_resource::<Decodes>().add_systems(bevy_app::Last, record);
+    sim.receive(&status("login_success"));
+    sim.receive(&ResourcePacksInfo::default());
+    sim.tick();
+    sim.receive(&ResourcePackStack::default());
+    sim.tick();
+    sim.receive(&start_game());
+    sim.tick();
+    sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
+    sim.receive(&status("player_spawn"));
+    sim.tick();
+    sim.receive(&AddPlayer {
+        uuid: "00000000-0000-0000-0000-00000000000a".into(),
+        username: "Alice".into(),
+        runtime_id: 42,
+        unique_id: 42,
+        ..AddPlayer::default()
+    });
+    sim.receive(&MovePlayer { runtime_id: 42, mode: "normal".into(), ..MovePlayer::default() });
+    sim.tick();
+    let seen = &sim.app.world().resource::<Decodes>().0;
+    for name in ["start_game", "add_player", "move_player"] {
+        let counts: Vec<u32> = seen.iter().filter(|(n, _)| n == name).map(|(_, c)| *c).collect();
+        assert_eq!(counts, [1], "{name} decoded {counts:?} times");
+    }
+}

@@ -545,3 +545,32 @@ fn two_bots_in_one_app_keep_separate_views() {
     assert!(index(&sim).is_empty());
     assert_eq!(sim.app.world().get::<EntityIndex>(bot2).map(EntityIndex::len), Some(1));
 }
+
+/// A dropped shield carries a blocking tick the codec only reads right once it knows the
+/// shield's id, which the item registry tells; the network layer sets it before decoding the
+/// packets after the registry, even in the same batch.
+#[test]
+fn a_shield_decodes_once_the_item_registry_names_it() {
+    use clawcraft::protocol::codec::Value;
+    let mut sim = spawned();
+    let mut server = (*sim.protocol).clone();
+    server.set_variable("ShieldItemID", 357);
+    let registry = ItemRegistry {
+        itemstates: vec![ItemState { name: "minecraft:shield".into(), runtime_id: 357, ..ItemState::default() }],
+    };
+    let mut rest = clawcraft::protocol::packets::Rest::new();
+    rest.insert("extra".into(), Value::Object(vec![("blocking_tick".into(), Value::Int(40))]));
+    let drop = AddItemEntity {
+        entity_id_self: 300,
+        runtime_entity_id: 70,
+        item: ItemStack { network_id: 357, count: 1, metadata: 0, rest },
+        position: at(0.0, -5.0, false),
+        ..AddItemEntity::default()
+    };
+    let bodies = vec![server.encode(&registry).expect("registry"), server.encode(&drop).expect("drop")];
+    sim.receive_raw(bodies);
+    sim.tick();
+    let r = sim.command(r#"{"action":"nearby"}"#);
+    assert_eq!(r["nearby"]["items"][0]["item"], "minecraft:shield", "{r:?}");
+    assert_eq!(r["nearby"]["items"][0]["id"], 70);
+}

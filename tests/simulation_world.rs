@@ -3,8 +3,8 @@
 //! Both block id modes (hashes and palette indices) run the same world. Any warning log fails.
 
 use clawcraft::protocol::packets::{
-    BlockPos, ByteBuf, ChunkRadiusUpdate, LevelChunk, PlayStatus, ResourcePackStack, ResourcePacksInfo, SetTime,
-    StartGame, Vec2, Vec3 as WireVec3,
+    BlockPos, ByteBuf, ChunkRadiusUpdate, LevelChunk, LevelEvent, PlayStatus, ResourcePackStack, ResourcePacksInfo,
+    SetTime, StartGame, Vec2, Vec3 as WireVec3,
 };
 use clawcraft::sim::Simulation;
 use clawcraft::world::block::StateValue;
@@ -12,7 +12,6 @@ use clawcraft::world::chunk::PalettedStorage;
 use clawcraft::world::chunk::packets::UpdateBlock;
 use clawcraft::world::chunk::storage::block_index;
 use clawcraft::world::chunk::wire::{encode_biome, encode_sub_chunk};
-use clawcraft::world::events::{EventCode, LevelEvent};
 use clawcraft::world::ids::IdTable;
 use serde_json::{Map, Value, json};
 
@@ -383,7 +382,7 @@ fn block_changed_weather_and_time_are_opt_in() {
     let r = w.ok(r#"{"action":"block","x":1,"y":-61,"z":0}"#);
     assert_eq!(r["block"]["name"], "minecraft:stone", "updates apply without a subscription");
 
-    let level = |name: &str| LevelEvent { event: EventCode::Name(name.into()), ..LevelEvent::default() };
+    let level = |name: &str| LevelEvent { event: name.into(), ..LevelEvent::default() };
     w.sim.receive(&level("start_rain"));
     w.sim.tick();
     assert!(w.events_of("weather").is_empty(), "not subscribed");

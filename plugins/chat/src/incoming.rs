@@ -139,15 +139,15 @@ pub fn track_players(
     mut commands: Commands,
 ) {
     for packet in packets.read() {
-        let Some(add) = packet.decode::<AddPlayer>() else { continue };
+        let Some(add) = packet.view::<AddPlayer>() else { continue };
         let Ok(known) = bots.get_mut(packet.bot) else { continue };
         match known {
             Some(mut k) => {
-                k.names.insert(add.runtime_id, add.username);
+                k.names.insert(add.runtime_id, add.username.clone());
             }
             None => {
                 let mut k = KnownPlayers::default();
-                k.names.insert(add.runtime_id, add.username);
+                k.names.insert(add.runtime_id, add.username.clone());
                 commands.entity(packet.bot).insert(k);
             }
         }
@@ -162,7 +162,7 @@ pub fn handle_text(
     mut events: MessageWriter<AgentEvent>,
 ) {
     for packet in packets.read() {
-        let Some(t) = packet.decode::<Text>() else { continue };
+        let Some(t) = packet.view::<Text>() else { continue };
         let Ok(bot) = bots.get(packet.bot) else { continue };
         let parsed = parse(&t);
         let filter = Filter {
@@ -194,7 +194,7 @@ pub fn handle_emote(
     mut events: MessageWriter<AgentEvent>,
 ) {
     for packet in packets.read() {
-        let Some(e) = packet.decode::<Emote>() else { continue };
+        let Some(e) = packet.view::<Emote>() else { continue };
         let Ok((ids, known)) = bots.get(packet.bot) else { continue };
         if ids.is_some_and(|i| i.runtime_id == e.entity_id) {
             continue;
@@ -220,7 +220,7 @@ pub fn handle_command_output(
     mut responses: MessageWriter<CommandResponse>,
 ) {
     for packet in packets.read() {
-        let Some(out) = packet.decode::<CommandOutput>() else { continue };
+        let Some(out) = packet.view::<CommandOutput>() else { continue };
         let Ok(mut pending) = bots.get_mut(packet.bot) else { continue };
         let uuid = out.origin.uuid.to_ascii_lowercase();
         let Some(i) = pending.entries.iter().position(|p| p.uuid == uuid) else {
@@ -236,8 +236,12 @@ pub fn handle_command_output(
             messages: out.output.iter().map(|m| render(&m.message_id, &m.parameters)).collect(),
             output: out
                 .output
-                .into_iter()
-                .map(|m| CmdOutputLine { message_id: m.message_id, success: m.success, parameters: m.parameters })
+                .iter()
+                .map(|m| CmdOutputLine {
+                    message_id: m.message_id.clone(),
+                    success: m.success,
+                    parameters: m.parameters.clone(),
+                })
                 .collect(),
             ..CmdOutput::default()
         };

@@ -58,9 +58,9 @@ pub fn handle_player_list(
     mut events: MessageWriter<AgentEvent>,
 ) {
     for packet in packets.read() {
-        let Some(list) = packet.decode::<PlayerList>() else { continue };
+        let Some(list) = packet.view::<PlayerList>() else { continue };
         let Ok((mut roster, local, ids)) = bots.get_mut(packet.bot) else { continue };
-        for record in list.records {
+        for record in &list.records {
             match record.kind.as_str() {
                 "add" => {
                     let is_self = ids.is_some_and(|i| i.unique_id == record.entity_unique_id)
@@ -75,15 +75,15 @@ pub fn handle_player_list(
                             name: record.username.clone(),
                             uuid: record.uuid.clone(),
                             unique_id: record.entity_unique_id,
-                            xuid: record.xbox_user_id,
+                            xuid: record.xbox_user_id.clone(),
                             platform: platform.clone(),
                             joined_at,
                         },
                     );
                     if !known && !is_self {
                         events.write(AgentEvent::of(&PlayerJoin {
-                            name: record.username,
-                            uuid: record.uuid,
+                            name: record.username.clone(),
+                            uuid: record.uuid.clone(),
                             platform,
                         }));
                     }

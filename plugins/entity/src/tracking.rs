@@ -100,9 +100,9 @@ pub fn forget_on_disconnect(
 /// Remembers item identifiers so dropped items can be named.
 pub fn handle_item_registry(mut packets: MessageReader<ClientboundPacket>, mut bots: Query<&mut ItemNames>) {
     for packet in packets.read() {
-        let Some(registry) = packet.decode::<ItemRegistry>() else { continue };
+        let Some(registry) = packet.view::<ItemRegistry>() else { continue };
         if let Ok(mut names) = bots.get_mut(packet.bot) {
-            names.0 = registry.itemstates.into_iter().map(|i| (i32::from(i.runtime_id), i.name)).collect();
+            names.0 = registry.itemstates.iter().map(|i| (i32::from(i.runtime_id), i.name.clone())).collect();
         }
     }
 }
@@ -128,7 +128,7 @@ pub fn handle_lifecycle(
                 commands.entity(old.entity).try_despawn();
             }
         };
-        if let Some(p) = packet.decode::<AddPlayer>() {
+        if let Some(p) = packet.view::<AddPlayer>() {
             if Some(p.runtime_id) == own_runtime {
                 continue;
             }
@@ -169,11 +169,11 @@ pub fn handle_lifecycle(
                 &mut commands,
             );
             events.write(AgentEvent::of(&PlayerAppear {
-                name: p.username,
-                uuid: p.uuid,
+                name: p.username.clone(),
+                uuid: p.uuid.clone(),
                 position: position.rounded(),
             }));
-        } else if let Some(a) = packet.decode::<AddEntity>() {
+        } else if let Some(a) = packet.view::<AddEntity>() {
             let (name, display_name, category) = classify(&a.entity_type);
             let (tag, flags) = metadata_values(&a.metadata);
             let mut e = commands.spawn((
@@ -194,7 +194,7 @@ pub fn handle_lifecycle(
                 IndexEntry { entity, runtime_id: a.runtime_id, unique_id: a.unique_id, category, player: None },
                 &mut commands,
             );
-        } else if let Some(a) = packet.decode::<AddItemEntity>() {
+        } else if let Some(a) = packet.view::<AddItemEntity>() {
             let name =
                 item_names.0.get(&a.item.network_id).cloned().unwrap_or_else(|| format!("item#{}", a.item.network_id));
             let (_, flags) = metadata_values(&a.metadata);
@@ -226,7 +226,7 @@ pub fn handle_lifecycle(
                 },
                 &mut commands,
             );
-        } else if let Some(r) = packet.decode::<RemoveEntity>() {
+        } else if let Some(r) = packet.view::<RemoveEntity>() {
             // RemoveEntity names the *unique* id (ClawCraft looked it up as a runtime id).
             let Some(entry) = index.remove_unique(r.entity_id_self) else {
                 tracing::debug!(unique_id = r.entity_id_self, "RemoveEntity of an unknown entity");
@@ -237,7 +237,7 @@ pub fn handle_lifecycle(
             if let Some((name, uuid)) = entry.player {
                 events.write(AgentEvent::of(&PlayerDisappear { name, uuid }));
             }
-        } else if let Some(t) = packet.decode::<TakeItemEntity>() {
+        } else if let Some(t) = packet.view::<TakeItemEntity>() {
             // The RemoveEntity that follows finds nothing; forgetting the item now keeps
             // `nearby` honest even if a server skips it.
             let Some(entry) = index.by_runtime(t.runtime_entity_id).cloned() else {
@@ -302,13 +302,13 @@ pub fn handle_updates(
     for packet in packets.read() {
         let Ok(index) = bots.get(packet.bot) else { continue };
         let lookup = |id: u64| index.by_runtime(id).map(|e| e.entity);
-        if let Some(m) = packet.decode::<MoveEntity>() {
+        if let Some(m) = packet.view::<MoveEntity>() {
             let Some(Ok((kind, mut pos, _, mut rot))) = lookup(m.runtime_entity_id).map(|e| entities.get_mut(e)) else {
                 continue;
             };
             pos.0 = feet(m.position, kind.category);
             *rot = EntityRotation { yaw: m.rotation.yaw, pitch: m.rotation.pitch, head_yaw: m.rotation.head_yaw };
-        } else if let Some(d) = packet.decode::<MoveEntityDelta>() {
+        } else if let Some(d) = packet.view::<MoveEntityDelta>() {
             let Some(Ok((kind, mut pos, _, mut rot))) = lookup(d.runtime_entity_id).map(|e| entities.get_mut(e)) else {
                 continue;
             };
@@ -331,7 +331,7 @@ pub fn handle_updates(
             if let Some(h) = d.rot_z {
                 rot.head_yaw = byte_angle(h);
             }
-        } else if let Some(m) = packet.decode::<MovePlayer>() {
+        } else if let Some(m) = packet.view::<MovePlayer>() {
             // Our own MovePlayer is the player plugin's; our runtime id is never in the index.
             let Some(Ok((kind, mut pos, _, mut rot))) = lookup(u64::from(m.runtime_id)).map(|e| entities.get_mut(e))
             else {
@@ -339,12 +339,12 @@ pub fn handle_updates(
             };
             pos.0 = feet(m.position, kind.category);
             *rot = EntityRotation { yaw: m.yaw, pitch: m.pitch, head_yaw: m.head_yaw };
-        } else if let Some(m) = packet.decode::<SetEntityMotion>() {
+        } else if let Some(m) = packet.view::<SetEntityMotion>() {
             let Some(Ok((_, _, mut vel, _))) = lookup(m.runtime_entity_id).map(|e| entities.get_mut(e)) else {
                 continue;
             };
             vel.0 = vec(m.velocity);
-        } else if let Some(d) = packet.decode::<SetEntityData>() {
+        } else if let Some(d) = packet.view::<SetEntityData>() {
             let Some(entity) = lookup(d.runtime_entity_id) else { continue };
             let (tag, flags) = metadata_values(&d.metadata);
             if let (Some(bits), Ok(mut f)) = (flags, flags_q.get_mut(entity)) {

@@ -4,6 +4,40 @@
 //! session, or an in-memory [`test_transport`] in tests). Once per tick [`receive_packets`] drains
 //! it into [`ClientboundPacket`] messages, and [`flush_outbox`] sends everything the tick queued
 //! with [`Connection::send`] as **one** batch.
+//!
+//! # Reading packets: `packet.view::<P>()`
+//!
+//! A handler reads the tick's packets and asks each for the typed view it cares about; the view
+//! types are the version-independent structs of [`clawcraft_protocol::packets`]:
+//!
+//! ```
+//! use bevy_ecs::prelude::*;
+//! use clawcraft_network::ClientboundPacket;
+//! use clawcraft_protocol::packets::SetTime;
+//!
+//! fn on_set_time(mut packets: MessageReader<ClientboundPacket>) {
+//!     for packet in packets.read() {
+//!         let Some(set) = packet.view::<SetTime>() else { continue };
+//!         println!("bot {:?}: time {}", packet.bot, set.time);
+//!     }
+//! }
+//! # bevy_ecs::system::assert_is_system(on_set_time);
+//! ```
+//!
+//! - **Decoded once, shared.** Each received packet is decoded at most once, on the first
+//!   `view` of any system, and every system asking for the same view type gets the same
+//!   `Arc<P>` (the cache lives in the packet, a [`SharedPacket`]). So several plugins reading
+//!   StartGame or AddPlayer cost one decode; there is no reason to decode by hand or to pass
+//!   decoded packets around.
+//! - `view` returns `None` for other packets and for a packet that does not decode (logged once
+//!   at warn level; the bot keeps running). Use [`ClientboundPacket::try_view`] to see the error.
+//! - Views are read-only (`Arc`); clone the fields you keep.
+//! - Versions: views are the same for every supported Bedrock version; the codec maps each
+//!   version's layout to them. Game code never checks versions.
+//! - Sending: [`Connection::send`] takes a view (`conn.send(&RequestChunkRadius { .. })`) and
+//!   encodes it for the connection's version.
+//! - Codec variables (the shield's item id, which item decoding needs) are set here, from
+//!   `item_registry`, before any later packet is decoded.
 
 pub mod test_transport;
 pub mod udp;
@@ -13,7 +47,8 @@ use std::sync::Arc;
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
-use clawcraft_protocol::codec::{Packet, Protocol, peek_packet_id};
+use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
+use clawcraft_protocol::packets::ItemRegistry;
 
 /// What a transport reports to the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,39 +127,46 @@ impl Connection {
     }
 }
 
-/// One game packet received by a bot, decoded lazily by whoever handles it.
+/// One game packet received by a bot. Decoded lazily, once, by the first system that asks for a
+/// view; every reader of the tick shares the result (see the crate docs).
 #[derive(Message, Debug, Clone)]
 pub struct ClientboundPacket {
+    /// The bot that received it.
     pub bot: Entity,
-    pub id: u32,
-    pub body: Arc<[u8]>,
-    pub protocol: Arc<Protocol>,
+    /// The body and its shared view cache.
+    pub packet: SharedPacket,
 }
 
 impl ClientboundPacket {
+    /// The typed view `P` if this packet is one (`None` for other packets, or if it does not
+    /// decode: logged once). Decoded on first use and shared: every caller gets the same `Arc`.
+    pub fn view<P: Packet>(&self) -> Option<Arc<P>> {
+        self.packet.view::<P>()
+    }
+
+    /// Like [`ClientboundPacket::view`], with the decode error.
+    pub fn try_view<P: Packet>(&self) -> Result<Option<Arc<P>>, CodecError> {
+        self.packet.try_view::<P>()
+    }
+
+    /// Whether this is a `P` (no decoding).
+    pub fn is<P: Packet>(&self) -> bool {
+        self.packet.is::<P>()
+    }
+
     /// The packet's name in the bot's protocol version.
     pub fn name(&self) -> &str {
-        self.protocol.packet_name(self.id).unwrap_or("unknown")
+        self.packet.name()
     }
 
-    /// Whether this is a `P`.
-    pub fn is<P: Packet>(&self) -> bool {
-        self.protocol.packet_id(P::NAME) == Some(self.id)
+    /// The raw body (header included).
+    pub fn body(&self) -> &[u8] {
+        self.packet.body()
     }
 
-    /// Decodes as `P` if this is one. A packet we can't decode is logged and skipped: a server
-    /// sending garbage must not take the bot down.
-    pub fn decode<P: Packet>(&self) -> Option<P> {
-        if !self.is::<P>() {
-            return None;
-        }
-        match self.protocol.decode_as::<P>(&self.body) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                tracing::warn!(packet = P::NAME, error = %e, "dropping undecodable packet");
-                None
-            }
-        }
+    /// The protocol version it was received with.
+    pub fn protocol(&self) -> &Arc<Protocol> {
+        self.packet.protocol()
     }
 }
 
@@ -179,18 +221,13 @@ pub fn receive_packets(
             match event {
                 TransportEvent::Packets(bodies) => {
                     for body in bodies {
-                        match peek_packet_id(&body) {
-                            Ok(id) => packets.write(ClientboundPacket {
-                                bot,
-                                id,
-                                body: body.into(),
-                                protocol: conn.protocol.clone(),
-                            }),
-                            Err(e) => {
-                                tracing::warn!(error = %e, "packet without a readable header");
-                                continue;
+                        match SharedPacket::new(body, conn.protocol.clone()) {
+                            Ok(packet) => {
+                                let packet = set_codec_variables(&mut conn, packet);
+                                packets.write(ClientboundPacket { bot, packet });
                             }
-                        };
+                            Err(e) => tracing::warn!(error = %e, "packet without a readable header"),
+                        }
                     }
                 }
                 TransportEvent::Closed { reason, error } => {
@@ -206,6 +243,25 @@ pub fn receive_packets(
             }
         }
     }
+}
+
+/// Item stacks decode differently for the shield (it carries a blocking tick), so the codec
+/// needs the shield's network id, which only the server's `item_registry` tells. It is set on
+/// the connection's protocol before the packets after the registry are wrapped, so even an
+/// AddPlayer in the same batch decodes right. The registry view decoded here is kept in the
+/// packet for the app's readers.
+fn set_codec_variables(conn: &mut Connection, packet: SharedPacket) -> SharedPacket {
+    let Some(registry) = packet.view::<ItemRegistry>() else { return packet };
+    match registry.itemstates.iter().find(|i| i.name == "minecraft:shield") {
+        Some(shield) => {
+            let mut protocol = (*conn.protocol).clone();
+            protocol.set_variable("ShieldItemID", i64::from(shield.runtime_id));
+            conn.protocol = Arc::new(protocol);
+            tracing::debug!(id = shield.runtime_id, "shield item id set");
+        }
+        None => tracing::debug!("item registry without a shield"),
+    }
+    packet
 }
 
 /// Sends each bot's queued packets as one batch.

@@ -39,7 +39,7 @@ pub fn handle_join_packets(
             continue;
         };
         stats.packets_received += 1;
-        if let Some(status) = packet.decode::<PlayStatus>() {
+        if let Some(status) = packet.view::<PlayStatus>() {
             match status.status.as_str() {
                 "login_success" => {
                     conn.send(&ClientCacheStatus { enabled: false });
@@ -53,7 +53,7 @@ pub fn handle_join_packets(
             conn.send(&ResourcePackClientResponse::status("have_all_packs"));
         } else if packet.is::<ResourcePackStack>() {
             conn.send(&ResourcePackClientResponse::status("completed"));
-        } else if let Some(start) = packet.decode::<StartGame>() {
+        } else if let Some(start) = packet.view::<StartGame>() {
             let feet = Vec3::new(
                 f64::from(start.player_position.x),
                 f64::from(start.player_position.y) - EYE_HEIGHT,
@@ -80,11 +80,11 @@ pub fn handle_join_packets(
             });
         } else if packet.is::<ChunkRadiusUpdate>() {
             progress.chunk_radius_updated = true;
-        } else if let Some(latency) = packet.decode::<NetworkStackLatency>() {
+        } else if let Some(latency) = packet.view::<NetworkStackLatency>() {
             if latency.needs_response != 0 {
                 conn.send(&NetworkStackLatency { timestamp: latency.timestamp, needs_response: 0 });
             }
-        } else if let Some(disconnect) = packet.decode::<Disconnect>() {
+        } else if let Some(disconnect) = packet.view::<Disconnect>() {
             let reason = if disconnect.message.is_empty() {
                 format!("disconnected by server ({})", disconnect.reason)
             } else {
@@ -138,7 +138,7 @@ pub fn handle_movement_packets(
         let Ok((ids, mut pos, mut rot, mut input, mut stats)) = bots.get_mut(packet.bot) else {
             continue;
         };
-        if let Some(mv) = packet.decode::<MovePlayer>() {
+        if let Some(mv) = packet.view::<MovePlayer>() {
             if u64::from(mv.runtime_id) != ids.runtime_id {
                 continue;
             }
@@ -150,7 +150,7 @@ pub fn handle_movement_packets(
                 stats.teleports += 1;
                 interrupts.write(InterruptActions { bot: packet.bot, cause: Interruption::Teleport });
             }
-        } else if let Some(fix) = packet.decode::<CorrectPlayerMovePrediction>() {
+        } else if let Some(fix) = packet.view::<CorrectPlayerMovePrediction>() {
             if fix.prediction_type != "player" {
                 continue;
             }

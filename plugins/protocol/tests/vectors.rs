@@ -163,168 +163,56 @@ fn codec_vectors_decode_match_params_and_reencode_identically() {
     }
 }
 
-/// decode_as::<T> → encode must reproduce the vector bytes exactly.
-fn typed_round_trip<T: clawcraft_protocol::codec::Packet + std::fmt::Debug>(
-    proto: &Protocol,
-    bytes: &[u8],
-) -> Result<(), String> {
-    let typed: T = proto.decode_as(bytes).map_err(|e| format!("decode_as: {e}"))?;
-    let out = proto.encode(&typed).map_err(|e| format!("encode: {e}"))?;
-    if out != bytes {
-        return Err(format!("typed re-encode differs\n want {bytes:02x?}\n  got {out:02x?}\n typed {typed:?}"));
-    }
-    Ok(())
-}
-
+/// Every typed view of a vector's packet: decode_as → encode must reproduce the vector bytes
+/// exactly; and every view must have at least one vector in every version.
 #[test]
 fn codec_vectors_typed_views_round_trip() {
-    use clawcraft_protocol::packets::*;
+    use clawcraft_protocol::packets::ALL_VIEWS;
     for info in Protocol::versions() {
         let proto = Protocol::load(info.game_version).expect("load");
         let mut failures = Vec::new();
         let mut covered = std::collections::BTreeSet::new();
         for (name, _params, bytes) in vectors(info.game_version) {
-            let r = match name.as_str() {
-                "play_status" => typed_round_trip::<PlayStatus>(&proto, &bytes),
-                "disconnect" => typed_round_trip::<Disconnect>(&proto, &bytes),
-                "resource_packs_info" => typed_round_trip::<ResourcePacksInfo>(&proto, &bytes),
-                "resource_pack_stack" => typed_round_trip::<ResourcePackStack>(&proto, &bytes),
-                "resource_pack_client_response" => typed_round_trip::<ResourcePackClientResponse>(&proto, &bytes),
-                "client_cache_status" => typed_round_trip::<ClientCacheStatus>(&proto, &bytes),
-                "start_game" => typed_round_trip::<StartGame>(&proto, &bytes),
-                "item_registry" => typed_round_trip::<ItemRegistry>(&proto, &bytes),
-                "request_chunk_radius" => typed_round_trip::<RequestChunkRadius>(&proto, &bytes),
-                "chunk_radius_update" => typed_round_trip::<ChunkRadiusUpdate>(&proto, &bytes),
-                "set_local_player_as_initialized" => typed_round_trip::<SetLocalPlayerAsInitialized>(&proto, &bytes),
-                "player_auth_input" => typed_round_trip::<PlayerAuthInput>(&proto, &bytes),
-                "network_stack_latency" => typed_round_trip::<NetworkStackLatency>(&proto, &bytes),
-                "move_player" => typed_round_trip::<MovePlayer>(&proto, &bytes),
-                "correct_player_move_prediction" => typed_round_trip::<CorrectPlayerMovePrediction>(&proto, &bytes),
-                "respawn" => typed_round_trip::<Respawn>(&proto, &bytes),
-                "set_time" => typed_round_trip::<SetTime>(&proto, &bytes),
-                "text" => typed_round_trip::<Text>(&proto, &bytes),
-                "level_chunk" => typed_round_trip::<LevelChunk>(&proto, &bytes),
-                "network_chunk_publisher_update" => typed_round_trip::<NetworkChunkPublisherUpdate>(&proto, &bytes),
-                "serverbound_loading_screen" => typed_round_trip::<ServerboundLoadingScreen>(&proto, &bytes),
-                "update_attributes" => typed_round_trip::<UpdateAttributes>(&proto, &bytes),
-                "set_movement_authority" => typed_round_trip::<SetMovementAuthority>(&proto, &bytes),
-                "network_settings" => typed_round_trip::<NetworkSettings>(&proto, &bytes),
-                "request_network_settings" => typed_round_trip::<RequestNetworkSettings>(&proto, &bytes),
-                "login" => typed_round_trip::<Login>(&proto, &bytes),
-                "server_to_client_handshake" => typed_round_trip::<ServerToClientHandshake>(&proto, &bytes),
-                "client_to_server_handshake" => typed_round_trip::<ClientToServerHandshake>(&proto, &bytes),
-                "add_player" => typed_round_trip::<AddPlayer>(&proto, &bytes),
-                "add_entity" => typed_round_trip::<AddEntity>(&proto, &bytes),
-                "add_item_entity" => typed_round_trip::<AddItemEntity>(&proto, &bytes),
-                "remove_entity" => typed_round_trip::<RemoveEntity>(&proto, &bytes),
-                "move_entity" => typed_round_trip::<MoveEntity>(&proto, &bytes),
-                "move_entity_delta" => typed_round_trip::<MoveEntityDelta>(&proto, &bytes),
-                "set_entity_motion" => typed_round_trip::<SetEntityMotion>(&proto, &bytes),
-                "set_entity_data" => typed_round_trip::<SetEntityData>(&proto, &bytes),
-                "take_item_entity" => typed_round_trip::<TakeItemEntity>(&proto, &bytes),
-                "player_list" => typed_round_trip::<PlayerList>(&proto, &bytes),
-                "change_dimension" => typed_round_trip::<ChangeDimension>(&proto, &bytes),
-                "subchunk_request" => typed_round_trip::<SubChunkRequest>(&proto, &bytes),
-                "subchunk" => typed_round_trip::<SubChunkPacket>(&proto, &bytes),
-                "update_block" => typed_round_trip::<UpdateBlock>(&proto, &bytes),
-                "update_subchunk_blocks" => typed_round_trip::<UpdateSubChunkBlocks>(&proto, &bytes),
-                "dimension_data" => typed_round_trip::<DimensionData>(&proto, &bytes),
-                "command_request" => typed_round_trip::<CommandRequest>(&proto, &bytes),
-                "command_output" => typed_round_trip::<CommandOutput>(&proto, &bytes),
-                "emote" => typed_round_trip::<Emote>(&proto, &bytes),
-                "mob_effect" => typed_round_trip::<MobEffect>(&proto, &bytes),
-                "entity_event" => typed_round_trip::<EntityEvent>(&proto, &bytes),
-                "death_info" => typed_round_trip::<DeathInfo>(&proto, &bytes),
-                "set_health" => typed_round_trip::<SetHealth>(&proto, &bytes),
-                "player_action" => typed_round_trip::<PlayerAction>(&proto, &bytes),
-                // The typed view is in clawcraft-world (plugins/world/src/events.rs); generic check only.
-                "level_event" => Ok(()),
-                other => Err(format!("no typed view for vector {other}")),
-            };
-            covered.insert(name.clone());
-            if let Err(e) = r {
-                failures.push(format!("{name}: {e}"));
+            let views: Vec<_> = ALL_VIEWS.iter().filter(|v| v.name == name).collect();
+            if views.is_empty() {
+                failures.push(format!("{name}: no typed view for this vector"));
+            }
+            for view in views {
+                covered.insert(view.type_name);
+                match (view.reencode)(&proto, &bytes) {
+                    Ok(out) if out == bytes => {}
+                    Ok(out) => failures.push(format!(
+                        "{} ({name}): typed re-encode differs\n want {bytes:02x?}\n  got {out:02x?}",
+                        view.type_name
+                    )),
+                    Err(e) => failures.push(format!("{} ({name}): {e}", view.type_name)),
+                }
+            }
+        }
+        for view in ALL_VIEWS {
+            if !covered.contains(view.type_name) {
+                failures.push(format!("{} ({}): no vector", view.type_name, view.name));
             }
         }
         assert!(failures.is_empty(), "{}: {} failures:\n{}", info.game_version, failures.len(), failures.join("\n"));
-        assert!(covered.len() >= 53, "only {} packets covered", covered.len());
     }
 }
 
-/// `T::default()` must encode (neutral values everywhere) and decode back to itself.
-fn default_round_trip<T>(proto: &Protocol) -> Result<(), String>
-where
-    T: clawcraft_protocol::codec::Packet + Default + PartialEq + std::fmt::Debug,
-{
-    let bytes = proto.encode(&T::default()).map_err(|e| format!("{}: encode: {e}", T::NAME))?;
-    let back: T = proto.decode_as(&bytes).map_err(|e| format!("{}: decode: {e}", T::NAME))?;
-    let again = proto.encode(&back).map_err(|e| format!("{}: re-encode: {e}", T::NAME))?;
-    if again != bytes {
-        return Err(format!("{}: default re-encode differs", T::NAME));
-    }
-    Ok(())
-}
-
+/// Every view's `Default` encodes (neutral values everywhere), decodes back and re-encodes
+/// identically.
 #[test]
 fn codec_default_typed_packets_encode() {
-    use clawcraft_protocol::packets::*;
+    use clawcraft_protocol::packets::ALL_VIEWS;
     for info in Protocol::versions() {
         let p = Protocol::load(info.game_version).expect("load");
-        let results = [
-            default_round_trip::<PlayStatus>(&p),
-            default_round_trip::<Disconnect>(&p),
-            default_round_trip::<ResourcePacksInfo>(&p),
-            default_round_trip::<ResourcePackStack>(&p),
-            default_round_trip::<ResourcePackClientResponse>(&p),
-            default_round_trip::<ClientCacheStatus>(&p),
-            default_round_trip::<StartGame>(&p),
-            default_round_trip::<ItemRegistry>(&p),
-            default_round_trip::<RequestChunkRadius>(&p),
-            default_round_trip::<ChunkRadiusUpdate>(&p),
-            default_round_trip::<SetLocalPlayerAsInitialized>(&p),
-            default_round_trip::<PlayerAuthInput>(&p),
-            default_round_trip::<NetworkStackLatency>(&p),
-            default_round_trip::<MovePlayer>(&p),
-            default_round_trip::<CorrectPlayerMovePrediction>(&p),
-            default_round_trip::<Respawn>(&p),
-            default_round_trip::<SetTime>(&p),
-            default_round_trip::<Text>(&p),
-            default_round_trip::<LevelChunk>(&p),
-            default_round_trip::<NetworkChunkPublisherUpdate>(&p),
-            default_round_trip::<ServerboundLoadingScreen>(&p),
-            default_round_trip::<UpdateAttributes>(&p),
-            default_round_trip::<SetMovementAuthority>(&p),
-            default_round_trip::<NetworkSettings>(&p),
-            default_round_trip::<RequestNetworkSettings>(&p),
-            default_round_trip::<Login>(&p),
-            default_round_trip::<ServerToClientHandshake>(&p),
-            default_round_trip::<ClientToServerHandshake>(&p),
-            default_round_trip::<AddPlayer>(&p),
-            default_round_trip::<AddEntity>(&p),
-            default_round_trip::<AddItemEntity>(&p),
-            default_round_trip::<RemoveEntity>(&p),
-            default_round_trip::<MoveEntity>(&p),
-            default_round_trip::<MoveEntityDelta>(&p),
-            default_round_trip::<SetEntityMotion>(&p),
-            default_round_trip::<SetEntityData>(&p),
-            default_round_trip::<TakeItemEntity>(&p),
-            default_round_trip::<PlayerList>(&p),
-            default_round_trip::<ChangeDimension>(&p),
-            default_round_trip::<SubChunkRequest>(&p),
-            default_round_trip::<SubChunkPacket>(&p),
-            default_round_trip::<UpdateBlock>(&p),
-            default_round_trip::<UpdateSubChunkBlocks>(&p),
-            default_round_trip::<DimensionData>(&p),
-            default_round_trip::<CommandRequest>(&p),
-            default_round_trip::<CommandOutput>(&p),
-            default_round_trip::<Emote>(&p),
-            default_round_trip::<MobEffect>(&p),
-            default_round_trip::<EntityEvent>(&p),
-            default_round_trip::<DeathInfo>(&p),
-            default_round_trip::<SetHealth>(&p),
-            default_round_trip::<PlayerAction>(&p),
-        ];
-        let failures: Vec<String> = results.into_iter().filter_map(Result::err).collect();
+        let failures: Vec<String> = ALL_VIEWS
+            .iter()
+            .filter_map(|view| match (view.default_round_trip)(&p) {
+                Ok(true) => None,
+                Ok(false) => Some(format!("{}: default re-encode differs", view.type_name)),
+                Err(e) => Some(format!("{}: {e}", view.type_name)),
+            })
+            .collect();
         assert!(failures.is_empty(), "{}:\n{}", info.game_version, failures.join("\n"));
     }
 }

@@ -125,21 +125,21 @@ pub fn handle_vitals_packets(
     for packet in packets.read() {
         let Ok((ids, mut v, mut window, mut death)) = bots.get_mut(packet.bot) else { continue };
         let ours = |rid: u64| rid == ids.runtime_id;
-        if let Some(p) = packet.decode::<UpdateAttributes>() {
+        if let Some(p) = packet.view::<UpdateAttributes>() {
             if !ours(p.runtime_entity_id) {
                 continue;
             }
             for a in &p.attributes {
                 apply_attribute(&mut v, &mut window, &a.name, num(a.current), num(a.max), tick);
             }
-        } else if let Some(p) = packet.decode::<SetHealth>() {
+        } else if let Some(p) = packet.view::<SetHealth>() {
             let max = v.max_health;
             apply_attribute(&mut v, &mut window, "minecraft:health", f64::from(p.health), max, tick);
-        } else if let Some(p) = packet.decode::<MobEffect>() {
+        } else if let Some(p) = packet.view::<MobEffect>() {
             if ours(p.runtime_entity_id) {
                 apply_effect(&mut v, &p, tick, &mut events);
             }
-        } else if let Some(p) = packet.decode::<EntityEvent>() {
+        } else if let Some(p) = packet.view::<EntityEvent>() {
             if !ours(p.runtime_entity_id) {
                 continue;
             }
@@ -150,14 +150,14 @@ pub fn handle_vitals_packets(
                 }
                 _ => {}
             }
-        } else if let Some(p) = packet.decode::<DeathInfo>() {
+        } else if let Some(p) = packet.view::<DeathInfo>() {
             let cause = p.cause.trim().trim_start_matches('%').to_owned();
             if window.start.is_some() {
                 window.cause = Some(cause_from_key(&cause));
             }
-            death.info = Some((cause, p.messages));
+            death.info = Some((cause, p.messages.clone()));
             death.pending_since.get_or_insert(tick);
-        } else if let Some(p) = packet.decode::<Respawn>() {
+        } else if let Some(p) = packet.view::<Respawn>() {
             // State 1 (server ready) matters only while dead; state 0 (searching) and the echo of
             // our own state 2 need nothing.
             let for_us = p.runtime_entity_id == 0 || ours(p.runtime_entity_id);

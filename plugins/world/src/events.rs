@@ -4,10 +4,9 @@
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, EventKind, Position, Subscriptions};
 use clawcraft_network::ClientboundPacket;
-use clawcraft_protocol::codec::Packet;
-use clawcraft_protocol::packets::{SetTime, StartGame, Vec3 as WireVec3};
+use clawcraft_protocol::packets::{LevelEvent, SetTime, StartGame};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::ids::BlockIds;
@@ -115,52 +114,6 @@ pub fn emit_block_changed(
     }
 }
 
-/// `level_event` (only the fields weather needs). `event` is the mapper name, or the raw number
-/// for values the protocol data does not name.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct LevelEvent {
-    pub event: EventCode,
-    pub position: WireVec3,
-    pub data: i32,
-}
-
-impl Packet for LevelEvent {
-    const NAME: &'static str = "level_event";
-}
-
-/// A level event's code as the codec gives it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum EventCode {
-    /// A named event, e.g. `start_rain`.
-    Name(String),
-    /// An unnamed one.
-    Raw(i64),
-}
-
-impl Default for EventCode {
-    fn default() -> Self {
-        EventCode::Raw(0)
-    }
-}
-
-impl EventCode {
-    /// The numeric code (3001 start rain, 3002 start thunder, 3003 stop rain, 3004 stop thunder).
-    pub fn code(&self) -> Option<i64> {
-        match self {
-            EventCode::Raw(n) => Some(*n),
-            EventCode::Name(n) => match n.as_str() {
-                "start_rain" => Some(3001),
-                "start_thunder" => Some(3002),
-                "stop_rain" => Some(3003),
-                "stop_thunder" => Some(3004),
-                _ => n.parse().ok(),
-            },
-        }
-    }
-}
-
 /// The bot's weather, from StartGame and level events 3001–3004.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Weather {
@@ -191,12 +144,12 @@ pub fn track_weather(
     for pkt in packets.read() {
         let Ok((weather, subs)) = bots.get_mut(pkt.bot) else { continue };
         let before = weather.as_deref().copied().unwrap_or_default();
-        let (now, started) = if let Some(start) = pkt.decode::<StartGame>() {
+        let (now, started) = if let Some(start) = pkt.view::<StartGame>() {
             let now = Weather { raining: start.rain_level > 0.0, thundering: start.lightning_level > 0.0 };
             (now, now != Weather::default())
-        } else if let Some(ev) = pkt.decode::<LevelEvent>() {
+        } else if let Some(ev) = pkt.view::<LevelEvent>() {
             let mut now = before;
-            let started = match ev.event.code() {
+            let started = match ev.code() {
                 Some(3001) => {
                     now.raining = true;
                     true
@@ -263,7 +216,7 @@ pub fn track_time(
     mut events: MessageWriter<'_, AgentEvent>,
 ) {
     for pkt in packets.read() {
-        let Some(set) = pkt.decode::<SetTime>() else { continue };
+        let Some(set) = pkt.view::<SetTime>() else { continue };
         let Ok((clock, subs)) = bots.get_mut(pkt.bot) else { continue };
         let mut c = clock.as_deref().copied().unwrap_or_default();
         c.game_time = i64::from(set.time);

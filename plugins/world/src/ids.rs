@@ -96,7 +96,7 @@ pub fn wire_block_ids(
     mut bots: Query<'_, '_, (&Connection, Option<&mut World>)>,
 ) {
     for pkt in packets.read() {
-        let Some(start) = pkt.decode::<StartGame>() else { continue };
+        let Some(start) = pkt.view::<StartGame>() else { continue };
         let Ok((conn, world)) = bots.get_mut(pkt.bot) else { continue };
         let version = conn.protocol().info().game_version;
         let Some(mut table) = IdTable::new(version, start.block_network_ids_are_hashes) else {

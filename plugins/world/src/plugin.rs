@@ -107,30 +107,30 @@ pub fn handle_world_packets(
     for pkt in packets.read() {
         let Ok((mut world, mut conn)) = bots.get_mut(pkt.bot) else { continue };
         if pkt.is::<LevelChunk>() {
-            if let Some(lc) = pkt.decode::<LevelChunk>() {
+            if let Some(lc) = pkt.view::<LevelChunk>() {
                 on_level_chunk(&mut world, &mut conn, &lc);
             }
         } else if pkt.is::<SubChunkPacket>() {
-            on_sub_chunk(&mut world, &pkt.body);
-        } else if let Some(u) = pkt.decode::<UpdateBlock>() {
+            on_sub_chunk(&mut world, pkt.body());
+        } else if let Some(u) = pkt.view::<UpdateBlock>() {
             let pos = [u.position.x, u.position.y, u.position.z];
             apply_update(&mut world, pkt.bot, pos, u.layer, u.block_runtime_id, &mut changed);
-        } else if let Some(u) = pkt.decode::<UpdateSubChunkBlocks>() {
+        } else if let Some(u) = pkt.view::<UpdateSubChunkBlocks>() {
             for (layer, list) in [(0, &u.blocks), (1, &u.extra)] {
                 for e in list {
                     let pos = [e.position.x, e.position.y, e.position.z];
                     apply_update(&mut world, pkt.bot, pos, layer, e.runtime_id, &mut changed);
                 }
             }
-        } else if let Some(d) = pkt.decode::<DimensionData>() {
+        } else if let Some(d) = pkt.view::<DimensionData>() {
             for def in &d.definitions {
                 if let Some(id) = dimension_id(&def.id) {
                     world.set_heights(id, DimensionHeights { min_y: def.min_height, max_y: def.max_height });
                 }
             }
-        } else if let Some(c) = pkt.decode::<ChangeDimension>() {
+        } else if let Some(c) = pkt.view::<ChangeDimension>() {
             world.change_dimension(c.dimension);
-        } else if let Some(s) = pkt.decode::<StartGame>()
+        } else if let Some(s) = pkt.view::<StartGame>()
             && let Some(id) = dimension_id(&s.dimension)
         {
             world.change_dimension(id);

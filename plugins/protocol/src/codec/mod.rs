@@ -16,10 +16,12 @@
 //!   When encoding, `_value` (if present) is OR-ed with every flag set to `true`; a list of set
 //!   flag names is accepted too.
 
+mod check;
 mod nbt;
 mod read;
 mod schema;
 mod serde_value;
+mod shared;
 mod value;
 mod write;
 
@@ -30,6 +32,7 @@ use thiserror::Error;
 
 use crate::io::{ReadError, Reader, WriteExt};
 pub use serde_value::{SerdeError, ValueDeserializer, ValueSerializer, to_value};
+pub use shared::SharedPacket;
 pub use value::{Nbt, NbtTag, Value};
 
 /// A Bedrock version whose protocol definition is embedded in the binary.
@@ -49,7 +52,7 @@ static VERSIONS: OnceLock<Vec<VersionInfo>> = OnceLock::new();
 static CACHE: OnceLock<Mutex<HashMap<&'static str, Arc<schema::Schema>>>> = OnceLock::new();
 
 /// Everything that can go wrong in the codec.
-#[derive(Debug, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CodecError {
     /// No embedded definition for this game version.
     #[error("unsupported game version {0}")]
@@ -91,13 +94,26 @@ pub enum CodecError {
         /// serde's complaint.
         source: SerdeError,
     },
+    /// A typed view names fields this version's definition does not have (see
+    /// [`Protocol::check_view`]).
+    #[error("typed view of {packet} does not fit {version}: {}", problems.join("; "))]
+    View {
+        /// Packet name.
+        packet: String,
+        /// Game version.
+        version: String,
+        /// One line per unknown field or shape mismatch.
+        problems: Vec<String>,
+    },
 }
 
 /// A typed packet view: a serde struct whose field names are minecraft-data's.
 ///
-/// Decoding ignores fields the struct lacks; encoding fills them with neutral defaults, so one
-/// struct serves every version that only adds fields.
-pub trait Packet: serde::Serialize + serde::de::DeserializeOwned {
+/// Decoding ignores fields the definition has and the struct lacks; encoding fills them with
+/// neutral defaults, so one struct serves every version that only adds fields. The other way
+/// round is an error: every field the struct names must exist in each supported version's
+/// definition ([`Protocol::check_view`], run by a test for every view and version).
+pub trait Packet: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static {
     /// minecraft-data packet name, e.g. `"play_status"`.
     const NAME: &'static str;
 }
@@ -110,6 +126,15 @@ pub struct Protocol {
     /// Named context variables for `/Name` switch labels (e.g. `ShieldItemID`).
     vars: Arc<Vec<(String, i64)>>,
 }
+
+/// Two protocols are equal when they are the same version with the same codec variables.
+impl PartialEq for Protocol {
+    fn eq(&self, other: &Self) -> bool {
+        self.info == other.info && self.vars == other.vars
+    }
+}
+
+impl Eq for Protocol {}
 
 impl std::fmt::Debug for Protocol {
     /// Concise: the compiled type table is large and not useful in logs.
@@ -185,8 +210,8 @@ impl Protocol {
 
     /// Decodes a packet body (varu32 header + fields) into its name and value tree.
     ///
-    /// Trailing bytes after the last field are ignored (logged at debug level), as the vanilla
-    /// client does.
+    /// Bytes left after the last field are an error: they mean the definition and the sender
+    /// disagree, so the fields read before them cannot be trusted either.
     pub fn decode(&self, body: &[u8]) -> Result<(String, Value), CodecError> {
         let id = peek_packet_id(body)?;
         let (name, ty) = self.schema.packets.get(&id).ok_or_else(|| CodecError::UnknownPacket(format!("id {id}")))?;
@@ -201,7 +226,12 @@ impl Protocol {
             source,
         })?;
         if !d.r.is_empty() {
-            tracing::debug!(packet = name.as_str(), trailing = d.r.remaining(), "trailing bytes after packet");
+            let n = d.r.remaining();
+            return Err(CodecError::Decode {
+                packet: name.clone(),
+                path: "(end)".into(),
+                source: ReadError::Invalid(format!("{n} bytes after the last field")),
+            });
         }
         Ok((name.clone(), value))
     }
@@ -213,6 +243,23 @@ impl Protocol {
             return Err(CodecError::UnknownPacket(format!("expected {}, got {name}", P::NAME)));
         }
         from_value(&value).map_err(|source| CodecError::Typed { packet: name, source })
+    }
+
+    /// Checks that every field view `P` names exists in this version's definition of its
+    /// packet, with a compatible shape (see the `check` module). Options are probed as present
+    /// and lists with one element, so nested views are checked too.
+    pub fn check_view<P: Packet>(&self) -> Result<(), CodecError> {
+        let packet = P::NAME.to_owned();
+        let id = self.packet_id(P::NAME).ok_or_else(|| CodecError::UnknownPacket(packet.clone()))?;
+        let ty =
+            self.schema.packets.get(&id).map(|(_, t)| *t).ok_or_else(|| CodecError::UnknownPacket(packet.clone()))?;
+        let value = check::probe::<P>().map_err(|source| CodecError::Typed { packet: packet.clone(), source })?;
+        let problems = check::mismatches(&self.schema, &self.schema.types[ty], &value);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(CodecError::View { packet, version: self.info.game_version.to_owned(), problems })
+        }
     }
 
     /// Encodes a typed view into a packet body (header + fields).
@@ -318,6 +365,37 @@ mod tests {
         let bad = Value::Object(vec![("status".into(), Value::Str("nope".into()))]);
         let msg = p.encode_value("play_status", &bad).expect_err("bad mapper").to_string();
         assert!(msg.contains("play_status") && msg.contains("status"), "{msg}");
+    }
+
+    #[test]
+    fn codec_bytes_the_definition_does_not_read_are_errors() {
+        let p = proto();
+        let mut body = p.encode(&PlayStatus { status: "player_spawn".into() }).expect("encode");
+        body.push(0);
+        let msg = p.decode(&body).expect_err("trailing byte").to_string();
+        assert!(msg.contains("play_status") && msg.contains("after the last field"), "{msg}");
+    }
+
+    /// The shield's item stacks carry a blocking tick; the codec only knows which id is the
+    /// shield from the `ShieldItemID` variable (set from the server's item registry). Without it
+    /// the extra bytes are an error, not a silently wrong item.
+    #[test]
+    fn codec_shield_variable_selects_the_item_layout() {
+        let obj = |f: Vec<(&str, Value)>| Value::Object(f.into_iter().map(|(k, v)| (k.to_owned(), v)).collect());
+        let mut with_shield = proto();
+        with_shield.set_variable("ShieldItemID", 357);
+        let item = obj(vec![
+            ("network_id", Value::Int(357)),
+            ("count", Value::UInt(1)),
+            ("extra", obj(vec![("has_nbt", Value::Str("false".into())), ("blocking_tick", Value::Int(5))])),
+        ]);
+        let packet = obj(vec![("runtime_entity_id", Value::UInt(9)), ("item", item)]);
+        let body = with_shield.encode_value("add_item_entity", &packet).expect("encode");
+        let (_, v) = with_shield.decode(&body).expect("decodes with the variable");
+        let tick = v.get("item").and_then(|i| i.get("extra")).and_then(|e| e.get("blocking_tick"));
+        assert_eq!(tick.and_then(Value::as_i64), Some(5));
+        let msg = proto().decode(&body).expect_err("no variable").to_string();
+        assert!(msg.contains("left unread") && msg.contains("item.extra"), "{msg}");
     }
 
     #[test]

@@ -273,7 +273,13 @@ impl<'s, 'b> Decoder<'s, 'b> {
         // Decode the payload from its own slice so it cannot run past the declared length.
         let outer = std::mem::replace(&mut self.r, Reader::new(bytes));
         let v = self.read(inner);
+        let left = self.r.remaining();
         self.r = outer;
+        // Bytes the definition did not account for mean it was read wrongly (e.g. an item whose
+        // layout depends on a codec variable): an error, not a silently wrong value.
+        if v.is_ok() && left > 0 {
+            return Err(ReadError::Invalid(format!("{left} of {n} bytes left unread in a length-prefixed field")));
+        }
         v
     }
 

@@ -2,9 +2,15 @@
 //!
 //! Each struct is a plain serde type whose field names are minecraft-data's; the codec
 //! ([`crate::codec::Protocol::decode_as`] / [`crate::codec::Protocol::encode`]) moves them to and
-//! from the wire for any embedded version. Decoding ignores fields a struct lacks; encoding fills
-//! them with neutral defaults (0, false, "", empty, absent, the mapper's zero name), so a struct
-//! keeps working when a later version adds fields.
+//! from the wire for any supported version. In the app, read them with
+//! `ClientboundPacket::view::<P>()` (clawcraft-network): decoded once per packet, shared by every
+//! system.
+//!
+//! Strictness: decoding ignores fields the definition has and a struct lacks, and encoding fills
+//! them with neutral defaults (0, false, "", empty, absent, the mapper's zero name). The reverse
+//! is an error: every field a view names must exist in every supported version's definition,
+//! which `tests/views.rs` checks for each view in [`ALL_VIEWS`] ([`Protocol::check_view`]). A new
+//! view goes into that list (a test fails otherwise) and gets a vector in `tests/vectors`.
 //!
 //! Conventions:
 //! - Mapper fields are `String`s holding minecraft-data's mapped names (e.g. `"player_spawn"`);
@@ -17,7 +23,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::codec::{Nbt, Packet, Value};
+use crate::codec::{CodecError, Nbt, Packet, Protocol, Value};
 
 // ---------------------------------------------------------------------------------------------
 // Small shared shapes (minecraft-data's vec3f, vec2f, BlockCoordinates/vec3i, ...)
@@ -851,3 +857,108 @@ pub use chat::*;
 pub use entity::*;
 pub use vitals::*;
 pub use world::*;
+
+// ---------------------------------------------------------------------------------------------
+// The list of every view, for checks that must cover them all.
+
+/// One typed view, with what tests need to check it for any version.
+#[derive(Debug, Clone, Copy)]
+pub struct ViewInfo {
+    /// minecraft-data packet name.
+    pub name: &'static str,
+    /// The Rust type's name.
+    pub type_name: &'static str,
+    /// [`Protocol::check_view`] for this view.
+    pub check: fn(&Protocol) -> Result<(), CodecError>,
+    /// Decodes a body into this view and encodes it again (for round-trip vectors).
+    pub reencode: fn(&Protocol, &[u8]) -> Result<Vec<u8>, CodecError>,
+    /// Encodes the view's `Default` (neutral values everywhere), decodes and re-encodes it;
+    /// `Ok(true)` when both encodings are equal.
+    pub default_round_trip: fn(&Protocol) -> Result<bool, CodecError>,
+}
+
+fn reencode<P: Packet>(p: &Protocol, body: &[u8]) -> Result<Vec<u8>, CodecError> {
+    p.encode(&p.decode_as::<P>(body)?)
+}
+
+fn default_round_trip<P: Packet + Default>(p: &Protocol) -> Result<bool, CodecError> {
+    let bytes = p.encode(&P::default())?;
+    let again = p.encode(&p.decode_as::<P>(&bytes)?)?;
+    Ok(bytes == again)
+}
+
+macro_rules! views {
+    ($($ty:ident),* $(,)?) => {
+        /// Every typed view of this module (a test checks that the list is complete).
+        pub static ALL_VIEWS: &[ViewInfo] = &[$(ViewInfo {
+            name: <$ty as Packet>::NAME,
+            type_name: stringify!($ty),
+            check: Protocol::check_view::<$ty>,
+            reencode: reencode::<$ty>,
+            default_round_trip: default_round_trip::<$ty>,
+        }),*];
+    };
+}
+
+views![
+    // connection and login
+    RequestNetworkSettings,
+    NetworkSettings,
+    Login,
+    ServerToClientHandshake,
+    ClientToServerHandshake,
+    PlayStatus,
+    Disconnect,
+    ResourcePacksInfo,
+    ResourcePackStack,
+    ResourcePackClientResponse,
+    ClientCacheStatus,
+    // joining
+    StartGame,
+    ItemRegistry,
+    RequestChunkRadius,
+    ChunkRadiusUpdate,
+    ServerboundLoadingScreen,
+    SetLocalPlayerAsInitialized,
+    NetworkStackLatency,
+    SetMovementAuthority,
+    // movement
+    PlayerAuthInput,
+    MovePlayer,
+    CorrectPlayerMovePrediction,
+    Respawn,
+    // world
+    SetTime,
+    LevelChunk,
+    NetworkChunkPublisherUpdate,
+    SubChunkRequest,
+    SubChunkPacket,
+    UpdateBlock,
+    UpdateSubChunkBlocks,
+    ChangeDimension,
+    DimensionData,
+    LevelEvent,
+    // entities
+    AddPlayer,
+    AddEntity,
+    AddItemEntity,
+    RemoveEntity,
+    MoveEntity,
+    MoveEntityDelta,
+    SetEntityMotion,
+    SetEntityData,
+    TakeItemEntity,
+    PlayerList,
+    // chat and commands
+    Text,
+    CommandRequest,
+    CommandOutput,
+    Emote,
+    // vitals
+    UpdateAttributes,
+    MobEffect,
+    EntityEvent,
+    DeathInfo,
+    SetHealth,
+    PlayerAction,
+];

@@ -176,3 +176,30 @@ pub fn dimension_id(name: &str) -> Option<i32> {
         other => other.parse().ok(),
     }
 }
+
+/// `level_event`: world effects; the bot reads weather changes (3001–3004). `event` is the
+/// mapper name, or the decimal text of a number the definition does not name.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LevelEvent {
+    /// Event name, e.g. `"start_rain"`.
+    pub event: String,
+    /// Where it happens.
+    pub position: Vec3,
+    /// Event data.
+    pub data: i32,
+}
+packet!(LevelEvent, "level_event");
+
+impl LevelEvent {
+    /// The numeric code (3001 start rain, 3002 start thunder, 3003 stop rain, 3004 stop thunder).
+    pub fn code(&self) -> Option<i64> {
+        match self.event.as_str() {
+            "start_rain" => Some(3001),
+            "start_thunder" => Some(3002),
+            "stop_rain" => Some(3003),
+            "stop_thunder" => Some(3004),
+            other => other.parse().ok(),
+        }
+    }
+}
