@@ -91,11 +91,9 @@ pub fn spawn_connected_bot(
     server: SocketAddr,
     protocol: Arc<Protocol>,
 ) -> std::io::Result<Entity> {
-    let info = protocol.info();
     let session = SessionConfig {
         username: username.to_owned(),
-        protocol_version: info.protocol,
-        game_version: info.game_version.to_owned(),
+        protocol: protocol.clone(),
         server_address: format!("{host}:{}", server.port()),
     };
     let transport = UdpTransport::connect(server, session)?;

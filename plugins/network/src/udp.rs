@@ -52,8 +52,14 @@ impl Inner {
             match event {
                 RakEvent::Connected => {
                     tracing::debug!("raknet connected, starting login");
-                    let first = self.session.start();
-                    self.send_message(&first, now);
+                    match self.session.start() {
+                        Ok(first) => self.send_message(&first, now),
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot start the login");
+                            self.rak.disconnect(now);
+                            self.close_with(format!("protocol error: {e}"), true);
+                        }
+                    }
                 }
                 // After refusing the stream, whatever else arrived is dropped unread.
                 RakEvent::Message(_) if self.closed => {}

@@ -4,44 +4,37 @@
 //! `0xFE`): the caller feeds it what RakNet delivered and sends what it returns.
 //!
 //! ```text
-//! C→S RequestNetworkSettings (0xC1)   uncompressed, no algorithm byte
-//! S→C NetworkSettings (0x8F)           → enable compression
-//! C→S Login (0x01)                     compressed
-//! S→C ServerToClientHandshake (0x03)   → derive key, enable encryption
-//! C→S ClientToServerHandshake (0x04)   first encrypted batch
-//! S→C PlayStatus (0x02) …              forwarded to the app
+//! C→S RequestNetworkSettings          uncompressed, no algorithm byte
+//! S→C NetworkSettings                 → enable compression
+//! C→S Login                           compressed
+//! S→C ServerToClientHandshake         → derive key, enable encryption
+//! C→S ClientToServerHandshake         first encrypted batch
+//! S→C PlayStatus …                    forwarded to the app
 //! ```
-//! The five login-layer packets are encoded by hand here; everything else is opaque and goes to
-//! the app.
+//! The login-layer packets go through the same data-driven codec (and typed views) as every
+//! other packet, with the ids and layouts of the connection's protocol version; everything else
+//! is opaque here and goes to the app.
+
+use std::sync::Arc;
 
 use thiserror::Error;
 
+use crate::codec::{CodecError, Packet, Protocol, peek_packet_id};
 use crate::framing::{Compression, FrameError, GAME_PACKET_ID, GameFramer};
-use crate::io::{ReadError, Reader, WriteExt};
-use crate::login::{LoginError, LoginKeys, LoginParams, derive_shared_key, encode_login_packet, offline_login_tokens};
-
-/// PlayStatus (S→C); before the handshake it means the server skipped encryption or refused us.
-pub const PLAY_STATUS: u32 = 0x02;
-/// ServerToClientHandshake (S→C): `str jwt`.
-pub const SERVER_TO_CLIENT_HANDSHAKE: u32 = 0x03;
-/// ClientToServerHandshake (C→S): empty body.
-pub const CLIENT_TO_SERVER_HANDSHAKE: u32 = 0x04;
-/// NetworkSettings (S→C).
-pub const NETWORK_SETTINGS: u32 = 0x8F;
-/// RequestNetworkSettings (C→S): `i32 BE protocol`.
-pub const REQUEST_NETWORK_SETTINGS: u32 = 0xC1;
-/// The packet id is the low 10 bits of the varu32 header (the rest are sub-client ids).
-const PACKET_ID_MASK: u32 = 0x3FF;
+use crate::io::WriteExt;
+use crate::login::{LoginError, LoginKeys, LoginParams, derive_shared_key, offline_login_tokens};
+use crate::packets::{
+    ClientToServerHandshake, Login, LoginTokens, NetworkSettings, PlayStatus, RequestNetworkSettings,
+    ServerToClientHandshake,
+};
 
 /// What the caller configures for one connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionConfig {
     /// Player name.
     pub username: String,
-    /// Network protocol version, e.g. 2169.
-    pub protocol_version: i32,
-    /// Exact server game version, e.g. `"1.26.45"`.
-    pub game_version: String,
+    /// The protocol version to speak (its number and game version go into the login).
+    pub protocol: Arc<Protocol>,
     /// `"host:port"` as dialled.
     pub server_address: String,
 }
@@ -75,17 +68,12 @@ pub enum SessionError {
     /// Building the login or processing the server's handshake JWT failed.
     #[error("login failed: {0}")]
     Login(#[from] LoginError),
-    /// A login-layer packet had a malformed body.
-    #[error("malformed {packet} packet: {source}")]
-    Malformed {
-        /// Packet name.
-        packet: &'static str,
-        /// What went wrong.
-        source: ReadError,
-    },
+    /// A login-layer packet did not decode (or ours did not encode) with the protocol version.
+    #[error("malformed login-layer packet: {0}")]
+    Codec(#[from] CodecError),
     /// NetworkSettings named a compression algorithm we do not know.
-    #[error("NetworkSettings asks for unknown compression algorithm {0:#06x}")]
-    UnknownCompression(u16),
+    #[error("NetworkSettings asks for unknown compression algorithm {0:?}")]
+    UnknownCompression(String),
     /// An earlier error already ended the session.
     #[error("session already failed; disconnect")]
     Failed,
@@ -99,6 +87,7 @@ pub enum SessionError {
 pub struct ClientSession {
     /// Everything the Login needs; built from [`SessionConfig`] with bot defaults.
     params: LoginParams,
+    protocol: Arc<Protocol>,
     keys: LoginKeys,
     framer: GameFramer,
     state: SessionState,
@@ -114,20 +103,25 @@ impl ClientSession {
 
     /// A new session using the given key pair (tests, or reusing a key).
     pub fn with_keys(config: SessionConfig, keys: LoginKeys) -> Self {
-        let params =
-            LoginParams::new(config.username, config.protocol_version, config.game_version, config.server_address);
-        Self { params, keys, framer: GameFramer::new(), state: SessionState::AwaitingNetworkSettings, failed: false }
+        let info = config.protocol.info();
+        let params = LoginParams::new(config.username, info.protocol, info.game_version, config.server_address);
+        Self {
+            params,
+            protocol: config.protocol,
+            keys,
+            framer: GameFramer::new(),
+            state: SessionState::AwaitingNetworkSettings,
+            failed: false,
+        }
     }
 
     /// The RequestNetworkSettings message: the first thing to send once RakNet is connected.
     /// It is uncompressed and has no algorithm byte (compression is not negotiated yet).
-    pub fn start(&mut self) -> Vec<u8> {
-        let mut body = Vec::with_capacity(6);
-        body.put_var_u32(REQUEST_NETWORK_SETTINGS);
-        body.put_i32_be(self.params.protocol_version);
+    pub fn start(&mut self) -> Result<Vec<u8>, SessionError> {
+        let body = self.protocol.encode(&RequestNetworkSettings { client_protocol: self.params.protocol_version })?;
         let mut msg = vec![GAME_PACKET_ID];
         msg.put_var_bytes(&body);
-        msg
+        Ok(msg)
     }
 
     /// Feeds one RakNet message received from the server.
@@ -182,19 +176,22 @@ impl ClientSession {
         Ok(out)
     }
 
+    /// Whether `id` is packet `P` in this session's protocol version.
+    fn is<P: Packet>(&self, id: u32) -> bool {
+        self.protocol.packet_id(P::NAME) == Some(id)
+    }
+
     /// Consumes login-layer packets and forwards the rest to the app.
     fn handle_packet(&mut self, packet: Vec<u8>, out: &mut SessionOutput) -> Result<(), SessionError> {
-        let mut r = Reader::new(&packet);
-        let id =
-            r.var_u32().map_err(|source| SessionError::Malformed { packet: "packet header", source })? & PACKET_ID_MASK;
-        match (self.state, id) {
-            (SessionState::AwaitingNetworkSettings, NETWORK_SETTINGS) => {
-                self.on_network_settings(&mut r, out)?;
+        let id = peek_packet_id(&packet)?;
+        match self.state {
+            SessionState::AwaitingNetworkSettings if self.is::<NetworkSettings>(id) => {
+                self.on_network_settings(&packet, out)?;
             }
-            (SessionState::AwaitingHandshake, SERVER_TO_CLIENT_HANDSHAKE) => {
-                self.on_server_handshake(&mut r, out)?;
+            SessionState::AwaitingHandshake if self.is::<ServerToClientHandshake>(id) => {
+                self.on_server_handshake(&packet, out)?;
             }
-            (SessionState::AwaitingHandshake, PLAY_STATUS) => {
+            SessionState::AwaitingHandshake if self.is::<PlayStatus>(id) => {
                 // bedrock-protocol's rule: a PlayStatus before the handshake means the server
                 // skipped encryption. The app still gets it (login_success or a failure code).
                 tracing::info!("server skipped encryption; logged in without it");
@@ -206,35 +203,37 @@ impl ClientSession {
         Ok(())
     }
 
-    /// NetworkSettings: `u16 LE threshold, u16 LE algorithm, bool, u8, f32` → compression on, send Login.
-    fn on_network_settings(&mut self, r: &mut Reader<'_>, out: &mut SessionOutput) -> Result<(), SessionError> {
-        let malformed = |source| SessionError::Malformed { packet: "NetworkSettings", source };
-        let threshold = r.u16_le().map_err(malformed)?;
-        let algorithm = r.u16_le().map_err(malformed)?;
-        // Client throttling fields: read to validate the layout, unused by a bot.
-        let _throttle = r.bool().map_err(malformed)?;
-        let _throttle_threshold = r.u8().map_err(malformed)?;
-        let _throttle_scalar = r.f32_le().map_err(malformed)?;
-        let compression =
-            Compression::from_network_settings(algorithm).ok_or(SessionError::UnknownCompression(algorithm))?;
+    /// NetworkSettings → compression on, send Login.
+    fn on_network_settings(&mut self, packet: &[u8], out: &mut SessionOutput) -> Result<(), SessionError> {
+        let settings: NetworkSettings = self.protocol.decode_as(packet)?;
+        let algorithm = &settings.compression_algorithm;
+        // The mapper names deflate and snappy; "none" (0xffff) arrives as its number.
+        let code = match algorithm.as_str() {
+            "deflate" => Some(0),
+            "snappy" => Some(1),
+            raw => raw.parse::<u16>().ok(),
+        };
+        let compression = code
+            .and_then(Compression::from_network_settings)
+            .ok_or_else(|| SessionError::UnknownCompression(algorithm.clone()))?;
+        let threshold = settings.compression_threshold;
         tracing::debug!(?compression, threshold, "network settings received");
         self.framer.enable_compression(compression, threshold);
 
-        let (identity, client_data) = offline_login_tokens(&self.params, &self.keys)?;
-        let login = encode_login_packet(self.params.protocol_version, &identity, &client_data);
-        out.to_send.push(self.framer.encode_batch(&[login])?);
+        let (identity, client) = offline_login_tokens(&self.params, &self.keys)?;
+        let login = Login { protocol_version: self.params.protocol_version, tokens: LoginTokens { identity, client } };
+        let body = self.protocol.encode(&login)?;
+        out.to_send.push(self.framer.encode_batch(&[body])?);
         self.state = SessionState::AwaitingHandshake;
         Ok(())
     }
 
     /// ServerToClientHandshake: derive the key, turn encryption on, answer ClientToServerHandshake.
-    fn on_server_handshake(&mut self, r: &mut Reader<'_>, out: &mut SessionOutput) -> Result<(), SessionError> {
-        let jwt =
-            r.var_string().map_err(|source| SessionError::Malformed { packet: "ServerToClientHandshake", source })?;
-        let key = derive_shared_key(&self.keys, &jwt)?;
+    fn on_server_handshake(&mut self, packet: &[u8], out: &mut SessionOutput) -> Result<(), SessionError> {
+        let handshake: ServerToClientHandshake = self.protocol.decode_as(packet)?;
+        let key = derive_shared_key(&self.keys, &handshake.token)?;
+        let reply = self.protocol.encode(&ClientToServerHandshake {})?;
         self.framer.enable_encryption(key);
-        let mut reply = Vec::with_capacity(1);
-        reply.put_var_u32(CLIENT_TO_SERVER_HANDSHAKE);
         // Encoded after enabling encryption: it must be the first encrypted batch (send counter 0).
         out.to_send.push(self.framer.encode_batch(&[reply])?);
         self.state = SessionState::LoggedIn;
@@ -247,6 +246,7 @@ impl ClientSession {
 mod tests {
     use super::*;
     use crate::framing::write_batch;
+    use crate::io::Reader;
     use crate::login::{decode_jwt, sign_jwt};
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD;
@@ -255,11 +255,15 @@ mod tests {
     use serde_json::{Value, json};
     use sha2::{Digest, Sha256};
 
+    // The test server encodes its packets by hand, independently of the codec.
+    const PLAY_STATUS: u32 = 0x02;
+    const SERVER_TO_CLIENT_HANDSHAKE: u32 = 0x03;
+    const NETWORK_SETTINGS: u32 = 0x8F;
+
     fn config() -> SessionConfig {
         SessionConfig {
             username: "ClawBot".to_owned(),
-            protocol_version: 2169,
-            game_version: "1.26.45".to_owned(),
+            protocol: Arc::new(Protocol::load("1.26.45").expect("bundled")),
             server_address: "127.0.0.1:19132".to_owned(),
         }
     }
@@ -364,7 +368,7 @@ mod tests {
     fn logged_in_pair(algorithm: u16) -> (ClientSession, TestServer) {
         let mut client = ClientSession::new(config());
         let mut server = TestServer::new();
-        let request = client.start();
+        let request = client.start().expect("start");
         assert_eq!(request, [0xfe, 0x06, 0xc1, 0x01, 0x00, 0x00, 0x08, 0x79]);
         let settings = server.on_request(&request, algorithm);
         let out = client.handle_message(&settings).expect("settings");
@@ -402,7 +406,7 @@ mod tests {
     fn server_may_skip_encryption() {
         let mut client = ClientSession::new(config());
         let mut server = TestServer::new();
-        let settings = server.on_request(&client.start(), 0);
+        let settings = server.on_request(&client.start().expect("start"), 0);
         let out = client.handle_message(&settings).expect("settings");
         server.on_login(&out.to_send[0]);
         let msg = server.framer.encode_batch(&[play_status(0), vec![0x06, 0]]).expect("encode");
@@ -446,7 +450,7 @@ mod tests {
         client.login_params_mut().device_os = 7;
         client.login_params_mut().input_mode = 1;
         let mut server = TestServer::new();
-        let settings = server.on_request(&client.start(), 0);
+        let settings = server.on_request(&client.start().expect("start"), 0);
         let out = client.handle_message(&settings).expect("settings");
         let login = server.framer.decode_batch(&out.to_send[0]).expect("login");
         let mut r = Reader::new(&login[0]);
@@ -478,13 +482,13 @@ mod tests {
     fn malformed_login_packets_are_errors() {
         let mut client = ClientSession::new(config());
         let short = plain_message(&[vec![0x8f, 0x01, 0x01]]);
-        assert!(matches!(client.handle_message(&short), Err(SessionError::Malformed { .. })));
+        assert!(matches!(client.handle_message(&short), Err(SessionError::Codec(_))));
         // The session refuses to continue after an error.
         assert_eq!(client.handle_message(&short), Err(SessionError::Failed));
         assert_eq!(client.encode_batch(&[vec![0x01]]), Err(SessionError::Failed));
         let mut client = ClientSession::new(config());
         let unknown = plain_message(&[network_settings(1, 7)]);
-        assert_eq!(client.handle_message(&unknown), Err(SessionError::UnknownCompression(7)));
+        assert_eq!(client.handle_message(&unknown), Err(SessionError::UnknownCompression("7".into())));
         // Handshake with a garbage JWT.
         let mut client = ClientSession::new(config());
         client.handle_message(&plain_message(&[network_settings(1, 0xFFFF)])).expect("settings");
