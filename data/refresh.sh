@@ -27,5 +27,6 @@ grep -v '^\s*#' "$here/versions.txt" | while read -r ver proto; do
   echo "bedrock $ver (protocol $proto): copied"
   # Block states, hardness, tools and shape classes (data/bedrock/<ver>/blocks.json).
   NODE_PATH="$tmp/node_modules" node "$here/gen-blocks.js" "$ver"
+  NODE_PATH="$tmp/node_modules" node "$here/gen-shapes.js" "$ver" # collision boxes (clawcraft-physics)
 done
 # The npm tarball ships no LICENSE file; data/SOURCE.md carries the MIT notice.

@@ -1,0 +1,318 @@
+//! The collision sweep: the box moves one axis at a time (Y, then X, then Z) through the block
+//! boxes around its path, and steps up onto what the horizontal move ran into.
+//!
+//! Each shape clips the axis motion in turn (walked backwards): a shape clips only when it
+//! overlaps the box on the two other axes and is closer on the moving axis than the motion; a
+//! shape the box already overlaps on all three axes pushes it out along its shallowest axis when
+//! that depth is within the depenetration limit. Gaps within 1e-6 count as touching.
+
+use crate::block::{Climb, Slowdown};
+use crate::math::cell_off;
+use crate::{Aabb, Vec3, World};
+
+/// Gaps this small count as touching.
+const OVERLAP_EPSILON: f32 = 9.999_999_7e-7;
+/// The collision query pads the searched cells by this much.
+const QUERY_PADDING: f64 = 1e-7;
+/// A scaffolding top counts as under the feet within this much.
+const SCAFFOLDING_TOP_TOLERANCE: f32 = -1e-6;
+/// Powder snow's top counts as under the feet within this much.
+const POWDER_SNOW_TOP_TOLERANCE: f32 = -1.192_092_9e-7;
+/// A fall longer than this lands on powder snow's 0.9-high box.
+const POWDER_SNOW_FALL: f32 = 2.5;
+const UNIT: Aabb = Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0);
+const POWDER_SNOW_LANDING: Aabb = Aabb::new(0.0, 0.0, 0.0, 1.0, 0.9, 1.0);
+/// A fence's arm toward each side (−x, +x, −z, +z), 1.5 high like its post.
+const FENCE_ARMS: [(i32, i32, Aabb); 4] = [
+    (-1, 0, Aabb::new(0.0, 0.0, 0.375, 0.375, 1.5, 0.625)),
+    (1, 0, Aabb::new(0.625, 0.0, 0.375, 1.0, 1.5, 0.625)),
+    (0, -1, Aabb::new(0.375, 0.0, 0.0, 0.625, 1.5, 0.375)),
+    (0, 1, Aabb::new(0.375, 0.0, 0.625, 0.625, 1.5, 1.0)),
+];
+
+/// The whole-block depenetration limit (nothing holds the player).
+pub(crate) const FULL_DEPENETRATION: Vec3 = Vec3::new(1.0, 1.0, 1.0);
+
+/// Who a collision query is made for: scaffolding and powder snow collide depending on it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Mover {
+    /// The box before the move.
+    pub aabb: Aabb,
+    /// Descending (the sneak key): falls through scaffolding and powder snow.
+    pub descend: bool,
+    /// Wearing leather boots: stands on powder snow.
+    pub leather_boots: bool,
+    /// The fall so far (powder snow catches falls over 2.5).
+    pub fall_distance: f32,
+}
+
+/// Pushes the collision boxes of the blocks that intersect `query` into `out` (block-local boxes
+/// moved to their cells; fences get their arms). Cells are searched from half a block below the
+/// query, since fences rise above their cell.
+pub(crate) fn collision_boxes<W: World + ?Sized>(world: &W, query: &Aabb, mover: Option<&Mover>, out: &mut Vec<Aabb>) {
+    out.clear();
+    let min_x = cell_off(query.min_x, -QUERY_PADDING);
+    let min_y = cell_off(query.min_y, -0.5 - QUERY_PADDING);
+    let min_z = cell_off(query.min_z, -QUERY_PADDING);
+    let max_x = cell_off(query.max_x, QUERY_PADDING);
+    let max_y = cell_off(query.max_y, QUERY_PADDING);
+    let max_z = cell_off(query.max_z, QUERY_PADDING);
+    for y in min_y..=max_y {
+        for z in min_z..=max_z {
+            for x in min_x..=max_x {
+                let block = world.block(x, y, z);
+                let (fx, fy, fz) = (x as f32, y as f32, z as f32);
+                let mut push = |shape: &Aabb| {
+                    let b = shape.offset(fx, fy, fz);
+                    if b.intersects(query) {
+                        out.push(b);
+                    }
+                };
+                if block.physics.climb == Climb::Scaffolding {
+                    if let Some(m) = mover
+                        && scaffolding_supports(m, x, y, z)
+                    {
+                        push(&UNIT);
+                    }
+                    continue;
+                }
+                if block.physics.slowdown == Slowdown::PowderSnow {
+                    if let Some(m) = mover
+                        && let Some(shape) = powder_snow_shape(m, y)
+                    {
+                        push(&shape);
+                    }
+                    continue;
+                }
+                for shape in block.shapes {
+                    push(shape);
+                }
+                if block.physics.fence {
+                    for (dx, dz, arm) in &FENCE_ARMS {
+                        let other = world.block(x + dx, y, z + dz);
+                        if other.physics.fence || other.is_full_cube() {
+                            push(arm);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Scaffolding collides as a full cube for a mover standing on or above its top and over its
+/// footprint, unless it descends.
+fn scaffolding_supports(m: &Mover, x: i32, y: i32, z: i32) -> bool {
+    let a = &m.aabb;
+    !m.descend
+        && a.min_y >= (y + 1) as f32 + SCAFFOLDING_TOP_TOLERANCE
+        && a.max_x > x as f32
+        && (x + 1) as f32 > a.min_x
+        && a.max_z > z as f32
+        && (z + 1) as f32 > a.min_z
+}
+
+/// Powder snow's box for a mover whose feet are at or above the cell's top and that does not
+/// descend: a 0.9-high landing box after a fall of more than 2.5, the whole cube in leather boots.
+fn powder_snow_shape(m: &Mover, y: i32) -> Option<Aabb> {
+    if (y + 1) as f32 + POWDER_SNOW_TOP_TOLERANCE > m.aabb.min_y || m.descend {
+        return None;
+    }
+    if m.fall_distance > POWDER_SNOW_FALL {
+        return Some(POWDER_SNOW_LANDING);
+    }
+    m.leather_boots.then_some(UNIT)
+}
+
+#[inline]
+fn snap_gap(v: f32) -> f32 {
+    if v.abs() > OVERLAP_EPSILON { v } else { 0.0 }
+}
+
+/// The result of clipping one axis of a motion against one shape.
+struct Clip {
+    /// The penetration resolved (0 when the shape did not overlap on all axes).
+    depth: f32,
+    /// The motion without, and with, the push out of an overlapping shape.
+    unpushed: [f32; 3],
+    pushed: [f32; 3],
+    /// The axis pushed along.
+    axis: usize,
+}
+
+/// Clips `motion` (one non-zero component) of `bx` against `shape`.
+fn clip_axis(shape: &Aabb, bx: &Aabb, motion: [f32; 3]) -> Clip {
+    let mut result = Clip { depth: 0.0, unpushed: motion, pushed: motion, axis: 0 };
+    if !shape.is_solid() {
+        return result;
+    }
+    let push = [snap_gap(shape.max_x - bx.min_x), snap_gap(shape.max_y - bx.min_y), snap_gap(shape.max_z - bx.min_z)];
+    let push_back =
+        [snap_gap(bx.max_x - shape.min_x), snap_gap(bx.max_y - shape.min_y), snap_gap(bx.max_z - shape.min_z)];
+    let mut depth = [0.0_f32; 3];
+    let mut sign = [0.0_f32; 3];
+    let mut separation = [0.0_f32; 3];
+    let mut overlaps = [false; 3];
+    for k in 0..3 {
+        let positive = push[k].max(0.0);
+        let negative = push_back[k].max(0.0);
+        // The negative side is tested first.
+        if negative == 0.0 {
+            separation[k] = push_back[k];
+            sign[k] = -1.0;
+            continue;
+        }
+        if positive == 0.0 {
+            separation[k] = push[k];
+            sign[k] = 1.0;
+            continue;
+        }
+        overlaps[k] = true;
+        depth[k] = if positive < negative { positive } else { negative };
+        sign[k] = if positive > negative { -1.0 } else { 1.0 };
+    }
+    // At most one axis may separate; a second one means the shape is clear of the box.
+    let mut separated = None;
+    for (k, &overlap) in overlaps.iter().enumerate() {
+        if overlap {
+            continue;
+        }
+        if separated.is_some() {
+            return result;
+        }
+        separated = Some(k);
+    }
+    if let Some(k) = separated {
+        let gap = separation[k];
+        if gap - motion[k] * sign[k] > 0.0 {
+            let clipped = gap * sign[k];
+            result.unpushed[k] = clipped;
+            result.pushed[k] = clipped;
+        }
+        return result;
+    }
+    // All three overlap: push out along the shallowest axis.
+    result.depth = depth[2].min(depth[1].min(depth[0]));
+    let nearer_of_xy = if depth[0] > depth[1] { 1 } else { 0 };
+    let axis = if depth[nearer_of_xy] <= depth[2] { nearer_of_xy } else { 2 };
+    let push_out = depth[axis] * sign[axis];
+    let wanted = motion[axis];
+    let take_push = if push_out <= 0.0 { push_out <= wanted } else { wanted <= push_out };
+    result.pushed[axis] = if take_push { push_out } else { wanted };
+    result.axis = axis;
+    result
+}
+
+/// Sweeps `bx` (moved in place) by the motion through `shapes`; returns the motion applied and
+/// the summed penetration depth.
+pub(crate) fn sweep(bx: &mut Aabb, m: Vec3, shapes: &[Aabb], limit: Vec3) -> (Vec3, f32) {
+    let limits = [limit.x, limit.y, limit.z];
+    let mut total_clip = 0.0_f32;
+    let mut moved = [0.0_f32; 3];
+    for requested in [[0.0, m.y, 0.0], [m.x, 0.0, 0.0], [0.0, 0.0, m.z]] {
+        let mut motion = requested;
+        for shape in shapes.iter().rev() {
+            let clip = clip_axis(shape, bx, motion);
+            motion = if limits[clip.axis] < clip.depth { clip.unpushed } else { clip.pushed };
+            total_clip += clip.depth;
+        }
+        for k in 0..3 {
+            moved[k] += motion[k];
+        }
+        *bx = bx.offset(motion[0], motion[1], motion[2]);
+    }
+    (Vec3::new(moved[0], moved[1], moved[2]), total_clip)
+}
+
+/// Scratch buffers for the collision queries of a tick (kept to avoid allocating per tick).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Scratch {
+    /// The boxes of the plain move (the landing reads them).
+    pub move_shapes: Vec<Aabb>,
+    /// The boxes of any other query.
+    pub shapes: Vec<Aabb>,
+}
+
+/// Sweeps `bx` against the blocks around the path; returns the motion applied and the penetration.
+pub(crate) fn collide<W: World + ?Sized>(
+    world: &W,
+    bx: &mut Aabb,
+    m: Vec3,
+    mover: &Mover,
+    limit: Vec3,
+    shapes: &mut Vec<Aabb>,
+) -> (Vec3, f32) {
+    collision_boxes(world, &bx.stretch(m.x, m.y, m.z), Some(mover), shapes);
+    sweep(bx, m, shapes, limit)
+}
+
+/// The squared horizontal length, in double precision as the step choice compares it.
+#[inline]
+fn hlen(v: Vec3) -> f64 {
+    let (x, z) = (f64::from(v.x), f64::from(v.z));
+    x * x + z * z
+}
+
+/// The move the box can make of `requested`, stepping up (by at most `step_height`) where that
+/// gets further horizontally. Returns the applied move and the plain move's penetration; the plain
+/// move's collision boxes are left in `scratch.move_shapes`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn move_with_collisions<W: World + ?Sized>(
+    world: &W,
+    bx: Aabb,
+    requested: Vec3,
+    on_ground: bool,
+    step_height: f32,
+    mover: &Mover,
+    limit: Vec3,
+    scratch: &mut Scratch,
+) -> (Vec3, f32) {
+    let mut plain_box = bx;
+    let (applied, clip) = collide(world, &mut plain_box, requested, mover, limit, &mut scratch.move_shapes);
+    let vertical = applied.y != requested.y;
+    let horizontal = applied.x != requested.x || applied.z != requested.z;
+    if !((on_ground || (vertical && requested.y < 0.0)) && horizontal) {
+        return (applied, clip);
+    }
+    let stepped = try_step(world, bx, requested, applied, step_height, mover, limit, &mut scratch.shapes);
+    (if hlen(stepped) > hlen(applied) { stepped } else { applied }, clip)
+}
+
+/// The step candidate: up by the step height then across; when the box stretched along the move
+/// cannot rise that high, up only as far as it can then across; the longer horizontal path wins
+/// and settles back down. Returns `plain` when stepping gets no further.
+#[allow(clippy::too_many_arguments)]
+fn try_step<W: World + ?Sized>(
+    world: &W,
+    bx: Aabb,
+    requested: Vec3,
+    plain: Vec3,
+    step_height: f32,
+    mover: &Mover,
+    limit: Vec3,
+    shapes: &mut Vec<Aabb>,
+) -> Vec3 {
+    let mut step =
+        collide(world, &mut bx.clone(), Vec3::new(requested.x, step_height, requested.z), mover, limit, shapes).0;
+    let mut stretched = bx.stretch(requested.x, 0.0, requested.z);
+    let max_step_up = collide(world, &mut stretched, Vec3::new(0.0, step_height, 0.0), mover, limit, shapes).0.y;
+    if max_step_up < step_height {
+        let mut raised = bx.offset(0.0, max_step_up, 0.0);
+        let across = collide(world, &mut raised, Vec3::new(requested.x, 0.0, requested.z), mover, limit, shapes).0;
+        if hlen(across) > hlen(step) {
+            step = Vec3::new(across.x, across.y + max_step_up, across.z);
+        }
+    }
+    if hlen(step) <= hlen(plain) {
+        return plain;
+    }
+    let mut stepped = bx.offset(step.x, step.y, step.z);
+    let down = collide(world, &mut stepped, Vec3::new(0.0, requested.y - step.y, 0.0), mover, limit, shapes).0.y;
+    Vec3::new(step.x, step.y + down, step.z)
+}
+
+/// Whether a box (already shrunk as the caller wants) overlaps any collision box.
+pub(crate) fn any_collision<W: World + ?Sized>(world: &W, query: &Aabb, shapes: &mut Vec<Aabb>) -> bool {
+    collision_boxes(world, query, None, shapes);
+    !shapes.is_empty()
+}

@@ -1,0 +1,155 @@
+//! Collision boxes of every block state of a vendored game version
+//! (`data/bedrock/<ver>/shapes.json`, generated from minecraft-data by `data/gen-shapes.js`),
+//! indexed by palette position — the same order as `clawcraft-world`'s block registry.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::Aabb;
+
+/// Shape data of every version in `data/versions.txt` that has a `shapes.json`.
+static EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shape_data.rs"));
+
+/// The only format this code reads.
+const FORMAT: u32 = 1;
+
+/// Why a shape table could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ShapeError {
+    /// No shape data is embedded for the version.
+    #[error("no collision shapes embedded for game version {0}")]
+    UnknownVersion(String),
+    /// The file is not what `data/gen-shapes.js` writes.
+    #[error("collision shape data is malformed: {0}")]
+    Malformed(String),
+}
+
+#[derive(Deserialize)]
+struct File {
+    format: u32,
+    game_version: String,
+    shapes: Vec<Vec<[f64; 6]>>,
+    blocks: Vec<(String, u32, Value)>,
+}
+
+/// The collision boxes of every block state of one game version.
+#[derive(Debug)]
+pub struct ShapeTable {
+    game_version: String,
+    /// All boxes; shape `i` is `boxes[ranges[i].0 .. ranges[i].0 + ranges[i].1]`.
+    boxes: Vec<Aabb>,
+    ranges: Vec<(u32, u32)>,
+    /// Shape index of each state, in palette order.
+    states: Vec<u32>,
+    /// Block name and first state, in palette order.
+    blocks: Vec<(Arc<str>, u32)>,
+}
+
+impl ShapeTable {
+    /// The table of `game_version` (e.g. `"1.26.45"`), built on first use and shared afterwards.
+    pub fn for_version(game_version: &str) -> Result<Arc<Self>, ShapeError> {
+        static CACHE: OnceLock<Mutex<HashMap<String, Arc<ShapeTable>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        // A poisoned lock only means another builder panicked; the map is still valid.
+        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = cache.get(game_version) {
+            return Ok(Arc::clone(t));
+        }
+        let text = EMBEDDED
+            .iter()
+            .find(|(v, _)| *v == game_version)
+            .map(|(_, t)| *t)
+            .ok_or_else(|| ShapeError::UnknownVersion(game_version.to_owned()))?;
+        let table = Arc::new(Self::from_json(text)?);
+        cache.insert(game_version.to_owned(), Arc::clone(&table));
+        Ok(table)
+    }
+
+    /// Game versions with embedded shapes.
+    pub fn versions() -> impl Iterator<Item = &'static str> {
+        EMBEDDED.iter().map(|(v, _)| *v)
+    }
+
+    /// Builds a table from the text of a `shapes.json`.
+    pub fn from_json(text: &str) -> Result<Self, ShapeError> {
+        let bad = |m: String| ShapeError::Malformed(m);
+        let file: File = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if file.format != FORMAT {
+            return Err(bad(format!("format {} (expected {FORMAT})", file.format)));
+        }
+        let mut boxes = Vec::new();
+        let mut ranges = Vec::with_capacity(file.shapes.len());
+        for shape in &file.shapes {
+            ranges.push((boxes.len() as u32, shape.len() as u32));
+            boxes.extend(shape.iter().map(|b| Aabb::from_array(b.map(|v| v as f32))));
+        }
+        let shape_id = |v: &Value| -> Result<u32, ShapeError> {
+            let id = v.as_u64().ok_or_else(|| bad(format!("shape index {v} is not a number")))?;
+            if id as usize >= ranges.len() {
+                return Err(bad(format!("shape index {id} out of range")));
+            }
+            Ok(id as u32)
+        };
+        let mut states = Vec::new();
+        let mut blocks = Vec::with_capacity(file.blocks.len());
+        for (name, count, ids) in &file.blocks {
+            blocks.push((Arc::from(name.as_str()), states.len() as u32));
+            match ids {
+                Value::Array(per_state) => {
+                    if per_state.len() != *count as usize {
+                        return Err(bad(format!("{name}: {} shapes for {count} states", per_state.len())));
+                    }
+                    for v in per_state {
+                        states.push(shape_id(v)?);
+                    }
+                }
+                v => {
+                    let id = shape_id(v)?;
+                    states.extend(std::iter::repeat_n(id, *count as usize));
+                }
+            }
+        }
+        Ok(Self { game_version: file.game_version, boxes, ranges, states, blocks })
+    }
+
+    /// The game version.
+    pub fn game_version(&self) -> &str {
+        &self.game_version
+    }
+
+    /// Number of block states.
+    pub fn state_count(&self) -> usize {
+        self.states.len()
+    }
+
+    /// The collision boxes of the state at palette index `state` (block-local; the index of
+    /// `clawcraft-world`'s `StateIndex`); empty for none or an index out of range.
+    pub fn shapes(&self, state: u32) -> &[Aabb] {
+        match self.states.get(state as usize) {
+            Some(&id) => self.shape(id),
+            None => &[],
+        }
+    }
+
+    /// The boxes of shape `id`.
+    fn shape(&self, id: u32) -> &[Aabb] {
+        let (start, len) = self.ranges[id as usize];
+        &self.boxes[start as usize..(start + len) as usize]
+    }
+
+    /// The boxes of the `offset`-th state of block `name` (`minecraft:` included), when known.
+    pub fn shapes_of_block_state(&self, name: &str, offset: u32) -> Option<&[Aabb]> {
+        let i = self.blocks.iter().position(|(n, _)| &**n == name)?;
+        let first = self.blocks[i].1;
+        let end = self.blocks.get(i + 1).map_or(self.states.len() as u32, |b| b.1);
+        (first + offset < end).then(|| self.shapes(first + offset))
+    }
+
+    /// The first palette index of block `name`, when known.
+    pub fn first_state(&self, name: &str) -> Option<u32> {
+        self.blocks.iter().find(|(n, _)| &**n == name).map(|b| b.1)
+    }
+}
