@@ -9,8 +9,8 @@ use clawcraft_core::{
 use clawcraft_network::{ClientboundPacket, Connection, ConnectionClosed};
 use clawcraft_protocol::packets::{
     ChunkRadiusUpdate, ClientCacheStatus, CorrectPlayerMovePrediction, Disconnect, MovePlayer, NetworkStackLatency,
-    PlayStatus, RequestChunkRadius, ResourcePackClientResponse, ResourcePackStack, ResourcePacksInfo,
-    SetEntityMotion, SetLocalPlayerAsInitialized, StartGame,
+    PlayStatus, RequestChunkRadius, ResourcePackClientResponse, ResourcePackStack, ResourcePacksInfo, SetEntityMotion,
+    SetLocalPlayerAsInitialized, StartGame,
 };
 
 use crate::PlayerSettings;
