@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod reconnect;
 pub mod sim;
+pub mod simworld;
 pub mod status;
 
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -25,6 +26,7 @@ use clawcraft_world::WorldPlugin;
 
 pub use clawcraft_core as core;
 pub use clawcraft_io::IoPlugin;
+pub use clawcraft_movement as movement;
 pub use clawcraft_network as network;
 pub use clawcraft_player as player;
 pub use clawcraft_protocol as protocol;
@@ -47,6 +49,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(status::StatusPlugin)
             .add(clawcraft_chat::ChatPlugin)
             .add(clawcraft_vitals::VitalsPlugin)
+            .add(clawcraft_movement::MovementPlugin)
     }
 }
 

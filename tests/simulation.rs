@@ -108,7 +108,8 @@ fn typed_inputs_carry_rotation_and_double_optional_presence() {
     let input = &inputs[0];
     assert_eq!((input.pitch, input.yaw, input.head_yaw), (10.0, 90.0, 90.0));
     assert_eq!(input.input_mode, "mouse");
-    assert_eq!(input.tick, 0);
+    // The clock started at StartGame's current_tick (0) and ran through the StartGame and spawn ticks.
+    assert_eq!(input.tick, 2);
     // 1.26.40–1.26.45 "double optionals": present flag 1, option absent.
     assert!(input.transaction_presence && input.transaction.is_none());
     assert!(input.block_action_presence && input.block_action.is_none());
@@ -252,8 +253,8 @@ fn commands_answer_with_ids_and_stable_error_codes() {
     assert_eq!(r["spawned"], true);
     assert_eq!(r["pos"], json!({"x": 0.5, "y": -60.0, "z": 0.5}));
     // Commands run before the tick's input: the status names the input about to be sent.
-    assert_eq!(r["inputTick"], 0);
-    assert_eq!(sim.component::<InputState>().map(|i| i.next_tick), Some(1));
+    assert_eq!(r["inputTick"], 2);
+    assert_eq!(sim.component::<InputState>().map(|i| i.next_tick), Some(3));
 }
 
 #[test]
@@ -330,4 +331,57 @@ fn packets_read_by_several_plugins_are_decoded_once() {
         let counts: Vec<u32> = seen.iter().filter(|(n, _)| n == name).map(|(_, c)| *c).collect();
         assert_eq!(counts, [1], "{name} decoded {counts:?} times");
     }
+}
+
+#[test]
+fn input_ticks_follow_the_server_clock_and_move_forward_with_corrections() {
+    let start = StartGame { current_tick: 5_000, ..clawcraft::sim::start_game() };
+    let mut sim = Simulation::spawned_with(&start);
+    sim.tick();
+    let first = sim.sent_as::<PlayerAuthInput>();
+    assert_eq!(first[0].tick, 5_002, "StartGame's tick plus the StartGame and spawn ticks");
+    // A correction naming a later tick (our clock lagged): the next input follows it.
+    sim.receive(&CorrectPlayerMovePrediction {
+        prediction_type: "player".into(),
+        position: WireVec3 { x: 0.5, y: -58.38, z: 0.5 },
+        tick: 9_000,
+        ..CorrectPlayerMovePrediction::default()
+    });
+    sim.tick();
+    assert_eq!(sim.sent_as::<PlayerAuthInput>()[0].tick, 9_001);
+    // An older tick never moves it back.
+    sim.receive(&CorrectPlayerMovePrediction {
+        prediction_type: "player".into(),
+        position: WireVec3 { x: 0.5, y: -58.38, z: 0.5 },
+        tick: 8_990,
+        ..CorrectPlayerMovePrediction::default()
+    });
+    sim.tick();
+    assert_eq!(sim.sent_as::<PlayerAuthInput>()[0].tick, 9_002);
+}
+
+#[test]
+fn input_extras_ride_in_exactly_one_input() {
+    use clawcraft::player::InputExtras;
+    use clawcraft::protocol::packets::{BlockAction, BlockPos};
+    let mut sim = spawned();
+    sim.tick();
+    sim.sent();
+    let mut extras = InputExtras::default();
+    extras.flag("missed_swing");
+    extras.block_actions.push(BlockAction {
+        action: "start_break".into(),
+        position: BlockPos { x: 1, y: -61, z: 0 },
+        face: 1,
+    });
+    sim.app.world_mut().entity_mut(sim.bot).insert(extras);
+    sim.tick();
+    let input = sim.sent_as::<PlayerAuthInput>().remove(0);
+    let flags = input.input_data.clone().unwrap_or_default();
+    assert!(flags.contains(&"missed_swing".to_string()) && flags.contains(&"block_action".to_string()), "{flags:?}");
+    let actions = input.block_action.expect("block actions");
+    assert_eq!((actions[0].action.as_str(), actions[0].position.y), ("start_break", -61));
+    sim.tick();
+    let next = sim.sent_as::<PlayerAuthInput>().remove(0);
+    assert!(next.block_action.is_none() && next.input_data.unwrap_or_default().is_empty(), "drained once");
 }

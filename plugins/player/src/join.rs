@@ -9,7 +9,7 @@ use clawcraft_core::{
 use clawcraft_network::{ClientboundPacket, Connection, ConnectionClosed};
 use clawcraft_protocol::packets::{
     ChunkRadiusUpdate, ClientCacheStatus, CorrectPlayerMovePrediction, Disconnect, MovePlayer, NetworkStackLatency,
-    PlayStatus, RequestChunkRadius, ResourcePackClientResponse, ResourcePackStack, ResourcePacksInfo,
+    PlayStatus, RequestChunkRadius, ResourcePackClientResponse, ResourcePackStack, ResourcePacksInfo, SetEntityMotion,
     SetLocalPlayerAsInitialized, StartGame,
 };
 
@@ -71,7 +71,7 @@ pub fn handle_join_packets(
                     server_authoritative_block_breaking: start.server_authoritative_block_breaking,
                     spawn_time_ms: None,
                 },
-                InputState::default(),
+                InputState::at_server_tick(start.current_tick),
             ));
             progress.start_game = true;
             conn.send(&RequestChunkRadius {
@@ -128,35 +128,103 @@ pub fn finish_spawn(
     }
 }
 
-/// Adopts server teleports (MovePlayer for our runtime id) and prediction corrections.
+/// What the server said about our own movement: the position authority's word, for the movement
+/// plugin to adopt (and re-simulate from). Written by [`handle_movement_packets`], which already
+/// applied it to [`Position`]/[`Rotation`] (so a bot without a movement plugin follows it too).
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub struct ServerMovement {
+    pub bot: Entity,
+    pub kind: ServerMoveKind,
+    /// Feet position (absent for a pure motion).
+    pub feet: Option<Vec3>,
+    /// Velocity the server set (corrections and SetEntityMotion).
+    pub delta: Option<Vec3>,
+    /// The input tick the server refers to (0 = none).
+    pub tick: u64,
+    pub on_ground: bool,
+}
+
+/// Which packet moved us.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerMoveKind {
+    /// MovePlayer `teleport`/`reset`: adopt and acknowledge with `handled_teleport`.
+    Teleport,
+    /// MovePlayer `normal`/`rotation` for our own runtime id.
+    Moved,
+    /// CorrectPlayerMovePrediction: our prediction of `tick` was wrong.
+    Correction,
+    /// SetEntityMotion (knockback, explosions): a new velocity.
+    Motion,
+}
+
+fn feet_of(eye: clawcraft_protocol::packets::Vec3) -> Vec3 {
+    Vec3::new(f64::from(eye.x), f64::from(eye.y) - EYE_HEIGHT, f64::from(eye.z))
+}
+
+/// Adopts server teleports (MovePlayer for our runtime id), prediction corrections and motion,
+/// moves the input clock forward to the ticks they name, and tells the movement plugin.
 pub fn handle_movement_packets(
     mut packets: MessageReader<ClientboundPacket>,
     mut bots: Query<(&EntityIds, &mut Position, &mut Rotation, &mut InputState, &mut BotStats)>,
     mut interrupts: MessageWriter<InterruptActions>,
+    mut moves: MessageWriter<ServerMovement>,
 ) {
     for packet in packets.read() {
         let Ok((ids, mut pos, mut rot, mut input, mut stats)) = bots.get_mut(packet.bot) else {
             continue;
         };
+        let bot = packet.bot;
         if let Some(mv) = packet.view::<MovePlayer>() {
             if u64::from(mv.runtime_id) != ids.runtime_id {
                 continue;
             }
-            pos.0 =
-                Vec3::new(f64::from(mv.position.x), f64::from(mv.position.y) - EYE_HEIGHT, f64::from(mv.position.z));
+            pos.0 = feet_of(mv.position);
             *rot = Rotation { yaw: mv.yaw, pitch: mv.pitch };
-            if mv.mode != "normal" && mv.mode != "rotation" {
+            input.follow_server_tick(mv.tick);
+            let teleport = mv.mode != "normal" && mv.mode != "rotation";
+            if teleport {
                 input.handled_teleport = true;
                 stats.teleports += 1;
-                interrupts.write(InterruptActions { bot: packet.bot, cause: Interruption::Teleport });
+                interrupts.write(InterruptActions { bot, cause: Interruption::Teleport });
             }
+            let kind = if teleport { ServerMoveKind::Teleport } else { ServerMoveKind::Moved };
+            moves.write(ServerMovement {
+                bot,
+                kind,
+                feet: Some(pos.0),
+                delta: None,
+                tick: mv.tick,
+                on_ground: mv.on_ground,
+            });
         } else if let Some(fix) = packet.view::<CorrectPlayerMovePrediction>() {
             if fix.prediction_type != "player" {
                 continue;
             }
-            pos.0 =
-                Vec3::new(f64::from(fix.position.x), f64::from(fix.position.y) - EYE_HEIGHT, f64::from(fix.position.z));
+            pos.0 = feet_of(fix.position);
             stats.corrections += 1;
+            input.follow_server_tick(fix.tick);
+            let d = fix.delta;
+            moves.write(ServerMovement {
+                bot,
+                kind: ServerMoveKind::Correction,
+                feet: Some(pos.0),
+                delta: Some(Vec3::new(f64::from(d.x), f64::from(d.y), f64::from(d.z))),
+                tick: fix.tick,
+                on_ground: fix.on_ground,
+            });
+        } else if let Some(m) = packet.view::<SetEntityMotion>() {
+            if m.runtime_entity_id != ids.runtime_id {
+                continue;
+            }
+            let v = m.velocity;
+            moves.write(ServerMovement {
+                bot,
+                kind: ServerMoveKind::Motion,
+                feet: None,
+                delta: Some(Vec3::new(f64::from(v.x), f64::from(v.y), f64::from(v.z))),
+                tick: m.tick,
+                on_ground: false,
+            });
         }
     }
 }

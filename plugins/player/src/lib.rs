@@ -1,6 +1,8 @@
 //! `PlayerPlugin`: the local player's life on a server — the join sequence up to spawn, the
-//! per-tick `PlayerAuthInput`, server teleports and corrections, and the `pos`
-//! command.
+//! per-tick `PlayerAuthInput` (built from the movement plugin's [`MoveFrame`] and every
+//! plugin's [`InputExtras`], on the server's tick clock), server teleports and corrections
+//! (applied, and passed on as [`ServerMovement`]), and the `pos`, `face` and `distance`
+//! commands.
 //!
 //! Join (protocol.md §5): PlayStatus(login_success) → ClientCacheStatus(false); resource pack
 //! info/stack → responses; StartGame → RequestChunkRadius; once both ChunkRadiusUpdated and
@@ -15,8 +17,8 @@ use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AppCommandExt, CorePlugin, TickSet};
 
-pub use input::{InputState, send_player_auth_input};
-pub use join::{JoinProgress, handle_join_packets, handle_movement_packets};
+pub use input::{InputExtras, InputSet, InputState, MoveFrame, advance_idle_clock, send_player_auth_input};
+pub use join::{JoinProgress, ServerMoveKind, ServerMovement, handle_join_packets, handle_movement_packets};
 
 /// Settings every bot of this process shares.
 #[derive(Resource, Debug, Clone, PartialEq)]
@@ -51,7 +53,9 @@ impl Plugin for PlayerPlugin {
             .configure_sets(Update, (PlayerSet::Join, PlayerSet::Movement).chain().in_set(TickSet::HandlePackets))
             .add_systems(Update, (handle_join_packets, join::finish_spawn).chain().in_set(PlayerSet::Join))
             .add_systems(Update, handle_movement_packets.in_set(PlayerSet::Movement))
-            .add_systems(Update, send_player_auth_input.in_set(TickSet::Input))
+            .add_message::<ServerMovement>()
+            .configure_sets(Update, (InputSet::Simulate, InputSet::Send).chain().in_set(TickSet::Input))
+            .add_systems(Update, (advance_idle_clock, send_player_auth_input).chain().in_set(InputSet::Send))
             .add_agent_command::<commands::Pos>()
             .add_agent_command::<commands::Face>()
             .add_agent_command::<commands::Distance>();

@@ -1,0 +1,136 @@
+//! Block facts for the physics step (and the navigator), per block state of a bot's registry:
+//! [`BlockPhysics`] from the block's name and state, collision boxes from the version's
+//! [`ShapeTable`]. [`WorldView`] reads a bot's chunk storage through them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use clawcraft_physics::{Aabb, Block, BlockPhysics, ShapeTable};
+use clawcraft_world::block::{BlockRegistry, StateIndex, StateValue};
+use clawcraft_world::chunk::{BlockLookup, World};
+use clawcraft_world::ids::IdTable;
+
+/// One unit cube: the boxes of blocks whose shape is not known (custom blocks) and of cells
+/// without data, which the bot must not walk or fall into.
+pub const FULL_CUBE: [Aabb; 1] = [Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0)];
+
+/// Game version whose shapes are used when the connection's version has none.
+const FALLBACK_VERSION: &str = "1.26.45";
+
+/// Tables by (game version, state count).
+type TableCache = HashMap<(String, usize), Arc<BlockTable>>;
+
+/// Physics facts of every state of one registry, by [`StateIndex`].
+#[derive(Debug)]
+pub struct BlockTable {
+    physics: Vec<BlockPhysics>,
+    shapes: Option<Arc<ShapeTable>>,
+    /// States the shape table knows (vanilla); later ones are custom blocks.
+    shaped_states: usize,
+}
+
+impl BlockTable {
+    /// The table of a registry, built once per (version, state count) and shared.
+    pub fn of(registry: &BlockRegistry) -> Arc<Self> {
+        static CACHE: OnceLock<Mutex<TableCache>> = OnceLock::new();
+        let key = (registry.game_version().to_owned(), registry.states().len());
+        // A poisoned lock only means another builder panicked; the map is still valid.
+        let mut cache = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = cache.get(&key) {
+            return Arc::clone(t);
+        }
+        let table = Arc::new(Self::build(registry));
+        cache.insert(key, Arc::clone(&table));
+        table
+    }
+
+    fn build(registry: &BlockRegistry) -> Self {
+        let physics = registry
+            .states()
+            .iter()
+            .map(|s| {
+                BlockPhysics::of(&s.name, |key| match s.property(key)? {
+                    StateValue::Int(i) => Some(*i),
+                    StateValue::Byte(b) => Some(i32::from(*b)),
+                    StateValue::Str(_) => None,
+                })
+            })
+            .collect();
+        let shapes = ShapeTable::for_version(registry.game_version())
+            .or_else(|_| ShapeTable::for_version(FALLBACK_VERSION))
+            .ok();
+        if shapes.is_none() {
+            tracing::error!(version = registry.game_version(), "no collision shapes: every block is a cube");
+        }
+        let shaped_states = shapes.as_ref().map_or(0, |s| s.state_count());
+        Self { physics, shapes, shaped_states }
+    }
+
+    /// The block of a state: its physics and collision boxes (block-local).
+    #[inline]
+    pub fn block(&self, state: StateIndex) -> Block<'_> {
+        let i = state.index();
+        let physics = self.physics.get(i).copied().unwrap_or(BlockPhysics::PLAIN);
+        if physics.air {
+            return Block::AIR;
+        }
+        let shapes: &[Aabb] = match &self.shapes {
+            Some(table) if i < self.shaped_states => table.shapes(state.0),
+            _ => &FULL_CUBE,
+        };
+        Block { physics, shapes }
+    }
+}
+
+/// A bot's world as the physics engine (and the navigator) reads it. Cells without data are
+/// solid cubes, so neither walks into the unknown; cells above and below the dimension are air.
+pub struct WorldView<'a> {
+    pub world: &'a World,
+    pub ids: &'a IdTable,
+    pub table: &'a BlockTable,
+    min_y: i32,
+    max_y: i32,
+}
+
+impl<'a> WorldView<'a> {
+    pub fn new(world: &'a World, ids: &'a IdTable, table: &'a BlockTable) -> Self {
+        let h = world.heights();
+        Self { world, ids, table, min_y: h.min_y, max_y: h.max_y }
+    }
+
+    /// The block of a network id (layer 0), with `liquid` (layer 1) folded in as waterlogging.
+    #[inline]
+    pub fn block_of(&self, id: u32, liquid: Option<u32>) -> Block<'a> {
+        let Some(state) = self.ids.map.state(id) else {
+            return Block { physics: BlockPhysics::PLAIN, shapes: &FULL_CUBE };
+        };
+        let mut block = self.table.block(state);
+        if let Some(l) = liquid
+            && let Some(ls) = self.ids.map.state(l)
+        {
+            let lp = self.table.block(ls).physics;
+            if lp.is_water() {
+                block.physics = block.physics.waterlogged(lp.liquid_depth);
+            }
+        }
+        block
+    }
+
+    /// Whether the cell has block data.
+    pub fn is_loaded(&self, x: i32, y: i32, z: i32) -> bool {
+        matches!(self.world.get_block(x, y, z), BlockLookup::Loaded(..))
+    }
+}
+
+impl clawcraft_physics::World for WorldView<'_> {
+    #[inline]
+    fn block(&self, x: i32, y: i32, z: i32) -> Block<'_> {
+        if y < self.min_y || y >= self.max_y {
+            return Block::AIR;
+        }
+        match self.world.get_block(x, y, z) {
+            BlockLookup::Loaded(id, liquid) => self.block_of(id, liquid),
+            BlockLookup::Unloaded => Block { physics: BlockPhysics::PLAIN, shapes: &FULL_CUBE },
+        }
+    }
+}

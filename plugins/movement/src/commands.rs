@@ -1,0 +1,323 @@
+//! `move`, `setpos`, `tp`, `server_pos` and `movement_info`.
+
+use bevy_ecs::prelude::*;
+use clawcraft_core::{
+    AgentCommand, AsyncInfo, CommandCtx, CommandError, CommandResponse, DeferredReply, Position, Rotation, TickCount,
+    Vec3,
+};
+use clawcraft_network::Connection;
+use clawcraft_player::{InputState, ServerMoveKind, ServerMovement};
+use clawcraft_protocol::packets::CommandRequest;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::mover::{Authority, Mover};
+use crate::walk::{MoveAction, WalkProgress, flat_distance};
+
+/// Walking speed in blocks per tick (4.317 blocks/s).
+const WALK_PER_TICK: f64 = 0.215_85;
+
+fn check_point(x: f64, y: f64, z: f64) -> Result<Vec3, CommandError> {
+    let ok = [x, y, z].iter().all(|v| v.is_finite()) && x.abs() <= 30_000_000.0 && z.abs() <= 30_000_000.0;
+    if ok && (-2048.0..=2048.0).contains(&y) {
+        Ok(Vec3::new(x, y, z))
+    } else {
+        Err(CommandError::out_of_range("coordinates must be finite, x/z within ±30 000 000 and y within ±2048"))
+    }
+}
+
+fn feet(ctx: &CommandCtx<'_>) -> Result<Vec3, CommandError> {
+    ctx.world.get::<Position>(ctx.bot).map(|p| p.0).ok_or_else(CommandError::not_spawned)
+}
+
+fn now(ctx: &CommandCtx<'_>) -> u64 {
+    ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0)
+}
+
+/// `{"action":"move","x":10,"y":-60,"z":10}`: walk straight toward a point (no path finding);
+/// `walk_done` when within 0.15 blocks.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveCmd {
+    pub x: f64,
+    /// Ignored for the straight line (kept for ClawCraft's shape); defaults to the feet height.
+    pub y: Option<f64>,
+    pub z: f64,
+    /// Sprint while more than 3 blocks away.
+    #[serde(default)]
+    pub sprint: bool,
+}
+
+/// Response of `move`.
+#[derive(Serialize, JsonSchema)]
+pub struct MoveResponse {
+    pub moving: bool,
+    /// Estimated ticks of walking.
+    pub steps: u32,
+    /// The target.
+    pub pos: Vec3,
+}
+
+impl AgentCommand for MoveCmd {
+    const NAME: &'static str = "move";
+    const SUMMARY: &'static str =
+        "Walk straight toward a point (no path finding; jumps one-block steps); walk_done when within 0.15 blocks";
+    const EXAMPLE: &'static str = r#"{"action":"move","x":5,"y":-60,"z":0.5}"#;
+    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<MoveAction>());
+    type Response = MoveResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<MoveResponse, CommandError> {
+        let here = feet(ctx)?;
+        let target = check_point(self.x, self.y.unwrap_or(here.y), self.z)?;
+        let d = flat_distance(here, target);
+        let steps = (d / WALK_PER_TICK).ceil() as u32;
+        let action = MoveAction { target, sprint: self.sprint, progress: WalkProgress::new(now(ctx)), now: now(ctx) };
+        // Watchdog: twice the walking time, at least 10 s.
+        ctx.start(Self::NAME, action, u64::from(steps).saturating_mul(2).max(200))?;
+        Ok(MoveResponse { moving: true, steps, pos: target.rounded() })
+    }
+}
+
+/// `{"action":"setpos","x":0.5,"y":-60,"z":0.5}`: move the bot's own idea of its position (no
+/// server teleport; a server that disagrees corrects it).
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetPos {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+    /// Degrees.
+    pub yaw: Option<f32>,
+    /// Degrees.
+    pub pitch: Option<f32>,
+}
+
+/// Response of `setpos`.
+#[derive(Serialize, JsonSchema)]
+pub struct PosOnly {
+    pub pos: Vec3,
+}
+
+impl AgentCommand for SetPos {
+    const NAME: &'static str = "setpos";
+    const SUMMARY: &'static str =
+        "Client-side position override (no server teleport; the server corrects it if it disagrees)";
+    const EXAMPLE: &'static str = r#"{"action":"setpos","x":0.5,"y":-60,"z":0.5}"#;
+    type Response = PosOnly;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<PosOnly, CommandError> {
+        let target = check_point(self.x, self.y, self.z)?;
+        let angles_ok = self.yaw.is_none_or(f32::is_finite) && self.pitch.is_none_or(f32::is_finite);
+        if !angles_ok {
+            return Err(CommandError::out_of_range("yaw and pitch must be finite"));
+        }
+        let mut mover = ctx.world.get_mut::<Mover>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
+        mover.place(target, false);
+        ctx.world.get_mut::<Position>(ctx.bot).ok_or_else(CommandError::not_spawned)?.0 = target;
+        if let Some(mut rot) = ctx.world.get_mut::<Rotation>(ctx.bot) {
+            rot.yaw = self.yaw.unwrap_or(rot.yaw);
+            rot.pitch = self.pitch.unwrap_or(rot.pitch).clamp(-90.0, 90.0);
+        }
+        Ok(PosOnly { pos: target.rounded() })
+    }
+}
+
+/// A `tp` waiting for the server's teleport.
+#[derive(Component, Debug, Clone)]
+pub struct PendingTp {
+    reply: DeferredReply,
+    deadline: u64,
+}
+
+/// `{"action":"tp","x":0,"y":-60,"z":0}`: teleport through the server command `/tp` (needs
+/// the permission); answers once the server's teleport arrives.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tp {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+    /// Degrees.
+    pub yaw: Option<f32>,
+}
+
+/// Response of `tp`.
+#[derive(Serialize, JsonSchema)]
+pub struct TpResponse {
+    pub teleported: bool,
+    /// Feet position the server put the bot at.
+    pub pos: Vec3,
+}
+
+impl AgentCommand for Tp {
+    const NAME: &'static str = "tp";
+    const SUMMARY: &'static str =
+        "Teleport with the server command /tp (needs the permission); answers when the server moved the bot";
+    const EXAMPLE: &'static str = r#"{"action":"tp","x":10.5,"y":-60,"z":3.5}"#;
+    type Response = TpResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<TpResponse, CommandError> {
+        let target = check_point(self.x, self.y, self.z)?;
+        if ctx.world.get::<PendingTp>(ctx.bot).is_some() {
+            return Err(CommandError::busy("teleporting", "wait for the previous tp"));
+        }
+        let yaw = match self.yaw {
+            Some(y) if y.is_finite() => format!(" {y} 0"),
+            Some(_) => return Err(CommandError::out_of_range("yaw must be finite")),
+            None => String::new(),
+        };
+        let line = format!("/tp @s {} {} {}{yaw}", target.x, target.y, target.z);
+        let uuid = uuid::Uuid::new_v4().to_string();
+        ctx.world
+            .get_mut::<Connection>(ctx.bot)
+            .ok_or_else(CommandError::not_spawned)?
+            .send(&CommandRequest::player(&line, &uuid));
+        let reply = ctx.defer();
+        let deadline = now(ctx) + 100;
+        ctx.world.entity_mut(ctx.bot).insert(PendingTp { reply, deadline });
+        Ok(TpResponse { teleported: false, pos: target })
+    }
+}
+
+/// Answers a pending `tp` when the teleport arrives, or with `TIMEOUT` after 5 s.
+pub fn finish_tp(
+    mut commands: Commands,
+    mut moves: MessageReader<ServerMovement>,
+    ticks: Res<TickCount>,
+    pending: Query<(Entity, &PendingTp)>,
+    mut responses: MessageWriter<CommandResponse>,
+) {
+    for m in moves.read() {
+        if m.kind != ServerMoveKind::Teleport {
+            continue;
+        }
+        let (Ok((bot, tp)), Some(pos)) = (pending.get(m.bot), m.feet) else { continue };
+        responses.write(tp.reply.respond(Ok(TpResponse { teleported: true, pos: pos.rounded() })));
+        commands.entity(bot).remove::<PendingTp>();
+    }
+    for (bot, tp) in &pending {
+        if ticks.0 >= tp.deadline {
+            let e = CommandError::new(
+                "TIMEOUT",
+                "no teleport from the server within 5 s (does the bot have /tp permission?)",
+            );
+            responses.write(tp.reply.respond::<TpResponse>(Err(e)));
+            commands.entity(bot).remove::<PendingTp>();
+        }
+    }
+}
+
+/// `{"action":"server_pos"}`: the server's last authoritative position and how far ours is from it.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServerPos {}
+
+/// Response of `server_pos`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerPosResponse {
+    /// Feet position the server last set (spawn, correction or teleport).
+    pub server_pos: Vec3,
+    /// Our feet position now.
+    pub local_pos: Vec3,
+    /// Blocks between them (grows as we walk away from the last fix; a large value right after
+    /// a fix means a desync).
+    pub drift: f64,
+    /// Yaw in radians (as `pos`).
+    pub yaw: f64,
+    /// `start`, `correction`, `teleport` or `normal`.
+    pub source: String,
+    /// The input tick the server named.
+    pub tick: u64,
+    /// Game ticks since it arrived.
+    pub age_ticks: u64,
+}
+
+impl AgentCommand for ServerPos {
+    const NAME: &'static str = "server_pos";
+    const SUMMARY: &'static str =
+        "The server's last authoritative position (spawn, correction, teleport) and how far the local one is from it";
+    const EXAMPLE: &'static str = r#"{"action":"server_pos"}"#;
+    const QUERY: bool = true;
+    type Response = ServerPosResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<ServerPosResponse, CommandError> {
+        let local = feet(ctx)?;
+        let yaw = ctx.world.get::<Rotation>(ctx.bot).map_or(0.0, |r| f64::from(r.yaw).to_radians());
+        let fix = ctx.world.get::<Mover>(ctx.bot).and_then(|m| m.server).ok_or_else(CommandError::not_spawned)?;
+        Ok(ServerPosResponse {
+            server_pos: fix.feet.rounded(),
+            local_pos: local.rounded(),
+            drift: (fix.feet.distance(local) * 1000.0).round() / 1000.0,
+            yaw,
+            source: fix.source.into(),
+            tick: fix.tick,
+            age_ticks: now(ctx).saturating_sub(fix.at),
+        })
+    }
+}
+
+/// `{"action":"movement_info"}`: the movement authority mode and the correction counts.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MovementInfo {}
+
+/// Response of `movement_info`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MovementInfoResponse {
+    /// `server_with_rewind`, `server` or `client`.
+    pub authority: String,
+    pub rewind_history_size: i32,
+    pub pos: Vec3,
+    /// Corrections adopted (each re-simulated from its tick).
+    pub corrections: u64,
+    /// Corrections that matched our prediction.
+    pub ignored_corrections: u64,
+    pub teleports: u64,
+    /// SetEntityMotion velocities applied.
+    pub motions: u64,
+    pub resimulated_ticks: u64,
+    /// The tick of the next PlayerAuthInput.
+    pub input_tick: u64,
+    /// Whether the last tick ran the physics (false while the ground has no data).
+    pub simulating: bool,
+    pub on_ground: bool,
+    /// Velocity, blocks per tick.
+    pub velocity: Vec3,
+    /// `minecraft:movement` (0.1 walking).
+    pub movement_speed: f32,
+}
+
+impl AgentCommand for MovementInfo {
+    const NAME: &'static str = "movement_info";
+    const SUMMARY: &'static str =
+        "Movement authority mode, rewind window, correction/teleport counts and physics state";
+    const EXAMPLE: &'static str = r#"{"action":"movement_info"}"#;
+    const QUERY: bool = true;
+    type Response = MovementInfoResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<MovementInfoResponse, CommandError> {
+        let pos = feet(ctx)?;
+        let authority = ctx.world.get::<Authority>(ctx.bot).cloned();
+        let input_tick = ctx.world.get::<InputState>(ctx.bot).map_or(0, |i| i.next_tick);
+        let m = ctx.world.get::<Mover>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
+        let v = m.state.velocity;
+        let r = |x: f32| (f64::from(x) * 1e4).round() / 1e4;
+        Ok(MovementInfoResponse {
+            authority: authority.as_ref().map_or_else(|| "server".into(), |a| a.mode.clone()),
+            rewind_history_size: authority.map_or(0, |a| a.rewind_history_size),
+            pos: pos.rounded(),
+            corrections: m.corrections,
+            ignored_corrections: m.ignored_corrections,
+            teleports: m.teleports,
+            motions: m.motions,
+            resimulated_ticks: m.resimulated_ticks,
+            input_tick,
+            simulating: m.simulated,
+            on_ground: m.state.on_ground,
+            velocity: Vec3::new(r(v.x), r(v.y), r(v.z)),
+            movement_speed: m.state.attributes.movement_speed,
+        })
+    }
+}

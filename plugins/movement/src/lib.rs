@@ -1,0 +1,71 @@
+//! `MovementPlugin`: the bot moves like a player.
+//!
+//! Each tick, in `InputSet::Simulate` (inside `TickSet::Input`):
+//!
+//! 1. the bot's [`MovementIntent`] (direction, jump, sprint, sneak, look — written by actions in
+//!    `ActionSet::Step`, consumed every tick, so a bot nobody drives stands still) becomes the
+//!    keys and rotation a vanilla client would have;
+//! 2. one client physics step ([`clawcraft_physics`]: gravity, drag, friction by block, collision
+//!    with the world's real block shapes, step-up, ladders, liquids, …) advances the bot's
+//!    [`Mover`] state;
+//! 3. the result is the tick's [`MoveFrame`] (eye position, delta, move vectors, input flags by
+//!    name), which the player plugin sends as PlayerAuthInput on the server's tick clock.
+//!
+//! Server authority: a CorrectPlayerMovePrediction is adopted at the tick it names and the inputs
+//! since are re-simulated (ignored when it matches the prediction); a MovePlayer teleport resets
+//! the state and is acknowledged (`handled_teleport`); SetEntityMotion sets the velocity;
+//! UpdateAttributes and MobEffect set the speed and the movement effects. Each correction and
+//! teleport is counted and reported as `position_desync{serverPos,localPos,drift,mode}`.
+//!
+//! The bot stands still (and sends its position unchanged) while the block under it has no data.
+
+pub mod blocks;
+mod commands;
+mod mover;
+mod walk;
+
+use bevy_app::{App, Plugin, Update};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{AppActionExt, AppCommandExt, AppEventExt, CorePlugin, TickSet};
+use clawcraft_player::{InputSet, PlayerSet};
+
+pub use blocks::{BlockTable, FULL_CUBE, WorldView};
+pub use clawcraft_physics as physics;
+pub use commands::{MovementInfo, ServerPos};
+pub use mover::{
+    Authority, MovementIntent, Mover, PositionDesync, apply_server_movement, step_movement, track_authority,
+    track_speed,
+};
+pub use walk::{MoveAction, WalkDone, WalkProgress, step_move_actions};
+
+/// Order inside `TickSet::HandlePackets`, after the player's own handlers.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MovementPackets;
+
+/// Movement: intent → physics → PlayerAuthInput, server corrections, and the `move`, `setpos`,
+/// `tp`, `server_pos` and `movement_info` commands.
+pub struct MovementPlugin;
+
+impl Plugin for MovementPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        app.configure_sets(Update, MovementPackets.after(PlayerSet::Movement).in_set(TickSet::HandlePackets))
+            .add_systems(
+                Update,
+                (mover::attach_mover, track_authority, track_speed, apply_server_movement, commands::finish_tp)
+                    .chain()
+                    .in_set(MovementPackets),
+            )
+            .add_systems(Update, step_move_actions.in_set(clawcraft_core::ActionSet::Step))
+            .add_systems(Update, step_movement.in_set(InputSet::Simulate))
+            .add_agent_event::<PositionDesync>()
+            .add_async_action::<MoveAction>()
+            .add_agent_command::<commands::MoveCmd>()
+            .add_agent_command::<commands::SetPos>()
+            .add_agent_command::<commands::Tp>()
+            .add_agent_command::<ServerPos>()
+            .add_agent_command::<MovementInfo>();
+    }
+}

@@ -1,0 +1,165 @@
+//! The `walk` slot's shared pieces — the `walk_done` completion event and the progress watchdog —
+//! and the `move` action (a straight line toward a point, no path finding).
+
+use bevy_ecs::prelude::*;
+use bevy_ecs::world::EntityRef;
+use clawcraft_core::{ActionStatus, AsyncAction, EndActionExt, EventKind, Outcome, Position, TickCount, Vec3};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::mover::{MovementIntent, Mover, yaw_toward};
+
+/// Ticks without progress after which a walk gives up (2 s).
+pub const STALL_TICKS: u32 = 40;
+
+/// `walk_done`: a `walk`, `move` or `follow` ended.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WalkDone {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Steps completed: path nodes reached (walk, follow) or whole blocks travelled (move).
+    pub walked: u32,
+    /// Feet position at the end.
+    pub pos: Vec3,
+    /// Blocks travelled.
+    pub distance: f64,
+    /// Ticks it ran.
+    pub ticks: u64,
+    /// The goal it was heading for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<Vec3>,
+}
+
+impl EventKind for WalkDone {
+    const NAME: &'static str = "walk_done";
+    const DESCRIPTION: &'static str = "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks";
+}
+
+/// Progress bookkeeping every action of the `walk` slot keeps: distance travelled, and the
+/// no-progress watchdog (the remaining distance must shrink, or the action ends).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkProgress {
+    pub started_tick: u64,
+    /// Blocks travelled.
+    pub travelled: f64,
+    /// Steps completed.
+    pub steps: u32,
+    last_pos: Option<Vec3>,
+    best_remaining: f64,
+    stalled: u32,
+}
+
+impl WalkProgress {
+    pub fn new(started_tick: u64) -> Self {
+        Self { started_tick, travelled: 0.0, steps: 0, last_pos: None, best_remaining: f64::INFINITY, stalled: 0 }
+    }
+
+    /// Records this tick's position and the remaining distance (or cost) to the goal. Returns
+    /// `false` once nothing got closer for [`STALL_TICKS`] ticks.
+    pub fn update(&mut self, pos: Vec3, remaining: f64) -> bool {
+        if let Some(last) = self.last_pos {
+            self.travelled += last.distance(pos);
+        }
+        self.last_pos = Some(pos);
+        if remaining < self.best_remaining - 0.05 {
+            self.best_remaining = remaining;
+            self.stalled = 0;
+        } else {
+            self.stalled += 1;
+        }
+        self.stalled < STALL_TICKS
+    }
+
+    /// Forgets the best distance so far (a new plan measures progress anew).
+    pub fn reset_watchdog(&mut self) {
+        self.best_remaining = f64::INFINITY;
+        self.stalled = 0;
+    }
+
+    /// The completion event.
+    pub fn done(&self, outcome: Outcome, bot: EntityRef<'_>, now: u64, target: Option<Vec3>) -> WalkDone {
+        WalkDone {
+            outcome,
+            walked: self.steps,
+            pos: bot.get::<Position>().map(|p| p.0.rounded()).unwrap_or_default(),
+            distance: (self.travelled * 100.0).round() / 100.0,
+            ticks: now.saturating_sub(self.started_tick),
+            target: target.map(Vec3::rounded),
+        }
+    }
+}
+
+/// `move`: walk in a straight line toward `target` (no path finding; auto-jumps one-block steps).
+#[derive(Component, Debug, Clone)]
+pub struct MoveAction {
+    pub target: Vec3,
+    pub sprint: bool,
+    pub progress: WalkProgress,
+    /// The tick count when last stepped (for `ticks` in the completion event).
+    pub now: u64,
+}
+
+impl AsyncAction for MoveAction {
+    const SLOT: &'static str = "walk";
+    const ABORT: &'static str = "abort_walk";
+    const IDLE: &'static str = "Not walking";
+    type Done = WalkDone;
+
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
+        self.progress.done(outcome, bot, self.now, Some(self.target))
+    }
+}
+
+/// Horizontal distance.
+pub fn flat_distance(a: Vec3, b: Vec3) -> f64 {
+    ((a.x - b.x).powi(2) + (a.z - b.z).powi(2)).sqrt()
+}
+
+/// How far the bot glides with no key held, from its horizontal speed (ground friction 0.546
+/// per tick).
+pub fn glide(mover: &Mover) -> f64 {
+    let v = &mover.state.velocity;
+    let speed = f64::from((v.x * v.x + v.z * v.z).sqrt());
+    speed * 0.546 / (1.0 - 0.546)
+}
+
+/// Arrival radius of `move` (ClawCraft's 0.15 blocks).
+const ARRIVED: f64 = 0.15;
+
+/// Drives every running `move` one tick.
+pub fn step_move_actions(
+    mut commands: Commands,
+    ticks: Res<TickCount>,
+    mut bots: Query<(Entity, &mut MoveAction, &Position, &Mover, &mut MovementIntent)>,
+) {
+    for (bot, mut action, pos, mover, mut intent) in &mut bots {
+        action.now = ticks.0;
+        let here = pos.0;
+        let d = flat_distance(here, action.target);
+        action.progress.steps = action.progress.travelled.floor() as u32;
+        let speed = f64::from(mover.state.velocity.horizontal_length_sq().sqrt());
+        // Where the bot comes to rest if it lets go now.
+        let k = 0.546 / (1.0 - 0.546);
+        let v = mover.state.velocity;
+        let rest = Vec3::new(here.x + f64::from(v.x) * k, here.y, here.z + f64::from(v.z) * k);
+        if flat_distance(rest, action.target) < ARRIVED && speed < 0.05 {
+            commands.end_action(bot, MoveAction::SLOT, ActionStatus::Done, None);
+            continue;
+        }
+        if !action.progress.update(here, d) {
+            let reason = format!("no progress for 2 s ({:.2} blocks from the target)", d);
+            commands.end_action(bot, MoveAction::SLOT, ActionStatus::Failed, Some(reason));
+            continue;
+        }
+        if d > glide(mover) + 0.05 {
+            *intent = MovementIntent {
+                direction: Some(yaw_toward(action.target.x - here.x, action.target.z - here.z)),
+                sprint: action.sprint && d > 3.0,
+                // Auto-jump: walking into a step one block high.
+                jump: mover.state.horizontal_collision && mover.state.on_ground,
+                ..MovementIntent::default()
+            };
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The movement plugin in simulation: intents become the PlayerAuthInput a vanilla client would
+//! send (client physics over the real block shapes, player speeds, consistent flags), server
+//! corrections are adopted and re-simulated, teleports acknowledged; `move`, `setpos`, `tp`,
+//! `server_pos`, `movement_info`.
+
+use clawcraft::core::{Position, Vec3};
+use clawcraft::protocol::packets::{
+    CorrectPlayerMovePrediction, MovePlayer, PlayerAuthInput, SetEntityMotion, Vec3 as WireVec3,
+};
+use clawcraft::sim::{SIM_RUNTIME_ID, Simulation};
+use clawcraft::simworld::SimWorld;
+use clawcraft::world::block::StateValue;
+use serde_json::{Map, Value, json};
+
+/// Vanilla's sprinting speed in blocks per tick (5.612 blocks/s), the most any tick may move.
+const SPRINT_PER_TICK: f32 = 0.2806;
+
+fn inputs(sim: &mut Simulation) -> Vec<PlayerAuthInput> {
+    sim.sent_as::<PlayerAuthInput>()
+}
+
+fn walk_done(sim: &Simulation) -> Vec<Map<String, Value>> {
+    sim.events().into_iter().filter(|e| e["type"] == "walk_done").collect()
+}
+
+/// Ticks until a `walk_done` appears (at most `limit`), collecting the inputs sent meanwhile.
+fn run_until_done(sim: &mut Simulation, limit: usize) -> (usize, Vec<PlayerAuthInput>) {
+    let mut sent = Vec::new();
+    for t in 1..=limit {
+        sim.tick();
+        sent.extend(inputs(sim));
+        if !walk_done(sim).is_empty() {
+            return (t, sent);
+        }
+    }
+    (limit, sent)
+}
+
+/// Checks an input stream the way a movement-checking server would: one input per tick, ticks
+/// +1, no tick moves faster than sprinting horizontally, no teleport, and the direction keys
+/// are held exactly when the bot accelerates on purpose.
+fn assert_plausible(stream: &[PlayerAuthInput]) {
+    for w in stream.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        assert_eq!(b.tick, a.tick + 1, "ticks rise by one");
+        let dx = b.position.x - a.position.x;
+        let dz = b.position.z - a.position.z;
+        let flat = (dx * dx + dz * dz).sqrt();
+        assert!(flat <= SPRINT_PER_TICK + 1e-3, "tick {} moved {flat} blocks", b.tick);
+        assert!((b.position.y - a.position.y).abs() < 1.0, "no vertical teleport at tick {}", b.tick);
+        // The delta the client reports is the velocity after the move; the next tick's
+        // movement starts from it.
+        let flags = b.input_data.clone().unwrap_or_default();
+        let moving_keys = ["up", "down", "left", "right"].iter().any(|k| flags.iter().any(|f| f == k));
+        let mv = b.move_vector;
+        assert_eq!(moving_keys, mv.x != 0.0 || mv.z != 0.0, "keys and move vector agree at tick {}", b.tick);
+        if flags.iter().any(|f| f == "sprinting") {
+            assert!(flags.iter().any(|f| f == "up"), "sprinting needs forward");
+        }
+    }
+}
+
+#[test]
+fn walking_runs_at_the_players_speed_with_consistent_inputs() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let r = sim.command(r#"{"action":"move","x":12.5,"y":-60,"z":0.5,"id":"m"}"#);
+    assert_eq!(r["moving"], true, "{r:?}");
+    assert_eq!(r["pos"], json!({"x": 12.5, "y": -60.0, "z": 0.5}));
+    let (ticks, stream) = run_until_done(&mut sim, 120);
+    let done = walk_done(&sim);
+    assert_eq!(done.len(), 1, "one completion event");
+    assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("m"), json!("done")));
+    assert!(ticks <= 70, "12 blocks at 4.317 b/s take ~56 ticks, took {ticks}");
+    let end = sim.component::<Position>().expect("pos").0;
+    assert!((end.x - 12.5).abs() < 0.15 && (end.z - 0.5).abs() < 0.15, "{end:?}");
+    assert!((end.y + 60.0).abs() < 1e-4, "stays on the ground: {end:?}");
+    assert_plausible(&stream);
+    // Steady walking speed: the middle of the walk moves 0.2159 blocks per tick (4.317 b/s).
+    let xs: Vec<f32> = stream.iter().map(|i| i.position.x).collect();
+    let steady: Vec<f32> = xs.windows(2).map(|w| w[1] - w[0]).skip(12).take(20).collect();
+    for v in &steady {
+        assert!((v - 0.2159).abs() < 0.002, "walking speed {v} blocks/tick: {steady:?}");
+    }
+    // The flags of a walk: forward key, yaw toward +x (−90), on the ground.
+    let mid = &stream[20];
+    let flags = mid.input_data.clone().unwrap_or_default();
+    assert!(flags.contains(&"up".to_string()) && flags.contains(&"vertical_collision".to_string()), "{flags:?}");
+    assert!((mid.yaw + 90.0).abs() < 1e-3, "faces +x: {}", mid.yaw);
+    assert_eq!(mid.move_vector.z, 1.0);
+    assert!((mid.position.y - (-60.0 + 1.62001)).abs() < 1e-4, "eye height: {}", mid.position.y);
+}
+
+#[test]
+fn sprinting_is_vanillas_sprint_speed_and_never_faster() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.command(r#"{"action":"move","x":0.5,"y":-60,"z":25.5,"sprint":true}"#);
+    let (_, stream) = run_until_done(&mut sim, 150);
+    assert_plausible(&stream);
+    let zs: Vec<f32> = stream.iter().map(|i| i.position.z).collect();
+    let fastest = zs.windows(2).map(|w| w[1] - w[0]).fold(0.0_f32, f32::max);
+    assert!((fastest - SPRINT_PER_TICK).abs() < 0.003, "top speed {fastest} (5.612 b/s = 0.2806)");
+    assert!(stream.iter().any(|i| i.input_data.as_ref().is_some_and(|f| f.iter().any(|x| x == "start_sprinting"))));
+}
+
+#[test]
+fn move_jumps_a_one_block_step_and_steps_onto_slabs_without_jumping() {
+    let mut world = SimWorld::flat(2);
+    world.fill([3, -60, -1], [8, -60, 1], "stone", &[]);
+    world.fill([3, -60, 3], [8, -60, 3], "oak_slab", &[("minecraft:vertical_half", StateValue::Str("bottom".into()))]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.command(r#"{"action":"move","x":5.5,"y":-59,"z":0.5}"#);
+    let (_, stream) = run_until_done(&mut sim, 120);
+    assert_eq!(walk_done(&sim)[0]["status"], "done", "{:?}", walk_done(&sim));
+    let end = sim.component::<Position>().expect("pos").0;
+    assert!((end.y + 59.0).abs() < 1e-3, "on top of the step: {end:?}");
+    assert!(stream.iter().any(|i| i.input_data.as_ref().is_some_and(|f| f.iter().any(|x| x == "jumping"))));
+    assert_plausible(&stream);
+
+    // A bottom slab is half a block: the step-up takes it without a jump.
+    let mut sim = world.spawn([0.5, -60.0, 3.5]);
+    sim.command(r#"{"action":"move","x":6.5,"y":-60,"z":3.5}"#);
+    let (_, stream) = run_until_done(&mut sim, 120);
+    let end = sim.component::<Position>().expect("pos").0;
+    assert!((end.y + 59.5).abs() < 1e-3, "on the slab: {end:?}");
+    assert!(
+        stream.iter().all(|i| i.input_data.as_ref().is_none_or(|f| f.iter().all(|x| x != "jumping"))),
+        "no jump for a slab"
+    );
+}
+
+#[test]
+fn a_correction_is_adopted_at_its_tick_and_re_simulated() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.command(r#"{"action":"move","x":20.5,"y":-60,"z":0.5}"#);
+    sim.ticks(10);
+    let stream = inputs(&mut sim);
+    let past = &stream[stream.len() - 4];
+    // The server saw that tick 0.5 block further south than we did.
+    sim.receive(&CorrectPlayerMovePrediction {
+        prediction_type: "player".into(),
+        position: WireVec3 { x: past.position.x, y: past.position.y, z: past.position.z + 0.5 },
+        delta: past.delta,
+        on_ground: true,
+        tick: past.tick,
+        ..CorrectPlayerMovePrediction::default()
+    });
+    let before = sim.component::<Position>().expect("pos").0;
+    sim.tick();
+    let after = sim.component::<Position>().expect("pos").0;
+    assert!((after.z - before.z - 0.5).abs() < 0.02, "the offset carried to now: {before:?} → {after:?}");
+    let desync = sim.events().into_iter().find(|e| e["type"] == "position_desync").expect("position_desync");
+    assert_eq!(desync["mode"], "correction");
+    assert!((desync["drift"].as_f64().unwrap_or_default() - 0.5).abs() < 0.01, "{desync:?}");
+    assert_eq!(desync["resimulated"], 3, "ticks after the corrected one");
+    assert_eq!(desync["tick"], past.tick);
+    // A correction that agrees with the prediction is ignored.
+    sim.ticks(2);
+    let last = inputs(&mut sim).pop().expect("input");
+    sim.receive(&CorrectPlayerMovePrediction {
+        prediction_type: "player".into(),
+        position: last.position,
+        delta: last.delta,
+        on_ground: true,
+        tick: last.tick,
+        ..CorrectPlayerMovePrediction::default()
+    });
+    sim.tick();
+    let info = sim.command(r#"{"action":"movement_info"}"#);
+    assert_eq!(info["corrections"], 1, "{info:?}");
+    assert_eq!(info["ignoredCorrections"], 1);
+    assert_eq!(info["resimulatedTicks"], 3);
+    assert_eq!(info["authority"], "server_with_rewind");
+    assert_eq!(info["rewindHistorySize"], 40);
+    assert_eq!(info["simulating"], true);
+    let sp = sim.command(r#"{"action":"server_pos"}"#);
+    assert_eq!(sp["source"], "correction");
+    assert!((sp["serverPos"]["z"].as_f64().unwrap_or_default() - f64::from(past.position.z + 0.5)).abs() < 1e-3);
+    assert!(sp["drift"].as_f64().is_some_and(|d| d > 0.3), "we walked on since: {sp:?}");
+}
+
+#[test]
+fn a_teleport_resets_the_physics_and_is_acknowledged() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.ticks(3);
+    sim.sent();
+    sim.receive(&MovePlayer {
+        runtime_id: SIM_RUNTIME_ID as u32,
+        position: WireVec3 { x: 10.5, y: -58.38, z: 3.5 },
+        mode: "teleport".into(),
+        ..MovePlayer::default()
+    });
+    sim.tick();
+    let first = inputs(&mut sim).remove(0);
+    assert!(first.input_data.as_ref().is_some_and(|f| f.iter().any(|x| x == "handled_teleport")));
+    assert!((first.position.x - 10.5).abs() < 1e-4 && (first.position.z - 3.5).abs() < 1e-4);
+    let desync = sim.events().into_iter().find(|e| e["type"] == "position_desync").expect("desync");
+    assert_eq!(desync["mode"], "teleport");
+    assert!((desync["drift"].as_f64().unwrap_or_default() - 10.44).abs() < 0.01, "{desync:?}");
+    sim.ticks(5);
+    let p = sim.component::<Position>().expect("pos").0;
+    assert!(p.distance(Vec3::new(10.5, -60.0, 3.5)) < 1e-3, "stands where it was put: {p:?}");
+}
+
+#[test]
+fn knockback_moves_the_bot_through_the_physics() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.ticks(2);
+    sim.receive(&SetEntityMotion {
+        runtime_entity_id: SIM_RUNTIME_ID,
+        velocity: WireVec3 { x: 0.4, y: 0.36, z: 0.0 },
+        tick: 0,
+    });
+    sim.ticks(30);
+    let p = sim.component::<Position>().expect("pos").0;
+    assert!(p.x > 1.5 && (p.y + 60.0).abs() < 1e-3, "pushed east and landed: {p:?}");
+    assert_eq!(sim.command(r#"{"action":"movement_info"}"#)["motions"], 1);
+}
+
+#[test]
+fn setpos_moves_the_local_position_and_the_physics_continues_from_there() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let r = sim.command(r#"{"action":"setpos","x":4.5,"y":-58,"z":4.5,"yaw":90}"#);
+    assert_eq!(r["pos"], json!({"x": 4.5, "y": -58.0, "z": 4.5}));
+    sim.ticks(20);
+    let p = sim.component::<Position>().expect("pos").0;
+    assert!(p.distance(Vec3::new(4.5, -60.0, 4.5)) < 1e-3, "fell to the ground: {p:?}");
+    let last = inputs(&mut sim).pop().expect("input");
+    assert_eq!(last.yaw, 90.0);
+    assert_eq!(sim.command(r#"{"action":"setpos","x":"nan","y":0,"z":0}"#)["code"], "INVALID_PARAMS");
+    assert_eq!(sim.command(r#"{"action":"setpos","x":1e300,"y":0,"z":0}"#)["code"], "OUT_OF_RANGE");
+}
+
+#[test]
+fn tp_asks_the_server_and_answers_with_its_teleport() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.queue_command(r#"{"action":"tp","x":10.5,"y":-60,"z":3.5,"id":"t"}"#);
+    sim.tick();
+    assert!(sim.take_responses().is_empty(), "waits for the server");
+    let requests = sim.sent_as::<clawcraft::protocol::packets::CommandRequest>();
+    assert_eq!(requests[0].command, "/tp @s 10.5 -60 3.5");
+    sim.receive(&MovePlayer {
+        runtime_id: SIM_RUNTIME_ID as u32,
+        position: WireVec3 { x: 10.5, y: -58.38, z: 3.5 },
+        mode: "teleport".into(),
+        ..MovePlayer::default()
+    });
+    sim.tick();
+    let r = sim.take_responses().pop().expect("response");
+    assert_eq!((r["id"].clone(), r["teleported"].clone()), (json!("t"), json!(true)));
+    assert_eq!(r["pos"], json!({"x": 10.5, "y": -60.0, "z": 3.5}));
+    // Without an answer from the server: TIMEOUT after 5 s.
+    sim.queue_command(r#"{"action":"tp","x":0,"y":-60,"z":0,"id":"t2"}"#);
+    sim.ticks(101);
+    let r = sim.take_responses().pop().expect("response");
+    assert_eq!((r["id"].clone(), r["code"].clone()), (json!("t2"), json!("TIMEOUT")));
+}
+
+#[test]
+fn move_into_a_wall_ends_with_a_reason_instead_of_hanging() {
+    let mut world = SimWorld::flat(2);
+    world.fill([3, -60, -2], [3, -57, 2], "stone", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.command(r#"{"action":"move","x":8.5,"y":-60,"z":0.5,"id":"w"}"#);
+    let (ticks, stream) = run_until_done(&mut sim, 200);
+    let done = walk_done(&sim);
+    assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("w"), json!("failed")));
+    assert!(done[0]["reason"].as_str().is_some_and(|r| r.contains("no progress")), "{done:?}");
+    assert!(ticks < 80, "gives up 2 s after the last progress: {ticks}");
+    assert_plausible(&stream);
+    let p = sim.component::<Position>().expect("pos").0;
+    assert!(p.x <= 2.7 + 1e-3, "never inside the wall: {p:?}");
+}
