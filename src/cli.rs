@@ -13,7 +13,10 @@ use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, Fo
 use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
 use serde_json::{Value, json};
 
-use crate::config::{AgentSettings, Config, SkillAction, Tool};
+use clawcraft_auth::{AuthConfig, AuthProgress, Authenticator, Endpoints, store};
+
+use crate::config::{AgentSettings, AuthAction, Config, SkillAction, Tool};
+use crate::online::OnlineAuth;
 use crate::player::PlayerSettings;
 use crate::protocol::codec::Protocol;
 use crate::{ClawcraftPlugins, IoPlugin, connect_bot, resolve, run_ticks};
@@ -29,10 +32,6 @@ pub fn run(config: Config) -> ExitCode {
 
 /// Like [`run`], letting the caller add its own plugins (see `examples/spin.rs`).
 pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
-    if !config.offline {
-        fail("CONFIG", "online (Xbox Live) authentication is not supported yet; run with OFFLINE=true");
-        return ExitCode::from(2);
-    }
     let protocol = match Protocol::load(&config.game_version) {
         Ok(p) => Arc::new(p),
         Err(e) => {
@@ -80,6 +79,11 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         .add_plugins(IoPlugin { stdin: !config.no_stdin, exit_on_disconnect: !config.reconnect, ..IoPlugin::default() })
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });
     apply_agent_settings(&mut app, config.agent_settings());
+    if !config.offline {
+        let auth = Authenticator::new(auth_config(&config));
+        tracing::info!(cache = %auth.config().cache_path().display(), "online mode: signing in with Xbox Live");
+        app.insert_resource(OnlineAuth(Arc::new(auth)));
+    }
     if !config.events.as_os_str().is_empty() {
         app.add_plugins(EventsFilePlugin {
             settings: EventsFileSettings::new(config.events.clone(), config.max_events_mb),
@@ -158,6 +162,94 @@ pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
             if via_tcp { events_tcp(config, since) } else { events(&config.events, cursor, last, follow) }
         }
         Tool::Skill { action: SkillAction::Install { dir, source } } => skill_install(dir, source),
+        Tool::Auth { action } => auth_tool(config, action),
+    }
+}
+
+/// The sign-in settings of `config` (USERNAME is the cache key).
+pub fn auth_config(config: &Config) -> AuthConfig {
+    let mut auth = AuthConfig::new(&config.username, config.auth_dir.clone(), &config.game_version);
+    if let Some(base) = config.auth_base_url.as_deref().filter(|b| !b.is_empty()) {
+        auth.endpoints = Endpoints::with_base(base);
+    }
+    auth
+}
+
+/// `clawcraft auth status|login|logout`: JSON on stdout, errors as JSON on stderr (exit 1).
+fn auth_tool(config: &Config, action: AuthAction) -> ExitCode {
+    let auth = auth_config(config);
+    match action {
+        AuthAction::Status => {
+            let now = clawcraft_auth::time::now_unix();
+            let accounts: Vec<Value> = store::list(&auth.dir)
+                .into_iter()
+                .map(|(file, c)| {
+                    let until = |t: Option<i64>| t.filter(|t| *t > now).map(clawcraft_auth::time::format_iso8601);
+                    json!({
+                        "username": c.username,
+                        "gamertag": c.gamertag,
+                        "xuid": c.xuid,
+                        "file": file,
+                        "signedIn": c.msa.is_some(),
+                        "xboxValidUntil": until(c.user.as_ref().map(|u| u.not_after)),
+                        "updatedAt": clawcraft_auth::time::format_iso8601(c.updated_at),
+                        "current": c.username == config.username,
+                    })
+                })
+                .collect();
+            println!("{}", json!({"ok": true, "dir": auth.dir, "accounts": accounts}));
+            ExitCode::SUCCESS
+        }
+        AuthAction::Login => {
+            let authenticator = Authenticator::new(auth);
+            // A throwaway login key: the sign-in is checked end to end, down to a multiplayer token.
+            let key = crate::protocol::login::LoginKeys::generate();
+            let mut progress = |p: &AuthProgress| {
+                let AuthProgress::DeviceCode { url, code, expires_in } = p;
+                eprintln!(
+                    "clawcraft: open {url} and enter the code {code} (expires in {} min)",
+                    expires_in.div_ceil(60)
+                );
+                let event = json!({"type": "auth_required", "url": url, "code": code, "expiresIn": expires_in,
+                    "timestamp": crate::core::event::now_ms()});
+                println!("{event}");
+            };
+            let cancel = std::sync::atomic::AtomicBool::new(false);
+            match authenticator.sign_in(key.public_key_b64(), true, &mut progress, &cancel) {
+                Ok(identity) => {
+                    println!(
+                        "{}",
+                        json!({"ok": true, "username": config.username, "gamertag": identity.gamertag,
+                            "xuid": identity.xuid, "file": authenticator.config().cache_path()})
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("{}", json!({"ok": false, "error": e.code(), "message": e.to_string()}));
+                    ExitCode::from(1)
+                }
+            }
+        }
+        AuthAction::Logout { all } => {
+            let files: Vec<PathBuf> = if all {
+                store::list(&auth.dir).into_iter().map(|(f, _)| f).collect()
+            } else {
+                vec![auth.cache_path()]
+            };
+            let mut removed = Vec::new();
+            for file in files {
+                match store::remove(&file) {
+                    Ok(true) => removed.push(file),
+                    Ok(false) => {}
+                    Err(e) => {
+                        eprintln!("{}", json!({"ok": false, "error": e.code(), "message": e.to_string()}));
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+            println!("{}", json!({"ok": true, "removed": removed}));
+            ExitCode::SUCCESS
+        }
     }
 }
 

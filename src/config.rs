@@ -23,7 +23,8 @@ Channels:
 Tools:
   clawcraft cmd '{\"action\":\"pos\"}'      one TCP round trip, prints the response
   clawcraft events --since SEQ --follow   events from the file (rotation-safe)
-  clawcraft skill install                 links skill/ into ~/.kiro/skills/clawcraft";
+  clawcraft skill install                 links skill/ into ~/.kiro/skills/clawcraft
+  clawcraft auth status|login|logout      online-mode token cache (CLAWCRAFT_AUTH_DIR, per USERNAME)";
 
 /// clawcraft — an AI agent harness for Minecraft Bedrock.
 ///
@@ -41,7 +42,9 @@ pub struct Config {
     /// Player name the server sees (BOT_USERNAME overrides USERNAME, as in ClawCraft).
     #[arg(long, env = "USERNAME", default_value = "ClawBot")]
     pub username: String,
-    /// Offline mode (no Xbox Live authentication). Online mode is not supported yet.
+    /// Offline mode (no Xbox Live sign-in). false: sign in with the bot's Microsoft account
+    /// (a device code on first use, `auth_required`), cached per USERNAME in CLAWCRAFT_AUTH_DIR;
+    /// the in-game name is then the account's gamertag.
     #[arg(long, env = "OFFLINE", default_value_t = true, action = clap::ArgAction::Set)]
     pub offline: bool,
     /// Bedrock version to speak (one of the versions under data/bedrock).
@@ -54,9 +57,14 @@ pub struct Config {
     #[arg(long, env = "CLAWCRAFT_NO_STDIN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub no_stdin: bool,
 
-    /// Directory for cached Xbox Live tokens (online mode; accepted for compatibility, online mode is not supported yet).
+    /// Directory for cached Xbox Live tokens, one owner-only file per USERNAME (online mode;
+    /// default: the platform cache directory, e.g. ~/.cache/clawcraft/auth).
     #[arg(long, env = "CLAWCRAFT_AUTH_DIR")]
     pub auth_dir: Option<PathBuf>,
+    /// Send every sign-in request (Microsoft, Xbox, PlayFab, Minecraft services) to this base
+    /// URL instead of the public services: for tests against a local fake.
+    #[arg(long = "auth-base-url", env = "CLAWCRAFT_AUTH_BASE_URL")]
+    pub auth_base_url: Option<String>,
     /// External admin tool run (without a shell, 10 s limit) by `{"action":"cmd","external":true}`.
     #[arg(long, env = "SEND_CMD")]
     pub send_cmd: Option<String>,
@@ -145,6 +153,12 @@ pub enum Tool {
         #[arg(long = "tcp")]
         via_tcp: bool,
     },
+    /// The online-mode token cache (CLAWCRAFT_AUTH_DIR): `status` lists the cached accounts,
+    /// `login` signs USERNAME in now (device code), `logout` deletes its tokens.
+    Auth {
+        #[command(subcommand)]
+        action: AuthAction,
+    },
     /// The agent skill (skill/SKILL.md).
     Skill {
         #[command(subcommand)]
@@ -163,6 +177,20 @@ pub enum SkillAction {
         /// The skill directory to link (default: this build's skill/).
         #[arg(long)]
         source: Option<PathBuf>,
+    },
+}
+
+/// `clawcraft auth …`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum AuthAction {
+    /// Cached accounts and how long their sign-in lasts (never the tokens).
+    Status,
+    /// Sign USERNAME in now: prints `auth_required` and waits for the code to be entered.
+    Login,
+    /// Delete USERNAME's cached tokens (`--all`: every account's).
+    Logout {
+        #[arg(long)]
+        all: bool,
     },
 }
 
@@ -248,6 +276,10 @@ mod tests {
         let c = Config::parse_from(["clawcraft", "--tcp-port", "5000", "events", "--since", "7", "--last", "3"]);
         assert_eq!(c.tcp_port, 5000);
         assert!(matches!(c.tool, Some(Tool::Events { since: Some(7), last: Some(3), follow: false, .. })));
+        let c =
+            Config::parse_from(["clawcraft", "--offline", "false", "--auth-dir", "/tmp/a", "auth", "logout", "--all"]);
+        assert!(!c.offline && c.auth_dir == Some(PathBuf::from("/tmp/a")));
+        assert!(matches!(c.tool, Some(Tool::Auth { action: AuthAction::Logout { all: true } })));
         let c = Config::parse_from(["clawcraft", "--chat-whitelist", " a, b ,", "cmd", "{}"]);
         assert_eq!(c.agent_settings().chat_whitelist, vec!["a", "b"]);
     }

@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod online;
 pub mod reconnect;
 pub mod sim;
 pub mod simworld;
@@ -50,6 +51,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_chat::ChatPlugin)
             .add(clawcraft_vitals::VitalsPlugin)
             .add(clawcraft_movement::MovementPlugin)
+            .add(online::OnlineAuthPlugin)
     }
 }
 
@@ -99,6 +101,10 @@ pub fn spawn_connected_bot(
         protocol: protocol.clone(),
         server_address: format!("{host}:{}", server.port()),
     };
+    // Online mode: sign in first (on a thread), connect when the tokens are there.
+    if let Some(auth) = world.get_resource::<online::OnlineAuth>().cloned() {
+        return online::spawn_signing_in(world, &auth, server, session, protocol);
+    }
     let transport = UdpTransport::connect(server, session)?;
     Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
 }

@@ -64,6 +64,11 @@ pub struct Peer {
 
 impl Peer {
     pub fn start(scenario: &str) -> Peer {
+        Self::start_args(scenario, &[])
+    }
+
+    /// Like [`Peer::start`] with extra `server.js` arguments (e.g. `--online-auth URL`).
+    pub fn start_args(scenario: &str, extra: &[&str]) -> Peer {
         ensure_peer_installed();
         let dir = TempDir::new("peer");
         let log = dir.path().join("packets.jsonl");
@@ -73,6 +78,7 @@ impl Peer {
             .args(["--port", &port.to_string(), "--scenario", scenario])
             .arg("--log")
             .arg(&log)
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -140,6 +146,11 @@ impl Bot {
     }
 
     pub fn start_with(port: u16, username: &str, env: &[(&str, &str)]) -> Bot {
+        Self::start_full(port, username, env, Stdio::inherit())
+    }
+
+    /// Like [`Bot::start_with`], with the bot's stderr (its logs) going to `stderr`.
+    pub fn start_full(port: u16, username: &str, env: &[(&str, &str)], stderr: Stdio) -> Bot {
         let dir = TempDir::new("bot");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
         // Each bot gets its own events file and TCP port, so tests never share state or collide;
@@ -154,7 +165,7 @@ impl Bot {
             .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(stderr);
         for (k, v) in env {
             cmd.env(k, v);
         }

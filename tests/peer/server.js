@@ -38,6 +38,7 @@ function parseArgs (argv) {
       case '--log-raw': out.logRaw = true; break
       case '--sent-log': out.sentLog = next(); break
       case '--strict-decode': out.strictDecode = true; break
+      case '--online-auth': out.onlineAuth = next(); break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
     }
@@ -53,7 +54,7 @@ function parseArgs (argv) {
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -963,6 +964,32 @@ function summarizeLogin (params) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
+// Online mode (--online-auth BASE_URL): logins are verified as an Xbox-authenticated server verifies them, with
+// bedrock-protocol's own verifier and offline (self-signed) logins refused. The only swap: the OIDC discovery,
+// OpenID configuration and JWKS requests for the multiplayer token go to BASE_URL (the loopback fake of the
+// Minecraft services, clawcraft-auth's `fake`) instead of the public services, so the fake's signing key is trusted.
+// ---------------------------------------------------------------------------------------------------------------------
+
+function onlineLoginVerifier (baseUrl, version) {
+  const http = require('http')
+  const { createLoginVerifier } = require('bedrock-protocol/src/auth/loginVerifier')
+  const { createOidcVerifier } = require('bedrock-protocol/src/handshake/oidc')
+  const fetchJson = (url) => new Promise((resolve, reject) => {
+    const { pathname, search } = new URL(url)
+    http.get(new URL(pathname + search, baseUrl), { headers: { Accept: 'application/json' } }, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`OIDC request ${pathname} failed with status ${res.statusCode}`))
+        try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) } catch (e) { reject(e) }
+      })
+    }).on('error', reject)
+  })
+  const oidc = createOidcVerifier({ fetchJson })
+  return createLoginVerifier({ offline: false, version }, { verifyOidcToken: (token, v) => oidc.verify(token, v) }).verifyLogin
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
 // Main
 // ---------------------------------------------------------------------------------------------------------------------
 
@@ -996,7 +1023,7 @@ async function main () {
     host: args.host, // loopback only
     port: args.port,
     version: args.version,
-    offline: true, // no Xbox Live auth; encryption still happens (bedrock-protocol always does the ECDH handshake)
+    offline: !args.onlineAuth, // offline: no Xbox Live auth; encryption still happens (bedrock-protocol always does the ECDH handshake)
     raknetBackend: 'raknet-native',
     compressionAlgorithm: 'deflate',
     compressionThreshold: 1,
@@ -1108,13 +1135,15 @@ async function main () {
       return origReject(error)
     }
 
+    if (args.onlineAuth) player.verifyLogin = onlineLoginVerifier(args.onlineAuth, args.version)
     const hooks = SCENARIOS[args.scenario](session)
 
     player.on('login', () => {
       session.username = player.profile?.name ?? null
       if (session.loginLog) {
         const l = session.loginLog
-        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username, ...l.extra, client: session.id }) + '\n')
+        const auth = { authentication: player.authentication, xuid: player.profile?.xuid }
+        if (logFd !== null) fs.writeSync(logFd, toJson({ t: l.t, name: 'login', params: l.params, protocol_version: l.protocol_version, username: session.username, ...auth, ...l.extra, client: session.id }) + '\n')
         session.loginLog = null
       }
       diag(`login ${session.username} protocol ${player.version}`)

@@ -18,7 +18,9 @@ pub enum AuthError {
     )]
     CodeCooldown(u64),
     /// The cached refresh token no longer works (revoked, password changed, unused for too long).
-    #[error("the saved Microsoft sign-in was revoked or has expired ({0}); the next attempt asks for a new sign-in code")]
+    #[error(
+        "the saved Microsoft sign-in was revoked or has expired ({0}); the next attempt asks for a new sign-in code"
+    )]
     Revoked(String),
     /// A service could not be reached (DNS, TCP, TLS, timeout).
     #[error("cannot reach {service}: {detail}")]

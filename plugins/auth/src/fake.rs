@@ -30,7 +30,9 @@ use rsa::traits::PublicKeyParts as _;
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-use crate::endpoints::{ANDROID_CLIENT_ID, MULTIPLAYER_AUDIENCE, PLAYFAB_TITLE_ID, RP_MINECRAFT, RP_PLAYFAB, XBOX_SCOPE};
+use crate::endpoints::{
+    ANDROID_CLIENT_ID, MULTIPLAYER_AUDIENCE, PLAYFAB_TITLE_ID, RP_MINECRAFT, RP_PLAYFAB, XBOX_SCOPE,
+};
 use crate::http::form_urldecode;
 use crate::time::{format_iso8601, now_unix};
 use crate::xbox::signed_payload;
@@ -372,7 +374,9 @@ fn mint(st: &mut State, kind: &'static str, lifetime: i64, scope: &str) -> Strin
 
 /// The token's record if it is a live token of `kind`.
 fn valid<'a>(st: &'a State, token: &str, kind: &str) -> Option<&'a Issued> {
-    st.tokens.get(token).filter(|t| t.kind == kind && t.expires_at > now_unix() && !st.revoked.iter().any(|r| r == token))
+    st.tokens
+        .get(token)
+        .filter(|t| t.kind == kind && t.expires_at > now_unix() && !st.revoked.iter().any(|r| r == token))
 }
 
 fn oauth_error(error: &str, description: &str) -> Response {
@@ -391,7 +395,12 @@ fn device_code(req: &Request, config: &FakeConfig, st: &mut State) -> Response {
     let user_code: String = (0..8).map(|_| char::from(b'A' + rng.gen_range(0..26u8))).collect();
     let device_code = format!("device.{SECRET_MARKER}.{}", URL_SAFE_NO_PAD.encode(rng.r#gen::<[u8; 18]>()));
     let expires_at = now_unix() + i64::try_from(config.code_expires_in).unwrap_or(900);
-    st.codes.push(Code { user_code: user_code.clone(), device_code: device_code.clone(), expires_at, status: CodeStatus::Pending });
+    st.codes.push(Code {
+        user_code: user_code.clone(),
+        device_code: device_code.clone(),
+        expires_at,
+        status: CodeStatus::Pending,
+    });
     reply(
         200,
         json!({
@@ -494,7 +503,10 @@ fn xbox_reply(token: &str, lifetime: i64, claims: Value) -> Response {
 }
 
 fn xbox_error(status: u16, xerr: u64) -> Response {
-    let mut r = reply(status, json!({"Identity": "0", "XErr": xerr, "Message": "", "Redirect": "https://start.ui.xboxlive.com/CreateAccount"}));
+    let mut r = reply(
+        status,
+        json!({"Identity": "0", "XErr": xerr, "Message": "", "Redirect": "https://start.ui.xboxlive.com/CreateAccount"}),
+    );
     r.headers.push(("x-err", xerr.to_string()));
     r
 }
@@ -522,7 +534,8 @@ fn title_token(req: &Request, config: &FakeConfig, st: &mut State) -> Response {
     let body = req.json();
     let p = &body["Properties"];
     let key = &p["ProofKey"];
-    let device_bound = valid(st, p["DeviceToken"].as_str().unwrap_or_default(), "device").is_some_and(|d| d.scope == thumbprint(key));
+    let device_bound =
+        valid(st, p["DeviceToken"].as_str().unwrap_or_default(), "device").is_some_and(|d| d.scope == thumbprint(key));
     if !signature_ok(req, key) || !device_bound {
         return reply(400, Value::Null);
     }
@@ -587,7 +600,8 @@ fn spki(key: &p384::ecdsa::SigningKey) -> String {
 
 fn es384_jwt(key: &p384::ecdsa::SigningKey, claims: &Value) -> String {
     let header = json!({"alg": "ES384", "x5u": spki(key)});
-    let input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+    let input =
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
     let sig: p384::ecdsa::Signature = p384::ecdsa::signature::Signer::sign(key, input.as_bytes());
     format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.to_bytes()))
 }
@@ -650,7 +664,8 @@ fn playfab(req: &Request, st: &mut State) -> Response {
 fn session_start(req: &Request, st: &mut State) -> Response {
     let body = req.json();
     let user = &body["user"];
-    let device_ok = body["device"]["applicationType"] == "MinecraftPE" && body["device"]["id"].as_str().is_some_and(|s| !s.is_empty());
+    let device_ok = body["device"]["applicationType"] == "MinecraftPE"
+        && body["device"]["id"].as_str().is_some_and(|s| !s.is_empty());
     if user["tokenType"] != "PlayFab" || !device_ok {
         return reply(400, json!({"code": "BadRequest", "message": "bad session request"}));
     }
@@ -707,7 +722,8 @@ fn multiplayer(req: &Request, config: &FakeConfig, st: &State) -> Response {
 /// A compact RS256 JWS with the fake's key (`kid` = [`KEY_ID`]).
 pub fn rs256_jwt(claims: &Value) -> String {
     let header = json!({"alg": "RS256", "typ": "JWT", "kid": KEY_ID});
-    let input = format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
+    let input =
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(header.to_string()), URL_SAFE_NO_PAD.encode(claims.to_string()));
     let signer = pkcs1v15::SigningKey::<Sha256>::new(keys().rsa.clone());
     let sig = signer.sign(input.as_bytes());
     format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.to_bytes()))

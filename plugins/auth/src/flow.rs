@@ -267,7 +267,8 @@ impl Run<'_> {
         let xsts = self.xsts(RP_MINECRAFT)?;
         let game_version = self.auth.config.game_version.clone();
         let chain = minecraft::certificate_chain(self.http(), self.endpoints(), &xsts, public_key_b64, &game_version)?;
-        let extra = chain.last().and_then(|jwt| minecraft::unverified_claims(jwt)).and_then(|c| c.get("extraData").cloned());
+        let extra =
+            chain.last().and_then(|jwt| minecraft::unverified_claims(jwt)).and_then(|c| c.get("extraData").cloned());
         let from_chain = |k: &str| extra.as_ref().and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
         let mut gamertag = from_chain("displayName").unwrap_or_default();
         let mut xuid = from_chain("XUID").unwrap_or_default();
@@ -278,7 +279,10 @@ impl Run<'_> {
             xuid = claim("xid").unwrap_or(xuid);
         }
         if gamertag.is_empty() {
-            return Err(AuthError::Service { service: "multiplayer.minecraft.net", detail: "no gamertag in the sign-in".into() });
+            return Err(AuthError::Service {
+                service: "multiplayer.minecraft.net",
+                detail: "no gamertag in the sign-in".into(),
+            });
         }
         if (self.cache.gamertag.as_str(), self.cache.xuid.as_str()) != (gamertag.as_str(), xuid.as_str()) {
             self.cache.gamertag = gamertag.clone();

@@ -146,7 +146,10 @@ pub(crate) fn services_session(
     let valid_until = result.get("validUntil").and_then(Value::as_str).and_then(parse_iso8601);
     match (header, valid_until) {
         (Some(h), Some(v)) => Ok(ServicesToken { authorization_header: Secret(h.to_owned()), valid_until: v }),
-        _ => Err(AuthError::Service { service: FRANCHISE, detail: "session has no authorizationHeader/validUntil".into() }),
+        _ => Err(AuthError::Service {
+            service: FRANCHISE,
+            detail: "session has no authorizationHeader/validUntil".into(),
+        }),
     }
 }
 

@@ -75,9 +75,15 @@ pub(crate) fn request_device_code(http: &Http, ep: &Endpoints, client_id: &str) 
 }
 
 /// Polls once for the device code's tokens.
-pub(crate) fn poll_device_code(http: &Http, ep: &Endpoints, client_id: &str, code: &DeviceCode) -> Result<Poll, AuthError> {
+pub(crate) fn poll_device_code(
+    http: &Http,
+    ep: &Endpoints,
+    client_id: &str,
+    code: &DeviceCode,
+) -> Result<Poll, AuthError> {
     let url = format!("{}/oauth20_token.srf", ep.live);
-    let form = [("client_id", client_id), ("device_code", code.device_code.0.as_str()), ("grant_type", DEVICE_CODE_GRANT)];
+    let form =
+        [("client_id", client_id), ("device_code", code.device_code.0.as_str()), ("grant_type", DEVICE_CODE_GRANT)];
     let reply = http.post(SERVICE, &url, &[], Body::Form(&form))?;
     if reply.ok() {
         return tokens(&reply).map(Poll::Done);
@@ -92,7 +98,12 @@ pub(crate) fn poll_device_code(http: &Http, ep: &Endpoints, client_id: &str, cod
 }
 
 /// Trades the refresh token for fresh tokens. A refused refresh token is [`AuthError::Revoked`].
-pub(crate) fn refresh(http: &Http, ep: &Endpoints, client_id: &str, refresh_token: &Secret) -> Result<MsaTokens, AuthError> {
+pub(crate) fn refresh(
+    http: &Http,
+    ep: &Endpoints,
+    client_id: &str,
+    refresh_token: &Secret,
+) -> Result<MsaTokens, AuthError> {
     let url = format!("{}/oauth20_token.srf", ep.live);
     let form = [
         ("scope", XBOX_SCOPE),

@@ -105,7 +105,9 @@ fn cache_error(path: &Path, e: impl std::fmt::Display) -> AuthError {
 /// Reads a cache file; `None` if it does not exist.
 pub fn load(path: &Path) -> Result<Option<TokenCache>, AuthError> {
     match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| cache_error(path, format!("unreadable ({e})"))),
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes).map(Some).map_err(|e| cache_error(path, format!("unreadable ({e})")))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(cache_error(path, e)),
     }
@@ -218,7 +220,8 @@ mod tests {
             assert_eq!(mode(&dir), 0o700);
         }
         // No temporary file left behind; the listing finds the account.
-        let names: Vec<_> = std::fs::read_dir(&dir).expect("dir").filter_map(Result::ok).map(|e| e.file_name()).collect();
+        let names: Vec<_> =
+            std::fs::read_dir(&dir).expect("dir").filter_map(Result::ok).map(|e| e.file_name()).collect();
         assert_eq!(names.len(), 1, "{names:?}");
         assert_eq!(list(&dir).len(), 1);
         assert!(!format!("{cache:?}").contains("t0k"), "Debug never shows tokens");

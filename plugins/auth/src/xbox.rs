@@ -103,7 +103,10 @@ pub struct XboxToken {
 
 impl std::fmt::Debug for XboxToken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("XboxToken").field("not_after", &self.not_after).field("xuid", &self.xuid).finish_non_exhaustive()
+        f.debug_struct("XboxToken")
+            .field("not_after", &self.not_after)
+            .field("xuid", &self.xuid)
+            .finish_non_exhaustive()
     }
 }
 
@@ -187,7 +190,12 @@ pub(crate) fn title_token(
 }
 
 /// The Xbox user token of the signed-in Microsoft account.
-pub(crate) fn user_token(http: &Http, ep: &Endpoints, key: &ProofKey, msa_access: &Secret) -> Result<XboxToken, AuthError> {
+pub(crate) fn user_token(
+    http: &Http,
+    ep: &Endpoints,
+    key: &ProofKey,
+    msa_access: &Secret,
+) -> Result<XboxToken, AuthError> {
     const SERVICE: &str = "user.auth.xboxlive.com";
     let body = json!({
         "RelyingParty": RP_XBOX_AUTH,
@@ -198,8 +206,15 @@ pub(crate) fn user_token(http: &Http, ep: &Endpoints, key: &ProofKey, msa_access
             "RpsTicket": format!("t={}", msa_access.0),
         },
     });
-    let reply =
-        signed_post(http, SERVICE, &ep.xbox_user, "/user/authenticate", key, &body, &[("x-xbl-contract-version", "2")])?;
+    let reply = signed_post(
+        http,
+        SERVICE,
+        &ep.xbox_user,
+        "/user/authenticate",
+        key,
+        &body,
+        &[("x-xbl-contract-version", "2")],
+    )?;
     parse_token(SERVICE, &reply)
 }
 
@@ -234,14 +249,21 @@ fn parse_token(service: &'static str, reply: &Reply) -> Result<XboxToken, AuthEr
     if !reply.ok() {
         return Err(xbox_error(service, reply));
     }
-    let token = reply.str("Token").ok_or_else(|| AuthError::Service { service, detail: "response has no Token".into() })?;
+    let token =
+        reply.str("Token").ok_or_else(|| AuthError::Service { service, detail: "response has no Token".into() })?;
     let not_after = reply
         .str("NotAfter")
         .and_then(parse_iso8601)
         .ok_or_else(|| AuthError::Service { service, detail: "response has no valid NotAfter".into() })?;
     let xui = reply.body.pointer("/DisplayClaims/xui/0");
     let claim = |k: &str| xui.and_then(|x| x.get(k)).and_then(Value::as_str).unwrap_or_default().to_owned();
-    Ok(XboxToken { token: Secret(token.to_owned()), not_after, uhs: claim("uhs"), xuid: claim("xid"), gamertag: claim("gtg") })
+    Ok(XboxToken {
+        token: Secret(token.to_owned()),
+        not_after,
+        uhs: claim("uhs"),
+        xuid: claim("xid"),
+        gamertag: claim("gtg"),
+    })
 }
 
 /// Xbox's `XErr` codes in words (the ones an account owner can fix).
@@ -274,8 +296,8 @@ fn xbox_error(service: &'static str, reply: &Reply) -> AuthError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use p256::ecdsa::signature::Verifier as _;
     use p256::ecdsa::VerifyingKey;
+    use p256::ecdsa::signature::Verifier as _;
 
     #[test]
     fn signature_header_verifies_and_key_round_trips() {

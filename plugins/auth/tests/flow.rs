@@ -312,7 +312,10 @@ fn accounts_that_cannot_play_fail_with_the_reason() {
     let (rx, handle) = h.start(&login_key());
     h.fake.approve(&code_of(&rx));
     let err = handle.join().expect("thread").expect_err("no Xbox profile");
-    assert!(matches!(err, AuthError::Xbox(ref m) if m.contains("no Xbox profile") && m.contains("2148916233")), "{err:?}");
+    assert!(
+        matches!(err, AuthError::Xbox(ref m) if m.contains("no Xbox profile") && m.contains("2148916233")),
+        "{err:?}"
+    );
 }
 
 #[test]

@@ -108,6 +108,12 @@ impl UdpTransport {
     /// Opens a socket and starts connecting in the background. Loopback targets get a loopback
     /// socket, so tests never bind a public interface.
     pub fn connect(server: SocketAddr, session: SessionConfig) -> std::io::Result<Self> {
+        Self::connect_session(server, ClientSession::new(session))
+    }
+
+    /// Like [`connect`](Self::connect) with a prepared login session (its key pair and login
+    /// parameters, e.g. an online sign-in bound to that key).
+    pub fn connect_session(server: SocketAddr, mut session: ClientSession) -> std::io::Result<Self> {
         let bind: SocketAddr = match (server.ip().is_loopback(), server.is_ipv4()) {
             (true, true) => "127.0.0.1:0".parse().map_err(std::io::Error::other)?,
             (true, false) => "[::1]:0".parse().map_err(std::io::Error::other)?,
@@ -118,7 +124,6 @@ impl UdpTransport {
         socket.connect(server)?;
         let now = Instant::now();
         let config = RakConfig { client_guid: rand::random(), ..RakConfig::default() };
-        let mut session = ClientSession::new(session);
         // The login's input mode must match the PlayerAuthInput we send (mouse).
         session.login_params_mut().input_mode = 1;
         let mut inner = Inner {

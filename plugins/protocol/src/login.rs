@@ -1,7 +1,9 @@
-//! Offline ("self-signed") login for protocol ≥ 944 and the ECDH key exchange.
+//! The Login identity for protocol ≥ 944 — offline ("self-signed") or online (Xbox Live: the
+//! certificate chain and the OIDC multiplayer token) — and the ECDH key exchange.
 //!
 //! (protocol.md §3 and §4.) One fresh P-384 key pair per connection signs both login JWTs and is
-//! the client half of the ECDH that derives the encryption key.
+//! the client half of the ECDH that derives the encryption key. Online, the sign-in services
+//! bind the chain and the multiplayer token to that same key (see `clawcraft-auth`).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -125,6 +127,25 @@ pub struct LoginParams {
     pub input_mode: i32,
     /// Locale, e.g. `"en_US"`.
     pub language_code: String,
+    /// Online (Xbox Live) sign-in material for this connection's key; `None` logs in offline.
+    pub online: Option<OnlineLogin>,
+}
+
+/// What an online login carries: the Mojang-signed certificate chain for the connection's key
+/// and (protocol ≥ 944) the OIDC multiplayer token. `username` must then be the gamertag.
+#[derive(Clone, PartialEq, Eq)]
+pub struct OnlineLogin {
+    /// The chain the Minecraft auth service returned (our own first link is added in front).
+    pub chain: Vec<String>,
+    /// The multiplayer token (`Token`); empty before protocol 944.
+    pub token: String,
+}
+
+impl std::fmt::Debug for OnlineLogin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Credentials never reach a log line.
+        f.debug_struct("OnlineLogin").field("chain_len", &self.chain.len()).finish_non_exhaustive()
+    }
 }
 
 impl LoginParams {
@@ -144,6 +165,7 @@ impl LoginParams {
             device_model: "clawcraft".to_owned(),
             input_mode: 2,
             language_code: "en_US".to_owned(),
+            online: None,
         }
     }
 }
@@ -152,6 +174,53 @@ impl LoginParams {
 /// derives it, so the same bot keeps the same identity across tools and reconnects.
 pub fn offline_uuid(username: &str) -> Uuid {
     Uuid::new_v3(&Uuid::NAMESPACE_URL, username.as_bytes())
+}
+
+/// Builds the login the params ask for (online when [`LoginParams::online`] is set): the
+/// identity JSON and the client-data JWT.
+pub fn login_tokens(params: &LoginParams, keys: &LoginKeys) -> Result<(String, String), LoginError> {
+    match &params.online {
+        Some(online) => online_login_tokens(params, online, keys),
+        None => offline_login_tokens(params, keys),
+    }
+}
+
+/// The online login (bedrock-protocol's and gophertunnel's shape): `AuthenticationType` 0, the
+/// certificate chain headed by our own link — signed by the connection key, delegating to the
+/// key that signed the service's first link — and the multiplayer token.
+pub fn online_login_tokens(
+    params: &LoginParams,
+    online: &OnlineLogin,
+    keys: &LoginKeys,
+) -> Result<(String, String), LoginError> {
+    let authority = match online.chain.first() {
+        Some(first) => decode_jwt(first)?
+            .header
+            .get("x5u")
+            .and_then(Value::as_str)
+            .ok_or(LoginError::MissingField("x5u"))?
+            .to_owned(),
+        None => return Err(LoginError::MalformedJwt("empty certificate chain".to_owned())),
+    };
+    let now = unix_now();
+    let own_link = sign_jwt(
+        keys,
+        &json!({
+            "certificateAuthority": true,
+            "identityPublicKey": authority,
+            "nbf": now - 6 * 3600,
+            "exp": now + 6 * 3600,
+        }),
+    )?;
+    let chain: Vec<&str> = std::iter::once(own_link.as_str()).chain(online.chain.iter().map(String::as_str)).collect();
+    let identity = json!({
+        "AuthenticationType": 0,
+        "Certificate": json!({"chain": chain}).to_string(),
+        "Token": online.token,
+    })
+    .to_string();
+    let client_data = sign_jwt(keys, &client_data_claims(params))?;
+    Ok((identity, client_data))
 }
 
 /// Builds the offline login: the identity JSON and the client-data JWT.
@@ -487,6 +556,32 @@ mod tests {
         }
         let (iat, nbf, exp) = (c["iat"].as_i64(), c["nbf"].as_i64(), c["exp"].as_i64());
         assert!(nbf <= iat && iat < exp, "{c}");
+    }
+
+    #[test]
+    fn online_identity_heads_the_services_chain_with_our_link() {
+        let keys = LoginKeys::generate();
+        let service = LoginKeys::generate();
+        let first = sign_jwt(&service, &json!({"certificateAuthority": true})).expect("sign");
+        let mut p = params();
+        p.username = "Claw Gamertag".to_owned();
+        p.online = Some(OnlineLogin { chain: vec![first.clone(), "b.c.d".to_owned()], token: "mp.token.x".to_owned() });
+        assert!(!format!("{p:?}").contains("mp.token"), "Debug hides the token");
+        let (identity, client) = login_tokens(&p, &keys).expect("tokens");
+        let identity: Value = serde_json::from_str(&identity).expect("json");
+        assert_eq!(identity["AuthenticationType"], 0);
+        assert_eq!(identity["Token"], "mp.token.x");
+        let cert: Value = serde_json::from_str(identity["Certificate"].as_str().expect("string")).expect("chain json");
+        let chain = cert["chain"].as_array().expect("chain");
+        assert_eq!(chain.len(), 3);
+        assert_eq!((chain[1].as_str(), chain[2].as_str()), (Some(first.as_str()), Some("b.c.d")));
+        let own = decode_and_verify(chain[0].as_str().expect("jwt"), &keys);
+        assert_eq!(own.claims["identityPublicKey"], service.public_key_b64(), "delegates to the service's key");
+        assert_eq!(own.claims["certificateAuthority"], true);
+        let client = decode_and_verify(&client, &keys);
+        assert_eq!(client.claims["ThirdPartyName"], "Claw Gamertag");
+        p.online = Some(OnlineLogin { chain: vec![], token: String::new() });
+        assert!(login_tokens(&p, &keys).is_err(), "an empty chain is refused");
     }
 
     #[test]

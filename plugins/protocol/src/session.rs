@@ -22,7 +22,7 @@ use thiserror::Error;
 use crate::codec::{CodecError, Packet, Protocol, peek_packet_id};
 use crate::framing::{Compression, FrameError, GAME_PACKET_ID, GameFramer};
 use crate::io::WriteExt;
-use crate::login::{LoginError, LoginKeys, LoginParams, derive_shared_key, offline_login_tokens};
+use crate::login::{LoginError, LoginKeys, LoginParams, derive_shared_key, login_tokens};
 use crate::packets::{
     ClientToServerHandshake, Login, LoginTokens, NetworkSettings, PlayStatus, RequestNetworkSettings,
     ServerToClientHandshake,
@@ -220,7 +220,7 @@ impl ClientSession {
         tracing::debug!(?compression, threshold, "network settings received");
         self.framer.enable_compression(compression, threshold);
 
-        let (identity, client) = offline_login_tokens(&self.params, &self.keys)?;
+        let (identity, client) = login_tokens(&self.params, &self.keys)?;
         let login = Login { protocol_version: self.params.protocol_version, tokens: LoginTokens { identity, client } };
         let body = self.protocol.encode(&login)?;
         out.to_send.push(self.framer.encode_batch(&[body])?);

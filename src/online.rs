@@ -1,0 +1,186 @@
+//! Online mode (`OFFLINE=false`): before each connection the bot signs in with Xbox Live on a
+//! thread of its own (the bot stays [`Lifecycle::Connecting`], the game loop keeps ticking), then
+//! connects with the certificate chain and multiplayer token bound to that connection's key.
+//!
+//! A human may be needed once: `auth_required{url,code,expiresIn}` (also printed on stderr)
+//! until the code is entered, `auth_succeeded{gamertag,xuid}` after. A failed sign-in ends like a
+//! refused connection: `disconnected{reason}`, then a reconnect if `CLAWCRAFT_RECONNECT` is on
+//! (the [`Authenticator`] outlives attempts, so a retry reuses a pending code and never asks for
+//! a new one right after a declined or expired one).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bevy_app::{App, Plugin, PreUpdate};
+use bevy_ecs::prelude::*;
+use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
+use clawcraft_core::{AgentEvent, AppEventExt, BotStats, EventKind, Lifecycle, LocalBot, TickSet};
+use clawcraft_network::udp::UdpTransport;
+use clawcraft_network::{Connection, ConnectionClosed};
+use clawcraft_player::JoinProgress;
+use clawcraft_protocol::codec::Protocol;
+use clawcraft_protocol::login::{LoginKeys, OnlineLogin};
+use clawcraft_protocol::session::{ClientSession, SessionConfig};
+use crossbeam_channel::{Receiver, Sender};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// First protocol whose Login carries the OIDC multiplayer token (1.26.10).
+const MULTIPLAYER_TOKEN_PROTOCOL: i32 = 944;
+
+/// Present in online mode: the account's sign-in, shared by every connection attempt.
+#[derive(Resource, Clone)]
+pub struct OnlineAuth(pub Arc<Authenticator>);
+
+/// `auth_required`: a human must enter a Microsoft device code.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthRequired {
+    /// Where to enter the code (`https://www.microsoft.com/link`).
+    pub url: String,
+    /// The code, e.g. `ABCD1234`.
+    pub code: String,
+    /// Seconds left to enter it.
+    pub expires_in: u64,
+}
+impl EventKind for AuthRequired {
+    const NAME: &'static str = "auth_required";
+    const DESCRIPTION: &'static str =
+        "Online mode: a human must open `url` and enter `code` (Microsoft device code) within `expiresIn` seconds";
+}
+
+/// `auth_succeeded`: signed in; the bot connects as this gamertag.
+#[derive(Serialize, JsonSchema)]
+pub struct AuthSucceeded {
+    /// The in-game name.
+    pub gamertag: String,
+    /// The Xbox user id (for allowlists).
+    pub xuid: String,
+}
+impl EventKind for AuthSucceeded {
+    const NAME: &'static str = "auth_succeeded";
+    const DESCRIPTION: &'static str = "Online mode: signed in to Xbox Live; the bot joins as `gamertag`";
+}
+
+/// What the sign-in thread reports.
+enum SignInMessage {
+    Progress(AuthProgress),
+    Done(Result<OnlineIdentity, AuthError>),
+}
+
+/// On a bot whose sign-in is running; replaced by its [`Connection`] when it succeeds. Dropping
+/// it (despawn, shutdown) stops a wait for the device code.
+#[derive(Component)]
+pub struct SigningIn {
+    rx: Receiver<SignInMessage>,
+    cancel: Arc<AtomicBool>,
+    keys: LoginKeys,
+    session: SessionConfig,
+    server: SocketAddr,
+    protocol: Arc<Protocol>,
+}
+
+impl Drop for SigningIn {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Registers the events and polls running sign-ins (a no-op without [`OnlineAuth`]).
+pub struct OnlineAuthPlugin;
+
+impl Plugin for OnlineAuthPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_agent_event::<AuthRequired>()
+            .add_agent_event::<AuthSucceeded>()
+            .add_systems(PreUpdate, poll_sign_in.before(TickSet::Receive));
+    }
+}
+
+/// Spawns a bot that signs in first, on a thread, with a fresh login key.
+pub fn spawn_signing_in(
+    world: &mut World,
+    auth: &OnlineAuth,
+    server: SocketAddr,
+    session: SessionConfig,
+    protocol: Arc<Protocol>,
+) -> std::io::Result<Entity> {
+    let keys = LoginKeys::generate();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let want_token = session.protocol.info().protocol >= MULTIPLAYER_TOKEN_PROTOCOL;
+    let (authenticator, public_key, thread_cancel) = (auth.0.clone(), keys.public_key_b64().to_owned(), cancel.clone());
+    std::thread::Builder::new().name("clawcraft-auth".into()).spawn(move || {
+        sign_in_thread(&authenticator, &public_key, want_token, &tx, &thread_cancel);
+    })?;
+    let bot = LocalBot { username: session.username.clone() };
+    let signing = SigningIn { rx, cancel, keys, session, server, protocol };
+    Ok(world.spawn((bot, Lifecycle::Connecting, JoinProgress::default(), BotStats::default(), signing)).id())
+}
+
+fn sign_in_thread(
+    auth: &Authenticator,
+    public_key: &str,
+    want_token: bool,
+    tx: &Sender<SignInMessage>,
+    cancel: &AtomicBool,
+) {
+    let mut progress = |p: &AuthProgress| drop(tx.send(SignInMessage::Progress(p.clone())));
+    let result = auth.sign_in(public_key, want_token, &mut progress, cancel);
+    let _ = tx.send(SignInMessage::Done(result));
+}
+
+/// Relays sign-in progress as events; connects a signed-in bot; ends a failed one like a
+/// refused connection.
+fn poll_sign_in(
+    mut commands: Commands,
+    mut bots: Query<(Entity, &SigningIn, &mut Lifecycle, &mut LocalBot)>,
+    mut events: MessageWriter<AgentEvent>,
+    mut closed: MessageWriter<ConnectionClosed>,
+) {
+    for (bot, signing, mut lifecycle, mut local) in &mut bots {
+        let Ok(message) = signing.rx.try_recv() else { continue };
+        let failure = match message {
+            SignInMessage::Progress(AuthProgress::DeviceCode { url, code, expires_in }) => {
+                // For a human watching stderr; the agent gets the event.
+                eprintln!(
+                    "clawcraft: sign in the bot's Microsoft account: open {url} and enter the code {code} (expires in {} min)",
+                    expires_in.div_ceil(60)
+                );
+                events.write(AgentEvent::of(&AuthRequired { url, code, expires_in }));
+                None
+            }
+            SignInMessage::Done(Ok(identity)) => {
+                tracing::info!(gamertag = %identity.gamertag, xuid = %identity.xuid, "signed in to Xbox Live");
+                events.write(AgentEvent::of(&AuthSucceeded {
+                    gamertag: identity.gamertag.clone(),
+                    xuid: identity.xuid.clone(),
+                }));
+                let mut session = ClientSession::with_keys(signing.session.clone(), signing.keys.clone());
+                let params = session.login_params_mut();
+                params.username = identity.gamertag.clone();
+                params.online = Some(OnlineLogin { chain: identity.chain, token: identity.multiplayer_token });
+                match UdpTransport::connect_session(signing.server, session) {
+                    Ok(transport) => {
+                        local.username = identity.gamertag;
+                        commands
+                            .entity(bot)
+                            .remove::<SigningIn>()
+                            .insert(Connection::new(Box::new(transport), signing.protocol.clone()));
+                        None
+                    }
+                    Err(e) => Some(format!("cannot open a socket to {}: {e}", signing.server)),
+                }
+            }
+            SignInMessage::Done(Err(e)) => Some(format!("Xbox Live sign-in failed: {e}")),
+        };
+        if let Some(reason) = failure {
+            tracing::info!(%reason, "not connecting");
+            *lifecycle = Lifecycle::Disconnected;
+            events.write(AgentEvent::of(&clawcraft_core::builtin::Disconnected { reason: reason.clone() }));
+            closed.write(ConnectionClosed { bot, reason, error: true });
+            commands.entity(bot).remove::<SigningIn>();
+        }
+    }
+}
