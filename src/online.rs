@@ -184,3 +184,27 @@ fn poll_sign_in(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::sim::Simulation;
+
+    #[test]
+    fn auth_events_are_in_the_schema_with_clawcrafts_fields() {
+        let mut sim = Simulation::new();
+        let schema = sim.command(r#"{"action":"schema"}"#);
+        let events = schema["events"].as_array().expect("events");
+        let fields = |name: &str| {
+            let e = events.iter().find(|e| e["name"] == name).unwrap_or_else(|| panic!("{name} registered"));
+            let props = e["fields"]["properties"].as_object().expect("properties").clone();
+            let mut keys: Vec<String> = props.keys().cloned().collect();
+            keys.sort();
+            (keys, props)
+        };
+        let (keys, props) = fields("auth_required");
+        assert_eq!(keys, ["code", "expiresIn", "url"]);
+        assert_eq!(props["url"]["type"], "string");
+        assert_eq!(props["code"]["type"], "string");
+        assert_eq!(fields("auth_succeeded").0, ["gamertag", "xuid"]);
+    }
+}
