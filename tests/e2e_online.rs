@@ -133,3 +133,41 @@ fn a_declined_code_disconnects_and_reconnects_do_not_spam_codes() {
     assert_eq!(fake.count("/oauth20_connect.srf"), 1, "one device code");
     assert_eq!(bot.seen.iter().filter(|v| v["type"] == "auth_required").count(), 1);
 }
+
+#[test]
+fn auth_tools_sign_in_list_and_sign_out_without_printing_tokens() {
+    let fake = FakeServices::start(FakeConfig::default());
+    let dir = TempDir::new("online-tools");
+    let auth_dir = dir.path().to_string_lossy().into_owned();
+    let base = fake.base_url();
+    let env = [
+        ("CLAWCRAFT_AUTH_DIR", auth_dir.as_str()),
+        ("CLAWCRAFT_AUTH_BASE_URL", base.as_str()),
+        ("USERNAME", "ToolBot"),
+    ];
+
+    let (mut child, lines) = common::spawn_tool(&["auth", "login"], &env);
+    let required = common::wait_value(&lines, |v| v["type"] == "auth_required", SPAWN_TIMEOUT).expect("auth_required");
+    assert!(fake.approve(required["code"].as_str().expect("code")));
+    let done = common::wait_value(&lines, |v| v["ok"] == true, SPAWN_TIMEOUT).expect("signed in");
+    assert_eq!((done["gamertag"].as_str(), done["username"].as_str()), (Some("Claw Fake"), Some("ToolBot")));
+    assert!(child.wait().expect("exit").success());
+
+    let status = common::run_tool(&["auth", "status"], &env);
+    assert!(status.status.success());
+    let text = String::from_utf8_lossy(&status.stdout).into_owned();
+    let v: Value = serde_json::from_str(&text).expect("status json");
+    let accounts = v["accounts"].as_array().expect("accounts");
+    assert_eq!(accounts.len(), 1, "{v}");
+    assert_eq!(accounts[0]["username"], "ToolBot");
+    assert_eq!(accounts[0]["xuid"], "2535400000000001");
+    assert_eq!((accounts[0]["signedIn"].as_bool(), accounts[0]["current"].as_bool()), (Some(true), Some(true)));
+    assert!(!text.contains(SECRET_MARKER), "status never prints tokens: {text}");
+
+    let out = common::run_tool(&["auth", "logout"], &env);
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).expect("logout json");
+    assert_eq!(v["removed"].as_array().map(Vec::len), Some(1), "{v}");
+    let v: Value = serde_json::from_slice(&common::run_tool(&["auth", "status"], &env).stdout).expect("json");
+    assert_eq!(v["accounts"], json!([]));
+}
