@@ -39,6 +39,9 @@ pub struct Input {
     pub jump_tapped: bool,
     /// The sneak key was pressed and released within the tick (reported only).
     pub sneak_tapped: bool,
+    /// The client's auto-jump setting: walking on the ground into a step one block high (too
+    /// high to step up, with room above) jumps on the next tick as if the jump key were held.
+    pub auto_jump: bool,
 }
 
 /// The move scale while sneaking.

@@ -146,6 +146,8 @@ pub struct PlayerState {
     pub(crate) was_running: bool,
     pub(crate) jumping_flag: bool,
     pub(crate) jump_held: bool,
+    /// An auto-jump queued by the last move, taken by this tick's jump.
+    pub(crate) jump_queued: bool,
     pub(crate) last_requested: [f32; 2],
     pub(crate) last_pos: Option<Vec3>,
     pub(crate) pose_height: f32,
@@ -184,6 +186,7 @@ impl PlayerState {
             was_running: false,
             jumping_flag: false,
             jump_held: false,
+            jump_queued: false,
             last_requested: [0.0, 0.0],
             last_pos: None,
             pose_height: STAND_HEIGHT,
@@ -219,6 +222,19 @@ impl PlayerState {
         // The slowdown blocks the last tick ended in still slow the next move (the client keeps them).
         self.fall_distance = 0.0;
         self.teleported = announce;
+    }
+
+    /// A server movement correction (CorrectPlayerMovePrediction): the position (feet), velocity
+    /// and ground flag it gives are installed, the collision flags cleared and the box rebuilt.
+    /// Re-simulate the ticks since the correction's tick from here.
+    pub fn correct(&mut self, feet: Vec3, velocity: Vec3, on_ground: bool) {
+        self.position = feet;
+        self.velocity = velocity;
+        self.on_ground = on_ground;
+        self.horizontal_collision = false;
+        self.vertical_collision = false;
+        self.rebuild_box();
+        self.last_pos = None;
     }
 
     /// The eye position PlayerAuthInput reports: the feet plus 1.62001.

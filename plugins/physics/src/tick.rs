@@ -367,6 +367,16 @@ impl Physics {
         }
         self.inside_blocks(world, s, was_in_water);
         s.pending_slowdowns = Some(slowdowns_in(world, &s.aabb));
+        if input.auto_jump
+            && !keys.jump
+            && !t.sneaking
+            && s.on_ground
+            && s.horizontal_collision
+            && !s.in_water
+            && !s.in_lava
+        {
+            s.jump_queued = self.step_is_jumpable(world, &s.aabb, req);
+        }
         if s.on_ground && !t.sneaking {
             stand_on_sticky(world, s);
         }
@@ -386,6 +396,7 @@ impl Physics {
         yaw: f32,
         world: &W,
     ) {
+        let held = held || std::mem::take(&mut s.jump_queued);
         let pressed = held && !s.jump_held;
         s.jump_held = held;
         let v = &mut s.velocity;
@@ -426,7 +437,9 @@ impl Physics {
             s.jump_cooldown = JUMP_COOLDOWN;
             let feet = block_at(world, s.position.x, f64::from(s.aabb.min_y), s.position.z);
             let below = block_at(world, s.position.x, f64::from(s.aabb.min_y) - 1.0, s.position.z);
-            if below.physics.slowdown == Slowdown::PowderSnow && !s.leather_boots {
+            // Standing on powder snow (as the stand-on effects find the block) takes the jump away.
+            let (cx, cy, cz) = standing_on_cell(world, s.position, &s.aabb);
+            if world.block(cx, cy, cz).physics.slowdown == Slowdown::PowderSnow {
                 return;
             }
             let boost = (f64::from(s.effects.jump_boost) * 0.1) as f32;
@@ -444,6 +457,25 @@ impl Physics {
                 v.z += math::table_cos_rad(radians) * SPRINT_JUMP_BOOST;
             }
         }
+    }
+
+    /// Whether the move just blocked by `req` would continue one block up: the box raised by a
+    /// block (not more than a jump reaches) moves on horizontally where it could not.
+    fn step_is_jumpable<W: World + ?Sized>(&mut self, world: &W, b: &Aabb, req: Vec3) -> bool {
+        let len = (req.x * req.x + req.z * req.z).sqrt();
+        if !(len > 1e-4) {
+            return false;
+        }
+        // Probe a quarter block ahead along the move.
+        let (dx, dz) = (req.x / len * 0.25, req.z / len * 0.25);
+        let ahead = b.offset(dx, 0.0, dz);
+        if !collide::any_collision(world, &ahead, &mut self.scratch.shapes) {
+            return false;
+        }
+        let raised = b.offset(dx, 1.0, dz);
+        let above = b.offset(0.0, 1.0, 0.0);
+        !collide::any_collision(world, &raised, &mut self.scratch.shapes)
+            && !collide::any_collision(world, &above, &mut self.scratch.shapes)
     }
 
     /// The room the box has to stand, sneak and crawl (a pose box strictly overlapping a block

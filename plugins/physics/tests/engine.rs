@@ -1,0 +1,154 @@
+//! Behaviours of the engine on small hand-built worlds (the recorded scenarios in `replay.rs`
+//! prove the numbers; these pin what the movement plugin relies on).
+
+use clawcraft_physics::{Aabb, Block, BlockPhysics, Config, Input, Keys, Physics, PlayerState, Vec3, World};
+
+const CUBE: [Aabb; 1] = [Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0)];
+const LADDER: [Aabb; 1] = [Aabb::new(0.0, 0.0, 0.8125, 1.0, 1.0, 1.0)];
+
+/// A world from a function of the cell: 's' stone, 'l' ladder (plate on its +z side, against a
+/// wall there), 'w' water,
+/// anything else air.
+struct Cells<F: Fn(i32, i32, i32) -> char>(F, BlockPhysics, BlockPhysics);
+
+impl<F: Fn(i32, i32, i32) -> char> World for Cells<F> {
+    fn block(&self, x: i32, y: i32, z: i32) -> Block<'_> {
+        match (self.0)(x, y, z) {
+            's' => Block { physics: BlockPhysics::PLAIN, shapes: &CUBE },
+            'l' => Block { physics: self.1, shapes: &LADDER },
+            'w' => Block { physics: self.2, shapes: &[] },
+            _ => Block::AIR,
+        }
+    }
+}
+
+fn cells<F: Fn(i32, i32, i32) -> char>(f: F) -> Cells<F> {
+    Cells(f, BlockPhysics::of("ladder", |_| None), BlockPhysics::of("water", |_| None))
+}
+
+fn forward(auto_jump: bool) -> Input {
+    Input { keys: Keys { up: true, ..Keys::default() }, auto_jump, ..Input::default() }
+}
+
+fn standing(x: f32, y: f32, z: f32) -> PlayerState {
+    let mut p = PlayerState::new(Vec3::new(x, y, z));
+    p.on_ground = true;
+    p
+}
+
+fn run<W: World>(world: &W, p: &mut PlayerState, input: Input, ticks: usize) -> f32 {
+    let mut physics = Physics::new(Config::for_version("1.26.45"));
+    let mut max_y = p.position.y;
+    for _ in 0..ticks {
+        physics.tick(p, &input, world);
+        max_y = max_y.max(p.position.y);
+    }
+    max_y
+}
+
+#[test]
+fn auto_jump_climbs_a_one_block_step_but_not_a_wall() {
+    let step = cells(|_, y, z| if y < 0 || (y == 0 && z >= 3) { 's' } else { ' ' });
+    let mut p = standing(0.5, 0.0, 0.5);
+    run(&step, &mut p, forward(true), 40);
+    assert_eq!(p.position.y, 1.0, "on top of the step");
+    assert!(p.position.z > 3.5, "and walking on: {}", p.position.z);
+
+    let mut q = standing(0.5, 0.0, 0.5);
+    run(&step, &mut q, forward(false), 40);
+    assert_eq!(q.position.y, 0.0, "without auto-jump it stays below");
+    assert!((q.position.z - 2.7).abs() < 1e-4, "against the step: {}", q.position.z);
+
+    let wall = cells(|_, y, z| if y < 0 || (y <= 1 && z >= 3) { 's' } else { ' ' });
+    let mut w = standing(0.5, 0.0, 0.5);
+    let top = run(&wall, &mut w, forward(true), 40);
+    assert_eq!(top, 0.0, "a two-block wall is not jumped at");
+}
+
+#[test]
+fn sneaking_stops_at_the_edge() {
+    let ledge = cells(|_, y, z| if y < 0 && z < 2 { 's' } else { ' ' });
+    let mut p = standing(0.5, 0.0, 0.5);
+    let sneak = Input { keys: Keys { up: true, sneak: true, ..Keys::default() }, ..Input::default() };
+    run(&ledge, &mut p, sneak, 60);
+    assert_eq!(p.position.y, 0.0, "still on the ledge");
+    assert!(p.position.z > 2.0 && p.position.z < 2.3, "over the edge by less than half the box: {}", p.position.z);
+    let mut q = standing(0.5, 0.0, 0.5);
+    run(&ledge, &mut q, forward(false), 60);
+    assert!(q.position.y < -1.0, "walking off falls: {}", q.position.y);
+}
+
+#[test]
+fn pushing_into_a_ladder_climbs_at_0_2() {
+    // A ladder column at z = 2 (plate on its +z face) on a stone wall at z = 3.
+    let world = cells(|_, y, z| match (y, z) {
+        (..0, _) => 's',
+        (0..=5, 2) => 'l',
+        (0..=6, 3) => 's',
+        _ => ' ',
+    });
+    let mut p = standing(0.5, 0.0, 1.5);
+    let mut physics = Physics::new(Config::for_version("1.26.45"));
+    let mut rises = Vec::new();
+    for _ in 0..30 {
+        let y = p.position.y;
+        physics.tick(&mut p, &forward(false), &world);
+        rises.push(p.position.y - y);
+    }
+    assert!(p.position.y > 3.0, "climbed: {}", p.position.y);
+    assert!(rises.iter().any(|r| (r - 0.2).abs() < 1e-6 || (r - 0.117_6).abs() < 1e-3), "{rises:?}");
+    assert!(rises.iter().all(|r| *r <= 0.2 + 1e-6), "never faster than 0.2: {rises:?}");
+}
+
+#[test]
+fn water_sinks_slowly_and_jump_rises() {
+    let pool = cells(|_, y, _| {
+        if y < -10 {
+            's'
+        } else if y < 0 {
+            'w'
+        } else {
+            ' '
+        }
+    });
+    let mut p = PlayerState::new(Vec3::new(0.5, -5.0, 0.5));
+    let mut physics = Physics::new(Config::for_version("1.26.45"));
+    for _ in 0..40 {
+        physics.tick(&mut p, &Input::default(), &pool);
+    }
+    assert!(p.in_water);
+    // Sinking settles at 0.005 / (1 − 0.8) = 0.025 a tick.
+    assert!((p.velocity.y + 0.025).abs() < 0.0005, "sink speed {}", p.velocity.y);
+    let y = p.position.y;
+    let swim_up = Input { keys: Keys { jump: true, ..Keys::default() }, ..Input::default() };
+    for _ in 0..20 {
+        physics.tick(&mut p, &swim_up, &pool);
+    }
+    assert!(p.position.y > y + 1.0, "rose from {y} to {}", p.position.y);
+}
+
+#[test]
+fn teleport_and_correction() {
+    let flat = cells(|_, y, _| if y < 0 { 's' } else { ' ' });
+    let mut physics = Physics::new(Config::default());
+    let mut p = standing(0.5, 0.0, 0.5);
+    p.teleport(Vec3::new(10.5, 0.0, 10.5), Vec3::ZERO, true);
+    let out = physics.tick(&mut p, &forward(false), &flat);
+    assert!(out.flags.names().any(|f| f == "handled_teleport"));
+    assert_eq!(out.position, Vec3::new(10.5, 1.620_01, 10.5), "a teleport tick does not move");
+    let out = physics.tick(&mut p, &forward(false), &flat);
+    assert!(!out.flags.names().any(|f| f == "handled_teleport"));
+    assert!(out.position.z > 10.5, "moves again after it");
+    p.horizontal_collision = true;
+    p.correct(Vec3::new(3.5, 0.0, 3.5), Vec3::new(0.0, 0.0, 0.1), true);
+    assert!(!p.horizontal_collision && !p.vertical_collision && p.on_ground);
+    assert_eq!(p.aabb, Aabb::new(3.2, 0.0, 3.2, 3.8, 1.8, 3.8));
+}
+
+#[test]
+fn config_by_version() {
+    assert!(!Config::for_version("1.26.10").bounce_correction);
+    assert!(Config::for_version("1.26.20").bounce_correction);
+    assert!(Config::for_version("1.26.45").bounce_correction);
+    assert_eq!(Config::default().step_height, 0.5625);
+}
