@@ -14,6 +14,13 @@ fn boxes(table: &ShapeTable, reg: &BlockRegistry, name: &str, props: &[(&str, St
 }
 
 #[test]
+fn every_version_with_blocks_has_shapes() {
+    for v in BlockRegistry::versions() {
+        assert!(ShapeTable::for_version(v).is_ok(), "no shapes.json for {v}: run data/refresh.sh (data/gen-shapes.js)");
+    }
+}
+
+#[test]
 fn shapes_follow_the_registry_palette() {
     let mut versions = 0;
     for v in ShapeTable::versions() {
