@@ -77,7 +77,7 @@
 //! Build one table per game version, indexed like `clawcraft-world`'s block registry (the same
 //! palette order as [`ShapeTable`]):
 //!
-//! ```ignore
+//! ```text
 //! let shapes = ShapeTable::for_version(version)?;           // boxes of every state
 //! let physics: Vec<BlockPhysics> = registry.states().iter().map(|state| {
 //!     BlockPhysics::of(&state.name, |key| match state.property(key)? {

@@ -152,3 +152,56 @@ fn config_by_version() {
     assert!(Config::for_version("1.26.45").bounce_correction);
     assert_eq!(Config::default().step_height, 0.5625);
 }
+
+/// Blocks per tick along +z once the walk has settled.
+fn settled_speed(effects: clawcraft_physics::Effects) -> f32 {
+    let flat = cells(|_, y, _| if y < 0 { 's' } else { ' ' });
+    let mut p = standing(0.5, 0.0, 0.5);
+    p.effects = effects;
+    run(&flat, &mut p, forward(false), 60);
+    let z = p.position.z;
+    run(&flat, &mut p, forward(false), 1);
+    p.position.z - z
+}
+
+#[test]
+fn speed_and_slowness_scale_the_ground_speed() {
+    use clawcraft_physics::Effects;
+    let base = settled_speed(Effects::default());
+    assert!((base - 0.215_86).abs() < 1e-4, "{base}");
+    let fast = settled_speed(Effects { speed: 1, ..Effects::default() });
+    assert!((fast / base - 1.2).abs() < 1e-3, "speed I: {fast}");
+    let slow = settled_speed(Effects { slowness: 1, ..Effects::default() });
+    assert!((slow / base - 0.85).abs() < 1e-3, "slowness I: {slow}");
+}
+
+#[test]
+fn jump_boost_slow_falling_and_levitation() {
+    use clawcraft_physics::Effects;
+    let flat = cells(|_, y, _| if y < 0 { 's' } else { ' ' });
+    let jump = Input { keys: Keys { jump: true, ..Keys::default() }, ..Input::default() };
+    let apex = |effects: Effects| {
+        let mut p = standing(0.5, 0.0, 0.5);
+        p.effects = effects;
+        run(&flat, &mut p, jump, 12)
+    };
+    let normal = apex(Effects::default());
+    let boosted = apex(Effects { jump_boost: 1, ..Effects::default() });
+    assert!((normal - 1.2522).abs() < 1e-3, "a plain jump peaks at 1.25: {normal}");
+    assert!(boosted > normal + 0.3, "jump boost I: {boosted}");
+
+    let mut falling = PlayerState::new(Vec3::new(0.5, 100.0, 0.5));
+    falling.effects.slow_falling = 1;
+    run(&flat, &mut falling, Input::default(), 100);
+    assert!(
+        falling.velocity.y > -0.49 && falling.position.y > 60.0,
+        "slow falling (terminal −0.49): {:?} at {}",
+        falling.velocity,
+        falling.position.y
+    );
+
+    let mut rising = standing(0.5, 0.0, 0.5);
+    rising.effects.levitation = 1;
+    run(&flat, &mut rising, Input::default(), 40);
+    assert!(rising.position.y > 0.5, "levitation lifts: {}", rising.position.y);
+}
