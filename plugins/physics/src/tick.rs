@@ -1097,6 +1097,15 @@ fn bounce_gravity(g: f32, pre: f32, post: f32, vy: f32) -> f32 {
 
 /// Standing on slime or honey scales the horizontal velocity by 0.4 + 0.2·|vy| while vy < 0.1.
 fn stand_on_sticky<W: World + ?Sized>(world: &W, s: &mut PlayerState) {
+    // Only slime or honey in the layer the plane 0.2 under the feet cuts can be the block stood
+    // on (both are at most a block tall): skip the full search when there is none.
+    let a = s.aabb;
+    let layer = cell(a.min_y + -0.2);
+    let sticky_near = (cell(a.min_x)..=cell(a.max_x))
+        .any(|x| (cell(a.min_z)..=cell(a.max_z)).any(|z| world.block(x, layer, z).physics.sticky));
+    if !sticky_near {
+        return;
+    }
     let (x, y, z) = standing_on_cell(world, s.position, &s.aabb);
     if !world.block(x, y, z).physics.sticky || !(s.velocity.y < 0.1) {
         return;
