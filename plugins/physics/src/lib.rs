@@ -100,7 +100,7 @@
 //! `tests/replay.rs` replays 178 scenarios recorded from a real Bedrock client (1.26.13: per-tick
 //! PlayerAuthInput and the blocks around the path, `tests/vectors/physics/`, see SOURCE.md there)
 //! tick by tick from the recorded keys, rotation and blocks, and compares every tick's eye
-//! position, delta and input flags. **176 of 178 match** within float32 tolerance (every position
+//! position, delta, move vector and input flags. **176 of 178 match** within float32 tolerance (every position
 //! within 1e-4 blocks, or 4 float32 steps where those are coarser, and every flag right), **131
 //! bit for bit**; the test fails if any of the 176 stops matching. Every walking, sprinting,
 //! diagonal, jumping, stairs/slab, ladder/vine, scaffolding, ice, soul sand, honey, slime,

@@ -1,6 +1,7 @@
 //! Replays scenarios recorded from a real Bedrock client (`tests/vectors/physics/`, derived by
 //! `make-physics-vectors.js`; see SOURCE.md there) tick by tick: from the recorded keys, rotation
-//! and blocks, the engine must reproduce the recorded eye positions, deltas and input flags.
+//! and blocks, the engine must reproduce the recorded eye positions, deltas, move vectors and
+//! input flags.
 //!
 //! `cargo test -p clawcraft-physics --test replay -- --nocapture` prints the tally by category and
 //! the first divergence of every scenario that does not match.
@@ -206,6 +207,8 @@ struct Outcome {
     /// First tick whose position, delta or flags are not bit-identical, with what differed.
     first_diff: Option<String>,
     flag_mismatches: usize,
+    /// Ticks whose cooked move vector differs from the recorded one.
+    move_mismatches: usize,
     /// Ticks replayed bit for bit before the first difference.
     first_index: usize,
 }
@@ -216,9 +219,9 @@ impl Outcome {
     }
 
     /// Within float32 tolerance: every position within 1e-4 blocks (or 4 float32 steps where
-    /// those are coarser), every flag right.
+    /// those are coarser), every flag and move vector right.
     fn matches(&self) -> bool {
-        self.flag_mismatches == 0 && (self.max_pos_err <= 1e-4 || self.max_pos_ulps <= 4)
+        self.flag_mismatches == 0 && self.move_mismatches == 0 && (self.max_pos_err <= 1e-4 || self.max_pos_ulps <= 4)
     }
 }
 
@@ -367,6 +370,10 @@ fn replay_from(s: &Scenario, world: &RecordedWorld, start: usize, seed: Seed, tr
         }
         if got_delta != r.delta {
             diffs.push(format!("delta {got_delta:?} want {:?}", r.delta));
+        }
+        if o.move_vector != r.mv {
+            out.move_mismatches += 1;
+            diffs.push(format!("move_vector {:?} want {:?}", o.move_vector, r.mv));
         }
         let want: Vec<String> = r.flags.iter().map(|f| snake(f)).collect();
         let mut flag_diff = Vec::new();
