@@ -101,8 +101,12 @@ impl Physics {
     pub fn tick<W: World + ?Sized>(&mut self, s: &mut PlayerState, input: &Input, world: &W) -> TickOutput {
         let keys = input.keys;
         let prev = s.prev_keys;
-        let yaw = input.yaw;
-        let pitch = input.pitch;
+        // Bad input never poisons the state: a non-finite angle counts as 0, a non-finite stick
+        // as centred (the keys then decide).
+        let finite_or_zero = |v: f32| if v.is_finite() { v } else { 0.0 };
+        let yaw = finite_or_zero(input.yaw);
+        let pitch = finite_or_zero(input.pitch).clamp(-90.0, 90.0);
+        let analog = input.analog.filter(|[x, z]| x.is_finite() && z.is_finite());
 
         // ---- begin ----
         let mut t = Tick {
@@ -135,7 +139,7 @@ impl Physics {
         liquid::apply_flow(world, &s.aabb, &mut s.velocity);
 
         // ---- input ----
-        let raw_move = direction(&keys, input.analog);
+        let raw_move = direction(&keys, analog);
         let slow = (keys.sneak || s.sneaking) && !s.in_water && !s.swimming;
         let scale = if slow { SNEAK_INPUT_SCALE } else { 1.0 };
         let mv = [raw_move[0] * scale, raw_move[1] * scale];
@@ -741,8 +745,8 @@ impl Physics {
             delta: s.velocity,
             move_vector: mv,
             raw_move_vector: raw_move,
-            yaw: input.yaw,
-            pitch: input.pitch,
+            yaw: if input.yaw.is_finite() { input.yaw } else { 0.0 },
+            pitch: if input.pitch.is_finite() { input.pitch.clamp(-90.0, 90.0) } else { 0.0 },
             head_yaw: input.head_yaw,
             flags,
         }

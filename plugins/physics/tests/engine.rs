@@ -205,3 +205,58 @@ fn jump_boost_slow_falling_and_levitation() {
     run(&flat, &mut rising, Input::default(), 40);
     assert!(rising.position.y > 0.5, "levitation lifts: {}", rising.position.y);
 }
+
+/// Random and hostile inputs (NaN and infinite angles and sticks, every key combination, huge
+/// yaws) in a world of mixed blocks never panic and never make the position non-finite.
+#[test]
+fn hostile_inputs_keep_the_state_finite() {
+    let world = cells(|x, y, z| match (x.rem_euclid(7), y, z.rem_euclid(5)) {
+        (_, ..0, _) => 's',
+        (0, 0..=1, _) => 's',
+        (3, 0..=4, 2) => 'l',
+        (5, 0, _) => 'w',
+        _ => ' ',
+    });
+    let mut physics = Physics::new(Config::default());
+    let mut p = standing(2.5, 0.0, 2.5);
+    let mut seed = 0x2545_f491_u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let angles = [0.0, 45.0, -720.5, 1e9, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 89.9];
+    for _ in 0..20_000 {
+        let r = next();
+        let keys = Keys {
+            up: r & 1 != 0,
+            down: r & 2 != 0,
+            left: r & 4 != 0,
+            right: r & 8 != 0,
+            jump: r & 16 != 0,
+            sneak: r & 32 != 0,
+            sprint: r & 64 != 0,
+        };
+        let analog = match (r >> 8) % 4 {
+            0 => None,
+            1 => Some([f32::NAN, 1.0]),
+            2 => Some([1e30, -1e30]),
+            _ => Some([0.3, 0.4]),
+        };
+        let input = Input {
+            keys,
+            analog,
+            yaw: angles[(r >> 12) as usize % angles.len()],
+            pitch: angles[(r >> 16) as usize % angles.len()],
+            auto_jump: r & 128 != 0,
+            ..Input::default()
+        };
+        let out = physics.tick(&mut p, &input, &world);
+        assert!(out.position.x.is_finite() && out.position.y.is_finite() && out.position.z.is_finite(), "{out:?}");
+        assert!(out.delta.x.is_finite() && out.delta.y.is_finite() && out.delta.z.is_finite(), "{out:?}");
+        if p.position.y < -50.0 {
+            p.teleport(Vec3::new(2.5, 0.0, 2.5), Vec3::ZERO, true);
+        }
+    }
+}
