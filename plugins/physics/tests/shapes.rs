@@ -104,3 +104,36 @@ fn walks_up_a_slab_and_stops_at_a_wall() {
     assert!((p.position.z - 5.7).abs() < 1e-4, "stands against the wall at z = 6 − 0.3: {}", p.position.z);
     assert_eq!(p.position.y, 0.0, "back down after the slab");
 }
+
+/// The collision boxes the real-client recordings show for each of their blocks
+/// (`tests/vectors/physics/world.txt`) are among the boxes the vendored minecraft-data shapes give
+/// that block's states: the recording and the data agree, so no override is needed.
+#[test]
+fn recorded_shapes_agree_with_the_vendored_shapes() {
+    let v = ShapeTable::versions().find(|v| BlockRegistry::for_version(v).is_ok()).expect("a version");
+    let reg = BlockRegistry::for_version(v).expect("registry");
+    let table = ShapeTable::for_version(v).expect("shapes");
+    let world = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/physics/world.txt"))
+        .expect("world.txt");
+    let mut checked = 0;
+    for line in world.lines().filter(|l| l.starts_with("block ")) {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let name = format!("minecraft:{}", parts[2]);
+        let recorded: Vec<Aabb> = if parts[3] == "-" {
+            Vec::new()
+        } else {
+            parts[3]
+                .split(';')
+                .map(|b| {
+                    let n: Vec<f32> = b.split(',').map(|v| v.parse::<f64>().expect("number") as f32).collect();
+                    Aabb::new(n[0], n[1], n[2], n[3], n[4], n[5])
+                })
+                .collect()
+        };
+        let states: Vec<Vec<Aabb>> = reg.states_named(&name).map(|s| table.shapes(s.0).to_vec()).collect();
+        assert!(!states.is_empty(), "{name} is not in {v}");
+        assert!(states.contains(&recorded), "{name}: recorded {recorded:?}, minecraft-data has {states:?}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} blocks checked");
+}
