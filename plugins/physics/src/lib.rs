@@ -26,7 +26,9 @@
 //!    `speed × (0.546 / (slipperiness × 0.91))³` (speed 0.1, × 1.3 sprinting, Speed/Slowness),
 //!    0.02 in the air (0.026 sprinting) and in liquids;
 //! 8. **move**: cobweb, powder snow and berry bushes scale it, sneaking keeps off edges, the box
-//!    sweeps Y then X then Z through the block boxes, stepping up 0.5625 onto what it ran into;
+//!    sweeps Y then X then Z through the block boxes, stepping up 0.5625 onto what it ran into.
+//!    The boxes are the block states' (slabs, doors by their state, walls, trapdoors, …), with
+//!    what depends on the neighbours built here: fence and pane arms, and stairs corners;
 //! 9. **after the move**: gravity 0.08 then × 0.98 (slow falling 0.01, levitation), horizontal
 //!    friction `slipperiness × 0.91` on the ground (0.91 in the air), components ≤ 2⁻²³ flushed;
 //!    water drag 0.8 (0.9 sprinting) and a 0.005 sink, lava 0.5 and 0.02; bubble columns, honey
@@ -144,7 +146,7 @@ mod tick;
 mod world;
 
 pub use aabb::{Aabb, Vec3};
-pub use block::{Block, BlockPhysics, Bubbles, Climb, DEFAULT_FRICTION, Liquid, Slowdown};
+pub use block::{Block, BlockPhysics, Bubbles, Climb, DEFAULT_FRICTION, Liquid, Slowdown, Stairs};
 pub use flags::{INPUT_FLAG_NAMES, InputFlag, InputFlags};
 pub use input::{Input, Keys};
 pub use shapes::{ShapeError, ShapeTable};

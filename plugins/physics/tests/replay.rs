@@ -44,9 +44,14 @@ fn load_world() -> RecordedWorld {
                 let drag_down = parts[4..].contains(&"drag_down");
                 let depth =
                     parts[4..].iter().find_map(|p| p.strip_prefix("depth=")).map(|d| d.parse::<i32>().expect("depth"));
+                let state = |key: &str| {
+                    parts[4..].iter().find_map(|p| p.strip_prefix(key)).map(|v| v.parse::<i32>().expect("int"))
+                };
                 let physics = BlockPhysics::of(name, |k| match k {
                     "drag_down" => Some(i32::from(drag_down)),
                     "liquid_depth" => depth,
+                    "weirdo_direction" => state("weirdo="),
+                    "upside_down_bit" => state("upside="),
                     _ => None,
                 });
                 let shapes = if parts[3] == "-" {

@@ -137,3 +137,39 @@ fn recorded_shapes_agree_with_the_vendored_shapes() {
     }
     assert!(checked >= 20, "{checked} blocks checked");
 }
+
+/// Doors take the side their state says (minecraft-data gives every state the first one's box;
+/// `data/gen-shapes.js` overrides it): closed facing south (the plate on the west side), and open,
+/// on the side a quarter turn away by the hinge.
+#[test]
+fn doors_follow_their_state() {
+    let v = ShapeTable::versions().find(|v| BlockRegistry::for_version(v).is_ok()).expect("a version");
+    let reg = BlockRegistry::for_version(v).expect("registry");
+    let table = ShapeTable::for_version(v).expect("shapes");
+    let door = |dir: &str, open: bool, hinge: bool| {
+        boxes(
+            &table,
+            &reg,
+            "minecraft:wooden_door",
+            &[
+                ("minecraft:cardinal_direction", StateValue::Str(dir.into())),
+                ("open_bit", StateValue::Byte(u8::from(open))),
+                ("door_hinge_bit", StateValue::Byte(u8::from(hinge))),
+                ("upper_block_bit", StateValue::Byte(0)),
+            ],
+        )
+    };
+    let t = 0.1825_f32;
+    assert_eq!(door("south", false, false), vec![Aabb::new(0.0, 0.0, 0.0, t, 1.0, 1.0)]);
+    assert_eq!(door("north", false, false), vec![Aabb::new(1.0 - t, 0.0, 0.0, 1.0, 1.0, 1.0)]);
+    assert_eq!(door("west", false, false), vec![Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, t)]);
+    assert_eq!(door("east", false, false), vec![Aabb::new(0.0, 0.0, 1.0 - t, 1.0, 1.0, 1.0)]);
+    // Open, the plate turns a quarter: to one side or the other by the hinge.
+    let open_left = door("south", true, false);
+    let open_right = door("south", true, true);
+    assert_ne!(open_left, open_right);
+    for open in [&open_left, &open_right] {
+        let b = open[0];
+        assert!(b.max_x - b.min_x == 1.0 && (b.max_z - b.min_z - t).abs() < 1e-6, "a plate across x: {b:?}");
+    }
+}
