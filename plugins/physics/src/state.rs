@@ -137,6 +137,9 @@ pub struct PlayerState {
     pub effects: Effects,
     /// Wears leather boots (stands on powder snow).
     pub leather_boots: bool,
+    /// May sprint: false while the food bar is at 6 or below (and the player cannot fly); a
+    /// running sprint then stops.
+    pub can_sprint: bool,
     /// A teleport was applied since the last tick: the next tick reports `handled_teleport` and
     /// does not move.
     pub teleported: bool,
@@ -161,7 +164,8 @@ pub struct PlayerState {
 }
 
 impl PlayerState {
-    /// A player standing still with its feet at `feet`.
+    /// A player standing still with its feet at `feet`, not yet on the ground (set
+    /// [`Self::on_ground`] when known: the first move down lands it otherwise).
     pub fn new(feet: Vec3) -> Self {
         let mut s = Self {
             position: feet,
@@ -180,6 +184,7 @@ impl PlayerState {
             attributes: Attributes::default(),
             effects: Effects::default(),
             leather_boots: false,
+            can_sprint: true,
             teleported: false,
             prev_keys: Keys::default(),
             was_sneak_input: false,

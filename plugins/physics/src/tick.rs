@@ -5,7 +5,7 @@
 use crate::block::{Bubbles, Climb, Liquid, Slowdown};
 use crate::collide::{self, FULL_DEPENETRATION, Mover, Scratch};
 use crate::flags::{InputFlag, InputFlags};
-use crate::input::{Input, SNEAK_INPUT_SCALE, TRAVEL_INPUT_DAMP, direction};
+use crate::input::{Input, SNEAK_INPUT_SCALE, TRAVEL_INPUT_DAMP, USING_ITEM_SCALE, direction};
 use crate::liquid;
 use crate::math::{self, DEG_TO_RAD, cell, cell_off, view_vector};
 use crate::state::{Config, PLAYER_WIDTH, PlayerState, SLOWDOWN_ORDER, SNEAK_HEIGHT, STAND_HEIGHT, SWIM_HEIGHT};
@@ -142,12 +142,15 @@ impl Physics {
         let raw_move = direction(&keys, analog);
         let slow = (keys.sneak || s.sneaking) && !s.in_water && !s.swimming;
         let scale = if slow { SNEAK_INPUT_SCALE } else { 1.0 };
-        let mv = [raw_move[0] * scale, raw_move[1] * scale];
+        let mut mv = [raw_move[0] * scale, raw_move[1] * scale];
+        if input.using_item {
+            mv = [mv[0] * USING_ITEM_SCALE, mv[1] * USING_ITEM_SCALE];
+        }
         let travel = [mv[0] * TRAVEL_INPUT_DAMP, mv[1] * TRAVEL_INPUT_DAMP];
 
         // ---- sprint ----
         let was_sprinting = s.sprinting;
-        let start_sprint = !s.sprinting && mv[1] >= SPRINT_GATE && keys.sprint;
+        let start_sprint = !s.sprinting && mv[1] >= SPRINT_GATE && keys.sprint && s.can_sprint && !input.using_item;
         let mut stop_requested = false;
         if start_sprint || was_sprinting {
             let still_forward =
@@ -158,7 +161,7 @@ impl Physics {
             } else if s.in_water && s.jumping_flag {
                 true
             } else {
-                stop_requested
+                stop_requested || !s.can_sprint
             };
             if start_sprint {
                 t.flags.set(InputFlag::StartSprinting, true);

@@ -260,3 +260,23 @@ fn hostile_inputs_keep_the_state_finite() {
         }
     }
 }
+
+#[test]
+fn hunger_and_item_use_stop_the_sprint() {
+    let flat = cells(|_, y, _| if y < 0 { 's' } else { ' ' });
+    let sprint = Input { keys: Keys { up: true, sprint: true, ..Keys::default() }, ..Input::default() };
+    let mut physics = Physics::new(Config::default());
+    let mut p = standing(0.5, 0.0, 0.5);
+    let out = physics.tick(&mut p, &sprint, &flat);
+    assert!(p.sprinting && out.flags.names().any(|f| f == "start_sprinting"));
+    p.can_sprint = false;
+    let out = physics.tick(&mut p, &sprint, &flat);
+    assert!(!p.sprinting && out.flags.names().any(|f| f == "stop_sprinting"), "hungry: {out:?}");
+    let out = physics.tick(&mut p, &sprint, &flat);
+    assert!(!p.sprinting && !out.flags.names().any(|f| f == "start_sprinting"), "no start while hungry");
+    p.can_sprint = true;
+    let eating = Input { using_item: true, ..sprint };
+    let out = physics.tick(&mut p, &eating, &flat);
+    assert!(!p.sprinting, "no start while using an item");
+    assert_eq!(out.move_vector, [0.0, 0.122_499_995], "the move vector is scaled");
+}

@@ -358,6 +358,7 @@ fn replay_from(s: &Scenario, world: &RecordedWorld, start: usize, seed: Seed, tr
             jump_tapped: tapped("jumpPressedRaw", "jumpReleasedRaw"),
             sneak_tapped: tapped("sneakPressedRaw", "sneakReleasedRaw"),
             auto_jump: false,
+            using_item: false,
         };
         let o = physics.tick(&mut state, &input, world);
         out.ticks += 1;
