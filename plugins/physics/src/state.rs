@@ -145,8 +145,6 @@ pub struct PlayerState {
     pub teleported: bool,
     // ---- what the next tick compares with ----
     pub(crate) prev_keys: Keys,
-    pub(crate) was_sneak_input: bool,
-    pub(crate) was_running: bool,
     pub(crate) jumping_flag: bool,
     pub(crate) jump_held: bool,
     /// An auto-jump queued by the last move, taken by this tick's jump.
@@ -187,8 +185,6 @@ impl PlayerState {
             can_sprint: true,
             teleported: false,
             prev_keys: Keys::default(),
-            was_sneak_input: false,
-            was_running: false,
             jumping_flag: false,
             jump_held: false,
             jump_queued: false,
@@ -289,7 +285,6 @@ impl PlayerState {
     /// Sets the previous tick's keys, for a state seeded mid-motion.
     pub fn set_previous_keys(&mut self, keys: Keys) {
         self.prev_keys = keys;
-        self.was_sneak_input = keys.sneak;
         self.jump_held = keys.jump;
         self.jumping_flag = keys.jump;
     }

@@ -712,8 +712,6 @@ impl Physics {
         prev: crate::Keys,
     ) -> TickOutput {
         let keys = input.keys;
-        s.was_sneak_input = keys.sneak;
-        s.was_running = mv[1] >= SPRINT_GATE;
         s.prev_keys = keys;
         let mut flags = t.flags;
         for (flag, on) in [
@@ -1159,7 +1157,7 @@ fn standing_on_cell<W: World + ?Sized>(world: &W, pos: Vec3, a: &Aabb) -> (i32, 
             let mut y = cell(plane_y + 1.0);
             while y >= floor_y {
                 if let Some(bounds) = block_bounds(&world.block(x, y, z), x, y, z)
-                    && plane_crosses(&plane, &bounds)
+                    && plane.intersects(&bounds)
                 {
                     let d = distance_sq(centre, bounds.centre());
                     let better = match best {
@@ -1182,17 +1180,6 @@ fn standing_on_cell<W: World + ?Sized>(world: &W, pos: Vec3, a: &Aabb) -> (i32, 
         Some(b) => (cell(b.min_x), cell(b.min_y), cell(b.min_z)),
         None => (cell(pos.x), cell(pos.y), cell(pos.z)),
     }
-}
-
-/// Whether a flat plane box crosses a block's bounds (strictly on x and z, the plane's height
-/// strictly inside on y: the same test as a box overlap with the plane's zero height).
-fn plane_crosses(plane: &Aabb, b: &Aabb) -> bool {
-    plane.min_x < b.max_x
-        && plane.max_x > b.min_x
-        && plane.min_y < b.max_y
-        && plane.max_y > b.min_y
-        && plane.min_z < b.max_z
-        && plane.max_z > b.min_z
 }
 
 /// The cell of the collision box a landing stands on, among the move's boxes: the one whose
