@@ -423,7 +423,7 @@ fn replay_from(s: &Scenario, world: &RecordedWorld, start: usize, seed: Seed, tr
 fn replay_recorded_scenarios() {
     let world = load_world();
     let scenarios = load_scenarios();
-    assert!(scenarios.len() >= 170, "{} scenarios", scenarios.len());
+    assert!(scenarios.len() >= 182, "{} scenarios", scenarios.len());
     let mut by_cat: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
     let mut matching = Vec::new();
     let mut report = String::new();
@@ -501,6 +501,7 @@ fn replay_recorded_scenarios() {
 const MUST_MATCH: &[&str] = &[
     "air_fall_walk_h50",
     "air_free_fall_h50",
+    "alternate_sprint_30t",
     "bubble_column_down_descend",
     "bubble_column_up_rise",
     "climb_ladder_jump_off",
@@ -509,6 +510,9 @@ const MUST_MATCH: &[&str] = &[
     "climb_scaffolding_up",
     "climb_vine_up",
     "compound_sprint_jump_into_water",
+    "decelerate_walk_10t_wait_30t",
+    "diagonalfl_20t",
+    "diagonalfr_20t",
     "effect_levitation1",
     "effect_slow_falling_h20",
     "elytra_boost_h200_y0_p0",
