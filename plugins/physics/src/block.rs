@@ -85,6 +85,37 @@ pub struct BlockPhysics {
     pub honey: bool,
     /// A fence: connects arms to neighbouring fences and full cubes.
     pub fence: bool,
+    /// A glass pane or iron bars: connects arms to panes, walls and full cubes.
+    pub pane: bool,
+    /// A wall (panes connect to it).
+    pub wall: bool,
+    /// Stairs: `Some` with the facing (the side of the tall half) and whether upside down. The
+    /// engine then builds the shape from the neighbouring stairs (straight, inner or outer corner)
+    /// instead of the block's own boxes.
+    pub stairs: Option<Stairs>,
+}
+
+/// The orientation of a stairs block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stairs {
+    /// Toward which side the tall half stands, as a unit step `(dx, dz)`.
+    pub facing: (i8, i8),
+    /// Upside down (the slab part on top).
+    pub upside_down: bool,
+}
+
+impl Stairs {
+    /// The orientation from Bedrock's `weirdo_direction` (0 east, 1 west, 2 south, 3 north) and
+    /// `upside_down_bit`.
+    pub fn from_state(weirdo_direction: i32, upside_down: bool) -> Self {
+        let facing = match weirdo_direction & 3 {
+            0 => (1, 0),
+            1 => (-1, 0),
+            2 => (0, 1),
+            _ => (0, -1),
+        };
+        Self { facing, upside_down }
+    }
 }
 
 /// The default slipperiness of a block.
@@ -106,6 +137,9 @@ impl BlockPhysics {
         soul_sand: false,
         honey: false,
         fence: false,
+        pane: false,
+        wall: false,
+        stairs: None,
     };
 
     /// An ordinary block: default friction, nothing special (its boxes decide the rest).
@@ -113,7 +147,8 @@ impl BlockPhysics {
 
     /// The properties of block `name` (with or without `minecraft:`) in a state whose integer and
     /// boolean properties `prop` returns (booleans as 0/1; `None` when the state lacks one). Reads
-    /// `liquid_depth` (water, lava) and `drag_down` (bubble columns).
+    /// `liquid_depth` (water, lava), `drag_down` (bubble columns), `weirdo_direction` and
+    /// `upside_down_bit` (stairs).
     pub fn of(name: &str, prop: impl Fn(&str) -> Option<i32>) -> Self {
         let name = name.strip_prefix("minecraft:").unwrap_or(name);
         let mut b = Self::PLAIN;
@@ -158,6 +193,14 @@ impl BlockPhysics {
             b.restitution = 0.75;
         }
         b.fence = name.ends_with("_fence");
+        b.pane = name.ends_with("glass_pane") || name.ends_with("_bars");
+        b.wall = name.ends_with("_wall") && !name.contains("_wall_");
+        if name.ends_with("_stairs") {
+            b.stairs = Some(Stairs::from_state(
+                prop("weirdo_direction").unwrap_or(0),
+                prop("upside_down_bit").unwrap_or(0) != 0,
+            ));
+        }
         if b.liquid != Liquid::None {
             b.liquid_depth = prop("liquid_depth").unwrap_or(0).clamp(0, 15) as u8;
         }
@@ -235,5 +278,13 @@ mod tests {
         assert!(BlockPhysics::of("honey_block", none).reduces_jump);
         assert!(BlockPhysics::of("soul_sand", none).soul_sand);
         assert!(BlockPhysics::of("stone", none).waterlogged(0).is_water());
+        assert!(BlockPhysics::of("red_stained_glass_pane", none).pane && BlockPhysics::of("iron_bars", none).pane);
+        assert!(BlockPhysics::of("cobblestone_wall", none).wall);
+        let st = BlockPhysics::of("oak_stairs", |k| match k {
+            "weirdo_direction" => Some(3),
+            "upside_down_bit" => Some(1),
+            _ => None,
+        });
+        assert_eq!(st.stairs, Some(Stairs { facing: (0, -1), upside_down: true }));
     }
 }

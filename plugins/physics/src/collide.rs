@@ -30,6 +30,64 @@ const FENCE_ARMS: [(i32, i32, Aabb); 4] = [
     (0, 1, Aabb::new(0.375, 0.0, 0.625, 0.625, 1.5, 1.0)),
 ];
 
+/// A pane's (or iron bars') arm toward each side (−x, +x, −z, +z), from its 0.125-wide post.
+const PANE_ARMS: [(i32, i32, Aabb); 4] = [
+    (-1, 0, Aabb::new(0.0, 0.0, 0.4375, 0.5625, 1.0, 0.5625)),
+    (1, 0, Aabb::new(0.4375, 0.0, 0.4375, 1.0, 1.0, 0.5625)),
+    (0, -1, Aabb::new(0.4375, 0.0, 0.0, 0.5625, 1.0, 0.5625)),
+    (0, 1, Aabb::new(0.4375, 0.0, 0.4375, 0.5625, 1.0, 1.0)),
+];
+
+/// The stairs at (x, y, z) if that block is stairs with the same half (upside down or not).
+fn stairs_at<W: World + ?Sized>(world: &W, x: i32, y: i32, z: i32, upside_down: bool) -> Option<crate::Stairs> {
+    world.block(x, y, z).physics.stairs.filter(|s| s.upside_down == upside_down)
+}
+
+/// The quarter of the upper (or, upside down, lower) layer toward both `a` and `b` (perpendicular
+/// unit steps), or the half toward `a` when `b` is zero.
+fn stairs_part(a: (i8, i8), b: (i8, i8), upside_down: bool) -> Aabb {
+    let (y0, y1) = if upside_down { (0.0, 0.5) } else { (0.5, 1.0) };
+    let span = |d: i8| match d {
+        1 => (0.5, 1.0),
+        -1 => (0.0, 0.5),
+        _ => (0.0, 1.0),
+    };
+    let (dx, dz) = (a.0 + b.0, a.1 + b.1);
+    let (x0, x1) = span(dx);
+    let (z0, z1) = span(dz);
+    Aabb::new(x0, y0, z0, x1, y1, z1)
+}
+
+/// The boxes of a stairs block in its neighbourhood, as the client shapes stairs: the slab half,
+/// and the tall half toward its facing, cut to a quarter (outer corner) when the stairs in front
+/// turns across it, or grown by a quarter (inner corner) when the stairs behind does. Returns how
+/// many boxes it wrote to `out`.
+fn stairs_shape<W: World + ?Sized>(world: &W, s: crate::Stairs, x: i32, y: i32, z: i32, out: &mut [Aabb; 3]) -> usize {
+    let f = s.facing;
+    let (fx, fz) = (i32::from(f.0), i32::from(f.1));
+    out[0] =
+        if s.upside_down { Aabb::new(0.0, 0.5, 0.0, 1.0, 1.0, 1.0) } else { Aabb::new(0.0, 0.0, 0.0, 1.0, 0.5, 1.0) };
+    let perpendicular = |o: crate::Stairs| o.facing.0 != 0 && f.0 == 0 || o.facing.1 != 0 && f.1 == 0;
+    // A neighbour stairs with the same facing and half stops the corner toward it.
+    let can_turn = |dx: i32, dz: i32| stairs_at(world, x + dx, y, z + dz, s.upside_down).is_none_or(|o| o.facing != f);
+    if let Some(front) = stairs_at(world, x + fx, y, z + fz, s.upside_down)
+        && perpendicular(front)
+        && can_turn(-i32::from(front.facing.0), -i32::from(front.facing.1))
+    {
+        out[1] = stairs_part(f, front.facing, s.upside_down);
+        return 2;
+    }
+    out[1] = stairs_part(f, (0, 0), s.upside_down);
+    if let Some(back) = stairs_at(world, x - fx, y, z - fz, s.upside_down)
+        && perpendicular(back)
+        && can_turn(i32::from(back.facing.0), i32::from(back.facing.1))
+    {
+        out[2] = stairs_part((-f.0, -f.1), back.facing, s.upside_down);
+        return 3;
+    }
+    2
+}
+
 /// The whole-block depenetration limit (nothing holds the player).
 pub(crate) const FULL_DEPENETRATION: Vec3 = Vec3::new(1.0, 1.0, 1.0);
 
@@ -84,6 +142,14 @@ pub(crate) fn collision_boxes<W: World + ?Sized>(world: &W, query: &Aabb, mover:
                     }
                     continue;
                 }
+                if let Some(stairs) = block.physics.stairs {
+                    let mut parts = [Aabb::default(); 3];
+                    let n = stairs_shape(world, stairs, x, y, z, &mut parts);
+                    for part in &parts[..n] {
+                        push(part);
+                    }
+                    continue;
+                }
                 for shape in block.shapes {
                     push(shape);
                 }
@@ -91,6 +157,14 @@ pub(crate) fn collision_boxes<W: World + ?Sized>(world: &W, query: &Aabb, mover:
                     for (dx, dz, arm) in &FENCE_ARMS {
                         let other = world.block(x + dx, y, z + dz);
                         if other.physics.fence || other.is_full_cube() {
+                            push(arm);
+                        }
+                    }
+                }
+                if block.physics.pane {
+                    for (dx, dz, arm) in &PANE_ARMS {
+                        let other = world.block(x + dx, y, z + dz);
+                        if other.physics.pane || other.physics.wall || other.is_full_cube() {
                             push(arm);
                         }
                     }
@@ -315,4 +389,83 @@ fn try_step<W: World + ?Sized>(
 pub(crate) fn any_collision<W: World + ?Sized>(world: &W, query: &Aabb, shapes: &mut Vec<Aabb>) -> bool {
     collision_boxes(world, query, None, shapes);
     !shapes.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Block, BlockPhysics, Stairs};
+
+    const CUBE: [Aabb; 1] = [UNIT];
+    const POST: [Aabb; 1] = [Aabb::new(0.4375, 0.0, 0.4375, 0.5625, 1.0, 0.5625)];
+
+    /// Cells by (x, z) at y = 0: stairs with a facing, a pane, a full cube; air elsewhere.
+    struct Grid(Vec<((i32, i32), BlockPhysics, &'static [Aabb])>);
+
+    impl World for Grid {
+        fn block(&self, x: i32, y: i32, z: i32) -> Block<'_> {
+            if y != 0 {
+                return Block::AIR;
+            }
+            match self.0.iter().find(|(c, _, _)| *c == (x, z)) {
+                Some((_, physics, shapes)) => Block { physics: *physics, shapes },
+                None => Block::AIR,
+            }
+        }
+    }
+
+    fn stairs(facing: (i8, i8)) -> BlockPhysics {
+        BlockPhysics { stairs: Some(Stairs { facing, upside_down: false }), ..BlockPhysics::PLAIN }
+    }
+
+    fn shape_at(world: &Grid, x: i32, z: i32) -> Vec<Aabb> {
+        let mut out = Vec::new();
+        let q = Aabb::new(x as f32 + 0.01, 0.01, z as f32 + 0.01, x as f32 + 0.99, 0.99, z as f32 + 0.99);
+        collision_boxes(world, &q, None, &mut out);
+        out.into_iter().map(|b| b.offset(-x as f32, 0.0, -z as f32)).collect()
+    }
+
+    const EAST: (i8, i8) = (1, 0);
+    const NORTH: (i8, i8) = (0, -1);
+    const SOUTH: (i8, i8) = (0, 1);
+    const SLAB: Aabb = Aabb::new(0.0, 0.0, 0.0, 1.0, 0.5, 1.0);
+
+    #[test]
+    fn straight_stairs() {
+        let w = Grid(vec![((0, 0), stairs(EAST), &[])]);
+        assert_eq!(shape_at(&w, 0, 0), vec![SLAB, Aabb::new(0.5, 0.5, 0.0, 1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn outer_corner_keeps_a_quarter() {
+        // Stairs facing east with stairs facing north in front of it (east): only the north-east
+        // quarter stays tall.
+        let w = Grid(vec![((0, 0), stairs(EAST), &[]), ((1, 0), stairs(NORTH), &[])]);
+        assert_eq!(shape_at(&w, 0, 0), vec![SLAB, Aabb::new(0.5, 0.5, 0.0, 1.0, 1.0, 0.5)]);
+        // A stairs beside it facing east too (to the south, where the corner would open) keeps it straight.
+        let w = Grid(vec![((0, 0), stairs(EAST), &[]), ((1, 0), stairs(NORTH), &[]), ((0, 1), stairs(EAST), &[])]);
+        assert_eq!(shape_at(&w, 0, 0), vec![SLAB, Aabb::new(0.5, 0.5, 0.0, 1.0, 1.0, 1.0)]);
+    }
+
+    #[test]
+    fn inner_corner_adds_a_quarter() {
+        // Stairs facing east with stairs facing south behind it (west): the east half plus the
+        // south-west quarter.
+        let w = Grid(vec![((0, 0), stairs(EAST), &[]), ((-1, 0), stairs(SOUTH), &[])]);
+        assert_eq!(
+            shape_at(&w, 0, 0),
+            vec![SLAB, Aabb::new(0.5, 0.5, 0.0, 1.0, 1.0, 1.0), Aabb::new(0.0, 0.5, 0.5, 0.5, 1.0, 1.0)]
+        );
+    }
+
+    #[test]
+    fn panes_connect_to_panes_and_full_cubes() {
+        let pane = BlockPhysics { pane: true, ..BlockPhysics::PLAIN };
+        let w = Grid(vec![((0, 0), pane, &POST), ((1, 0), pane, &POST), ((0, -1), BlockPhysics::PLAIN, &CUBE)]);
+        let boxes = shape_at(&w, 0, 0);
+        assert!(boxes.contains(&POST[0]));
+        assert!(boxes.contains(&Aabb::new(0.4375, 0.0, 0.4375, 1.0, 1.0, 0.5625)), "arm east: {boxes:?}");
+        assert!(boxes.contains(&Aabb::new(0.4375, 0.0, 0.0, 0.5625, 1.0, 0.5625)), "arm north: {boxes:?}");
+        assert_eq!(boxes.len(), 3, "no arm toward air: {boxes:?}");
+    }
 }

@@ -39,10 +39,18 @@ pub struct Input {
     pub jump_tapped: bool,
     /// The sneak key was pressed and released within the tick (reported only).
     pub sneak_tapped: bool,
+    /// Using an item (eating, drinking, drawing a bow): the move vector is scaled by 0.1225 and
+    /// no sprint starts (a running one stops, the move being too slow).
+    pub using_item: bool,
+    /// The client's auto-jump setting: walking on the ground into a step one block high (too
+    /// high to step up, with room above) jumps on the next tick as if the jump key were held.
+    pub auto_jump: bool,
 }
 
 /// The move scale while sneaking.
 pub(crate) const SNEAK_INPUT_SCALE: f32 = 0.300_000_01;
+/// Using an item scales the move by 0.35² (in float32).
+pub(crate) const USING_ITEM_SCALE: f32 = 0.122_499_995;
 /// The move the travel uses is the cooked move damped by this.
 pub(crate) const TRAVEL_INPUT_DAMP: f32 = 0.98;
 

@@ -137,15 +137,18 @@ pub struct PlayerState {
     pub effects: Effects,
     /// Wears leather boots (stands on powder snow).
     pub leather_boots: bool,
+    /// May sprint: false while the food bar is at 6 or below (and the player cannot fly); a
+    /// running sprint then stops.
+    pub can_sprint: bool,
     /// A teleport was applied since the last tick: the next tick reports `handled_teleport` and
     /// does not move.
     pub teleported: bool,
     // ---- what the next tick compares with ----
     pub(crate) prev_keys: Keys,
-    pub(crate) was_sneak_input: bool,
-    pub(crate) was_running: bool,
     pub(crate) jumping_flag: bool,
     pub(crate) jump_held: bool,
+    /// An auto-jump queued by the last move, taken by this tick's jump.
+    pub(crate) jump_queued: bool,
     pub(crate) last_requested: [f32; 2],
     pub(crate) last_pos: Option<Vec3>,
     pub(crate) pose_height: f32,
@@ -159,7 +162,8 @@ pub struct PlayerState {
 }
 
 impl PlayerState {
-    /// A player standing still with its feet at `feet`.
+    /// A player standing still with its feet at `feet`, not yet on the ground (set
+    /// [`Self::on_ground`] when known: the first move down lands it otherwise).
     pub fn new(feet: Vec3) -> Self {
         let mut s = Self {
             position: feet,
@@ -178,12 +182,12 @@ impl PlayerState {
             attributes: Attributes::default(),
             effects: Effects::default(),
             leather_boots: false,
+            can_sprint: true,
             teleported: false,
             prev_keys: Keys::default(),
-            was_sneak_input: false,
-            was_running: false,
             jumping_flag: false,
             jump_held: false,
+            jump_queued: false,
             last_requested: [0.0, 0.0],
             last_pos: None,
             pose_height: STAND_HEIGHT,
@@ -219,6 +223,19 @@ impl PlayerState {
         // The slowdown blocks the last tick ended in still slow the next move (the client keeps them).
         self.fall_distance = 0.0;
         self.teleported = announce;
+    }
+
+    /// A server movement correction (CorrectPlayerMovePrediction): the position (feet), velocity
+    /// and ground flag it gives are installed, the collision flags cleared and the box rebuilt.
+    /// Re-simulate the ticks since the correction's tick from here.
+    pub fn correct(&mut self, feet: Vec3, velocity: Vec3, on_ground: bool) {
+        self.position = feet;
+        self.velocity = velocity;
+        self.on_ground = on_ground;
+        self.horizontal_collision = false;
+        self.vertical_collision = false;
+        self.rebuild_box();
+        self.last_pos = None;
     }
 
     /// The eye position PlayerAuthInput reports: the feet plus 1.62001.
@@ -268,7 +285,6 @@ impl PlayerState {
     /// Sets the previous tick's keys, for a state seeded mid-motion.
     pub fn set_previous_keys(&mut self, keys: Keys) {
         self.prev_keys = keys;
-        self.was_sneak_input = keys.sneak;
         self.jump_held = keys.jump;
         self.jumping_flag = keys.jump;
     }

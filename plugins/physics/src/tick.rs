@@ -5,7 +5,7 @@
 use crate::block::{Bubbles, Climb, Liquid, Slowdown};
 use crate::collide::{self, FULL_DEPENETRATION, Mover, Scratch};
 use crate::flags::{InputFlag, InputFlags};
-use crate::input::{Input, SNEAK_INPUT_SCALE, TRAVEL_INPUT_DAMP, direction};
+use crate::input::{Input, SNEAK_INPUT_SCALE, TRAVEL_INPUT_DAMP, USING_ITEM_SCALE, direction};
 use crate::liquid;
 use crate::math::{self, DEG_TO_RAD, cell, cell_off, view_vector};
 use crate::state::{Config, PLAYER_WIDTH, PlayerState, SLOWDOWN_ORDER, SNEAK_HEIGHT, STAND_HEIGHT, SWIM_HEIGHT};
@@ -101,8 +101,12 @@ impl Physics {
     pub fn tick<W: World + ?Sized>(&mut self, s: &mut PlayerState, input: &Input, world: &W) -> TickOutput {
         let keys = input.keys;
         let prev = s.prev_keys;
-        let yaw = input.yaw;
-        let pitch = input.pitch;
+        // Bad input never poisons the state: a non-finite angle counts as 0, a non-finite stick
+        // as centred (the keys then decide).
+        let finite_or_zero = |v: f32| if v.is_finite() { v } else { 0.0 };
+        let yaw = finite_or_zero(input.yaw);
+        let pitch = finite_or_zero(input.pitch).clamp(-90.0, 90.0);
+        let analog = input.analog.filter(|[x, z]| x.is_finite() && z.is_finite());
 
         // ---- begin ----
         let mut t = Tick {
@@ -135,15 +139,18 @@ impl Physics {
         liquid::apply_flow(world, &s.aabb, &mut s.velocity);
 
         // ---- input ----
-        let raw_move = direction(&keys, input.analog);
+        let raw_move = direction(&keys, analog);
         let slow = (keys.sneak || s.sneaking) && !s.in_water && !s.swimming;
         let scale = if slow { SNEAK_INPUT_SCALE } else { 1.0 };
-        let mv = [raw_move[0] * scale, raw_move[1] * scale];
+        let mut mv = [raw_move[0] * scale, raw_move[1] * scale];
+        if input.using_item {
+            mv = [mv[0] * USING_ITEM_SCALE, mv[1] * USING_ITEM_SCALE];
+        }
         let travel = [mv[0] * TRAVEL_INPUT_DAMP, mv[1] * TRAVEL_INPUT_DAMP];
 
         // ---- sprint ----
         let was_sprinting = s.sprinting;
-        let start_sprint = !s.sprinting && mv[1] >= SPRINT_GATE && keys.sprint;
+        let start_sprint = !s.sprinting && mv[1] >= SPRINT_GATE && keys.sprint && s.can_sprint && !input.using_item;
         let mut stop_requested = false;
         if start_sprint || was_sprinting {
             let still_forward =
@@ -154,7 +161,7 @@ impl Physics {
             } else if s.in_water && s.jumping_flag {
                 true
             } else {
-                stop_requested
+                stop_requested || !s.can_sprint
             };
             if start_sprint {
                 t.flags.set(InputFlag::StartSprinting, true);
@@ -367,6 +374,16 @@ impl Physics {
         }
         self.inside_blocks(world, s, was_in_water);
         s.pending_slowdowns = Some(slowdowns_in(world, &s.aabb));
+        if input.auto_jump
+            && !keys.jump
+            && !t.sneaking
+            && s.on_ground
+            && s.horizontal_collision
+            && !s.in_water
+            && !s.in_lava
+        {
+            s.jump_queued = self.step_is_jumpable(world, &s.aabb, req);
+        }
         if s.on_ground && !t.sneaking {
             stand_on_sticky(world, s);
         }
@@ -386,6 +403,7 @@ impl Physics {
         yaw: f32,
         world: &W,
     ) {
+        let held = held || std::mem::take(&mut s.jump_queued);
         let pressed = held && !s.jump_held;
         s.jump_held = held;
         let v = &mut s.velocity;
@@ -426,7 +444,9 @@ impl Physics {
             s.jump_cooldown = JUMP_COOLDOWN;
             let feet = block_at(world, s.position.x, f64::from(s.aabb.min_y), s.position.z);
             let below = block_at(world, s.position.x, f64::from(s.aabb.min_y) - 1.0, s.position.z);
-            if below.physics.slowdown == Slowdown::PowderSnow && !s.leather_boots {
+            // Standing on powder snow (as the stand-on effects find the block) takes the jump away.
+            let (cx, cy, cz) = standing_on_cell(world, s.position, &s.aabb);
+            if world.block(cx, cy, cz).physics.slowdown == Slowdown::PowderSnow {
                 return;
             }
             let boost = (f64::from(s.effects.jump_boost) * 0.1) as f32;
@@ -444,6 +464,25 @@ impl Physics {
                 v.z += math::table_cos_rad(radians) * SPRINT_JUMP_BOOST;
             }
         }
+    }
+
+    /// Whether the move just blocked by `req` would continue one block up: the box raised by a
+    /// block (not more than a jump reaches) moves on horizontally where it could not.
+    fn step_is_jumpable<W: World + ?Sized>(&mut self, world: &W, b: &Aabb, req: Vec3) -> bool {
+        let len = (req.x * req.x + req.z * req.z).sqrt();
+        if !(len > 1e-4) {
+            return false;
+        }
+        // Probe a quarter block ahead along the move.
+        let (dx, dz) = (req.x / len * 0.25, req.z / len * 0.25);
+        let ahead = b.offset(dx, 0.0, dz);
+        if !collide::any_collision(world, &ahead, &mut self.scratch.shapes) {
+            return false;
+        }
+        let raised = b.offset(dx, 1.0, dz);
+        let above = b.offset(0.0, 1.0, 0.0);
+        !collide::any_collision(world, &raised, &mut self.scratch.shapes)
+            && !collide::any_collision(world, &above, &mut self.scratch.shapes)
     }
 
     /// The room the box has to stand, sneak and crawl (a pose box strictly overlapping a block
@@ -673,8 +712,6 @@ impl Physics {
         prev: crate::Keys,
     ) -> TickOutput {
         let keys = input.keys;
-        s.was_sneak_input = keys.sneak;
-        s.was_running = mv[1] >= SPRINT_GATE;
         s.prev_keys = keys;
         let mut flags = t.flags;
         for (flag, on) in [
@@ -709,8 +746,8 @@ impl Physics {
             delta: s.velocity,
             move_vector: mv,
             raw_move_vector: raw_move,
-            yaw: input.yaw,
-            pitch: input.pitch,
+            yaw: if input.yaw.is_finite() { input.yaw } else { 0.0 },
+            pitch: if input.pitch.is_finite() { input.pitch.clamp(-90.0, 90.0) } else { 0.0 },
             head_yaw: input.head_yaw,
             flags,
         }
@@ -1065,6 +1102,15 @@ fn bounce_gravity(g: f32, pre: f32, post: f32, vy: f32) -> f32 {
 
 /// Standing on slime or honey scales the horizontal velocity by 0.4 + 0.2·|vy| while vy < 0.1.
 fn stand_on_sticky<W: World + ?Sized>(world: &W, s: &mut PlayerState) {
+    // Only slime or honey in the layer the plane 0.2 under the feet cuts can be the block stood
+    // on (both are at most a block tall): skip the full search when there is none.
+    let a = s.aabb;
+    let layer = cell(a.min_y + -0.2);
+    let sticky_near = (cell(a.min_x)..=cell(a.max_x))
+        .any(|x| (cell(a.min_z)..=cell(a.max_z)).any(|z| world.block(x, layer, z).physics.sticky));
+    if !sticky_near {
+        return;
+    }
     let (x, y, z) = standing_on_cell(world, s.position, &s.aabb);
     if !world.block(x, y, z).physics.sticky || !(s.velocity.y < 0.1) {
         return;
@@ -1111,7 +1157,7 @@ fn standing_on_cell<W: World + ?Sized>(world: &W, pos: Vec3, a: &Aabb) -> (i32, 
             let mut y = cell(plane_y + 1.0);
             while y >= floor_y {
                 if let Some(bounds) = block_bounds(&world.block(x, y, z), x, y, z)
-                    && plane_crosses(&plane, &bounds)
+                    && plane.intersects(&bounds)
                 {
                     let d = distance_sq(centre, bounds.centre());
                     let better = match best {
@@ -1134,17 +1180,6 @@ fn standing_on_cell<W: World + ?Sized>(world: &W, pos: Vec3, a: &Aabb) -> (i32, 
         Some(b) => (cell(b.min_x), cell(b.min_y), cell(b.min_z)),
         None => (cell(pos.x), cell(pos.y), cell(pos.z)),
     }
-}
-
-/// Whether a flat plane box crosses a block's bounds (strictly on x and z, the plane's height
-/// strictly inside on y: the same test as a box overlap with the plane's zero height).
-fn plane_crosses(plane: &Aabb, b: &Aabb) -> bool {
-    plane.min_x < b.max_x
-        && plane.max_x > b.min_x
-        && plane.min_y < b.max_y
-        && plane.max_y > b.min_y
-        && plane.min_z < b.max_z
-        && plane.max_z > b.min_z
 }
 
 /// The cell of the collision box a landing stands on, among the move's boxes: the one whose

@@ -14,6 +14,13 @@ fn boxes(table: &ShapeTable, reg: &BlockRegistry, name: &str, props: &[(&str, St
 }
 
 #[test]
+fn every_version_with_blocks_has_shapes() {
+    for v in BlockRegistry::versions() {
+        assert!(ShapeTable::for_version(v).is_ok(), "no shapes.json for {v}: run data/refresh.sh (data/gen-shapes.js)");
+    }
+}
+
+#[test]
 fn shapes_follow_the_registry_palette() {
     let mut versions = 0;
     for v in ShapeTable::versions() {
@@ -96,4 +103,73 @@ fn walks_up_a_slab_and_stops_at_a_wall() {
     assert!(hit_wall, "the two-high wall stopped the walk");
     assert!((p.position.z - 5.7).abs() < 1e-4, "stands against the wall at z = 6 − 0.3: {}", p.position.z);
     assert_eq!(p.position.y, 0.0, "back down after the slab");
+}
+
+/// The collision boxes the real-client recordings show for each of their blocks
+/// (`tests/vectors/physics/world.txt`) are among the boxes the vendored minecraft-data shapes give
+/// that block's states: the recording and the data agree, so no override is needed.
+#[test]
+fn recorded_shapes_agree_with_the_vendored_shapes() {
+    let v = ShapeTable::versions().find(|v| BlockRegistry::for_version(v).is_ok()).expect("a version");
+    let reg = BlockRegistry::for_version(v).expect("registry");
+    let table = ShapeTable::for_version(v).expect("shapes");
+    let world = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/physics/world.txt"))
+        .expect("world.txt");
+    let mut checked = 0;
+    for line in world.lines().filter(|l| l.starts_with("block ")) {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let name = format!("minecraft:{}", parts[2]);
+        let recorded: Vec<Aabb> = if parts[3] == "-" {
+            Vec::new()
+        } else {
+            parts[3]
+                .split(';')
+                .map(|b| {
+                    let n: Vec<f32> = b.split(',').map(|v| v.parse::<f64>().expect("number") as f32).collect();
+                    Aabb::new(n[0], n[1], n[2], n[3], n[4], n[5])
+                })
+                .collect()
+        };
+        let states: Vec<Vec<Aabb>> = reg.states_named(&name).map(|s| table.shapes(s.0).to_vec()).collect();
+        assert!(!states.is_empty(), "{name} is not in {v}");
+        assert!(states.contains(&recorded), "{name}: recorded {recorded:?}, minecraft-data has {states:?}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} blocks checked");
+}
+
+/// Doors take the side their state says (minecraft-data gives every state the first one's box;
+/// `data/gen-shapes.js` overrides it): closed facing south (the plate on the west side), and open,
+/// on the side a quarter turn away by the hinge.
+#[test]
+fn doors_follow_their_state() {
+    let v = ShapeTable::versions().find(|v| BlockRegistry::for_version(v).is_ok()).expect("a version");
+    let reg = BlockRegistry::for_version(v).expect("registry");
+    let table = ShapeTable::for_version(v).expect("shapes");
+    let door = |dir: &str, open: bool, hinge: bool| {
+        boxes(
+            &table,
+            &reg,
+            "minecraft:wooden_door",
+            &[
+                ("minecraft:cardinal_direction", StateValue::Str(dir.into())),
+                ("open_bit", StateValue::Byte(u8::from(open))),
+                ("door_hinge_bit", StateValue::Byte(u8::from(hinge))),
+                ("upper_block_bit", StateValue::Byte(0)),
+            ],
+        )
+    };
+    let t = 0.1825_f32;
+    assert_eq!(door("south", false, false), vec![Aabb::new(0.0, 0.0, 0.0, t, 1.0, 1.0)]);
+    assert_eq!(door("north", false, false), vec![Aabb::new(1.0 - t, 0.0, 0.0, 1.0, 1.0, 1.0)]);
+    assert_eq!(door("west", false, false), vec![Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, t)]);
+    assert_eq!(door("east", false, false), vec![Aabb::new(0.0, 0.0, 1.0 - t, 1.0, 1.0, 1.0)]);
+    // Open, the plate turns a quarter: to one side or the other by the hinge.
+    let open_left = door("south", true, false);
+    let open_right = door("south", true, true);
+    assert_ne!(open_left, open_right);
+    for open in [&open_left, &open_right] {
+        let b = open[0];
+        assert!(b.max_x - b.min_x == 1.0 && (b.max_z - b.min_z - t).abs() < 1e-6, "a plate across x: {b:?}");
+    }
 }
