@@ -77,3 +77,42 @@ pub fn first_bot(world: &mut World) -> Option<Entity> {
     let mut q = world.query_filtered::<Entity, With<LocalBot>>();
     q.iter(world).next()
 }
+
+/// What the bot carries, as an inventory plugin last knew it — the interface through which
+/// other plugins (skill verifiers: `inventory_delta`, `inventory_at_least`, `equipped`) read the
+/// inventory without depending on the plugin that tracks it. Absent until such a plugin inserts
+/// it on the bot; readers treat "absent" as "unknown", never as "empty".
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct InventoryView {
+    /// Every stack in the bot's own inventory (hotbar, main, armor, offhand), in slot order.
+    pub stacks: Vec<ItemStackView>,
+    /// What is equipped, by slot name: `hand` (the selected hotbar stack), `offhand`, `head`,
+    /// `chest`, `legs`, `feet`. Empty slots are left out.
+    pub equipped: std::collections::BTreeMap<String, ItemStackView>,
+}
+
+/// One stack in an [`InventoryView`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemStackView {
+    /// Item name with namespace, e.g. `minecraft:oak_log`.
+    pub name: String,
+    pub count: u32,
+    /// Slot index in the bot's inventory window.
+    pub slot: u32,
+}
+
+impl InventoryView {
+    /// Total count of an item across stacks (`minecraft:` optional, case-insensitive).
+    pub fn count(&self, item: &str) -> u64 {
+        self.stacks.iter().filter(|s| same_item(&s.name, item)).map(|s| u64::from(s.count)).sum()
+    }
+}
+
+/// Whether two item or block names are the same, ignoring case and a `minecraft:` prefix.
+pub fn same_item(a: &str, b: &str) -> bool {
+    let strip = |s: &str| {
+        let s = s.trim();
+        s.strip_prefix("minecraft:").unwrap_or(s).to_ascii_lowercase()
+    };
+    strip(a) == strip(b)
+}

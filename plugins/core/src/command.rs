@@ -74,6 +74,15 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("TOO_MANY_CONNECTIONS", "the TCP server is at its connection limit"),
     ("SLOW_READER", "a TCP client stopped reading and was disconnected"),
     ("TIMEOUT", "the server did not answer in time (e.g. no CommandOutput for a `cmd`)"),
+    (
+        "SKILL_INVALID",
+        "skill_define: a field of the candidate is malformed (the message names each one); nothing was stored",
+    ),
+    ("UNKNOWN_SKILL", "no skill (or no such version) with that id"),
+    (
+        "SKILL_STATE",
+        "the skill version is not in a state that allows this (e.g. skill_run on a candidate, a retired version)",
+    ),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];
 
@@ -414,17 +423,37 @@ fn run_one(
         let hint = if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) };
         return Err(CommandError::new("UNKNOWN_ACTION", format!("Unknown action: {}{hint}", req.action)));
     };
-    let params = coerce_params(&entry.params_schema, req.params.clone())?;
     let bot = match first_bot(world) {
         Some(b) => b,
         None if !entry.needs_spawn => Entity::PLACEHOLDER,
-        None => return Err(CommandError::not_spawned()),
+        None => {
+            coerce_params(&entry.params_schema, req.params.clone())?;
+            return Err(CommandError::not_spawned());
+        }
     };
-    if entry.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
-        return Err(CommandError::not_spawned());
+    entry.invoke(world, bot, req.id.clone(), req.origin, req.params.clone())
+}
+
+impl CommandEntry {
+    /// Runs this command for `bot` as if a request with `id` had arrived from `origin`: numeric
+    /// strings coerced, the spawn check, then the handler. `Ok(None)` when the handler deferred
+    /// its response (it arrives later as a [`CommandResponse`] for `origin`). Skills call
+    /// commands through this, so a helper is exactly the command.
+    pub fn invoke(
+        &self,
+        world: &mut World,
+        bot: Entity,
+        id: Value,
+        origin: Origin,
+        params: Map<String, Value>,
+    ) -> Result<Option<Map<String, Value>>, CommandError> {
+        let params = coerce_params(&self.params_schema, params)?;
+        if self.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
+            return Err(CommandError::not_spawned());
+        }
+        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false };
+        (self.handler)(&mut ctx, params)
     }
-    let mut ctx = CommandCtx { world, bot, id: req.id.clone(), origin: req.origin, deferred: false };
-    (entry.handler)(&mut ctx, params)
 }
 
 /// Numbers given as strings are coerced, as ClawCraft does (`"x":"10"` → `10`), guided by the

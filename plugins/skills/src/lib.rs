@@ -1,0 +1,3 @@
+//! Agent-authored action skills.
+
+pub mod sandbox;
