@@ -1,3 +1,5 @@
 //! Agent-authored action skills.
 
 pub mod sandbox;
+pub mod schema;
+pub mod verifier;

@@ -827,7 +827,12 @@ fn helper_fn<'js>(ctx: &Ctx<'js>, host: Rc<Host>, name: String, kind: HelperKind
                 Some(v) if v.is_object() && !v.is_array() && !v.is_function() => match to_json_string(&ctx, v) {
                     Ok(s) => s,
                     Err(e) => {
-                        return Err(helper_error(&ctx, &host, "invalid_params", &format!("ctx.{name}: parameters {e}")));
+                        return Err(helper_error(
+                            &ctx,
+                            &host,
+                            "invalid_params",
+                            &format!("ctx.{name}: parameters {e}"),
+                        ));
                     }
                 },
                 Some(_) => {
