@@ -129,7 +129,9 @@ fn apply_agent_settings(app: &mut App, settings: AgentSettings) {
         chunk_cache_max: settings.chunk_cache_max,
         evict_dist: settings.chunk_evict_dist,
     };
+    let skills = clawcraft_skills::SkillSettings { dir: settings.skills_dir.clone(), ..Default::default() };
     app.insert_resource(chat)
+        .insert_resource(skills)
         .insert_resource(vitals)
         .insert_resource(entity)
         .insert_resource(world)

@@ -120,6 +120,10 @@ pub struct Config {
     #[arg(long = "danger-hunger", env = "CLAWCRAFT_DANGER_HUNGER", default_value_t = 4.0)]
     pub danger_hunger: f64,
 
+    /// Skills directory: skill versions, their lifecycle and every run's evidence (empty: in memory only).
+    #[arg(long = "skills-dir", env = "CLAWCRAFT_SKILLS_DIR", default_value = "./skills")]
+    pub skills_dir: PathBuf,
+
     /// A tool instead of running the bot.
     #[command(subcommand)]
     pub tool: Option<Tool>,
@@ -210,6 +214,8 @@ pub struct AgentSettings {
     pub danger_mob_dist: f64,
     pub danger_health: f64,
     pub danger_hunger: f64,
+    /// `CLAWCRAFT_SKILLS_DIR`, `None` when empty.
+    pub skills_dir: Option<PathBuf>,
 }
 
 impl Config {
@@ -244,6 +250,7 @@ impl Config {
             danger_mob_dist: self.danger_mob_dist,
             danger_health: self.danger_health,
             danger_hunger: self.danger_hunger,
+            skills_dir: Some(self.skills_dir.clone()).filter(|d| !d.as_os_str().is_empty()),
         }
     }
 
@@ -269,6 +276,9 @@ mod tests {
         let s = c.agent_settings();
         assert_eq!((s.chunk_cache_max, s.chunk_evict_dist), (512, 256.0));
         assert_eq!((s.danger_mob_dist, s.danger_health, s.danger_hunger), (8.0, 6.0, 4.0));
+        assert_eq!(s.skills_dir, Some(PathBuf::from("./skills")));
+        let c = Config::parse_from(["clawcraft", "--skills-dir", ""]);
+        assert_eq!(c.agent_settings().skills_dir, None, "empty keeps skills in memory");
     }
 
     #[test]

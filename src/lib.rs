@@ -52,6 +52,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_vitals::VitalsPlugin)
             .add(clawcraft_movement::MovementPlugin)
             .add(online::OnlineAuthPlugin)
+            .add(clawcraft_skills::SkillsPlugin)
     }
 }
 

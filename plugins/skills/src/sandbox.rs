@@ -438,20 +438,22 @@ impl ScriptHandle {
     }
 
     /// Gives the script its slice of this tick (when it wants one: it starts, its slice ran out,
-    /// helper results arrived, or it overran last tick), answering its helper calls with
+    /// helper results arrived (taken from `deliveries`), or it overran last tick), answering its helper calls with
     /// `serve`, for at most `deadline` of waiting on the script.
     pub fn run_slice(
         &mut self,
         tick: u64,
-        deliveries: Vec<(u32, Json)>,
+        deliveries: &mut Vec<(u32, Json)>,
         deadline: Duration,
         serve: &mut dyn FnMut(Call) -> Reply,
     ) -> SliceEnd {
         match self.state {
             HandleState::Finished => return SliceEnd::Idle,
             HandleState::Waiting if deliveries.is_empty() => return SliceEnd::Idle,
+            // Results that arrive while the script still runs wait for its next Resume.
             HandleState::Running => {}
             HandleState::Starting | HandleState::Waiting | HandleState::Paused => {
+                let deliveries = std::mem::take(deliveries);
                 if self.tx.send(ToScript::Resume { tick, deliveries }).is_err() {
                     return self.lost();
                 }

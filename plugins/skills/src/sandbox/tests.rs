@@ -39,7 +39,7 @@ fn drive(
     let mut due: BTreeMap<u64, Vec<(u32, Json)>> = BTreeMap::new();
     let mut calls = Vec::new();
     for tick in 100..2_000u64 {
-        let deliveries = due.remove(&tick).unwrap_or_default();
+        let mut deliveries = due.remove(&tick).unwrap_or_default();
         let mut serve_call = |call: Call| {
             let (reply, later) = serve(&call);
             if let Some((delay, v)) = later {
@@ -48,7 +48,9 @@ fn drive(
             calls.push(call);
             reply
         };
-        if let SliceEnd::Finished(end) = handle.run_slice(tick, deliveries, Duration::from_secs(10), &mut serve_call) {
+        if let SliceEnd::Finished(end) =
+            handle.run_slice(tick, &mut deliveries, Duration::from_secs(10), &mut serve_call)
+        {
             return Driven { end, calls, ticks: tick - 100 };
         }
     }

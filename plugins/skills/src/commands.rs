@@ -1,0 +1,568 @@
+//! `skill_define`, `skill_get`, `skill_list`, `skill_trial`, `skill_run`, `skill_retire`.
+
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use clawcraft_core::event::now_ms;
+use clawcraft_core::{
+    ActiveActions, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, CommandRegistry,
+    TickCount,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::definition::{self, Analysis, Budget};
+use crate::run::{RunContext, SLOT, SkillHost, SkillRun, seed_of};
+use crate::sandbox::{HelperKind, Limits, ScriptHandle, ScriptSpec};
+use crate::schema::{self, Problem};
+use crate::snapshot::{capture, position};
+use crate::store::{Life, Mode, SkillState, SkillStore, summary};
+use crate::verifier::{self, SnapshotPlan};
+use crate::{SkillRetired, SkillTrialStarted};
+
+/// Commands a skill may not call: the skill machinery itself, channel and schema plumbing.
+const NOT_HELPERS: &[&str] = &["schema", "help", "watch", "subscribe", "unsubscribe", "subscriptions"];
+
+/// The kind of a command as a helper, or `None` when skills may not call it.
+pub fn helper_kind(registry: &CommandRegistry, name: &str) -> Option<HelperKind> {
+    let entry = registry.get(name)?;
+    if name.starts_with("skill_") || entry.aborts.is_some() || NOT_HELPERS.contains(&name) {
+        return None;
+    }
+    Some(if entry.query {
+        HelperKind::Query
+    } else if entry.async_info.is_some() {
+        HelperKind::Action
+    } else {
+        HelperKind::Instant
+    })
+}
+
+fn problems_error(problems: &[Problem]) -> CommandError {
+    let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
+    let n = list.len();
+    CommandError::new("SKILL_INVALID", format!("{n} problem{}: {}", if n == 1 { "" } else { "s" }, list.join("; ")))
+}
+
+fn unknown_skill(skill: &str, version: Option<u32>) -> CommandError {
+    match version {
+        Some(v) => CommandError::new("UNKNOWN_SKILL", format!("no skill {skill} version {v}")),
+        None => CommandError::new("UNKNOWN_SKILL", format!("no skill {skill} (skill_list shows them)")),
+    }
+}
+
+/// `{"action":"skill_define", …}`: author a skill candidate.
+#[derive(Deserialize, JsonSchema)]
+pub struct SkillDefine {
+    /// Stable lower-camel id, e.g. `greetNearestPlayer` (the request's `id` stays the request id).
+    #[schemars(with = "String")]
+    pub skill: Option<Value>,
+    /// The one behaviour this skill owns.
+    #[schemars(with = "String")]
+    pub purpose: Option<Value>,
+    /// JSON Schema of the parameters: `type:"object"`, `additionalProperties:false`,
+    /// `required` ⊆ `properties` (keywords: type, properties, required, items, enum, const,
+    /// minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, minItems,
+    /// maxItems, description, title, default, examples).
+    #[schemars(with = "Map<String, Value>")]
+    pub input_schema: Option<Value>,
+    /// The trial's parameters (validated against `input_schema`).
+    #[schemars(with = "Map<String, Value>")]
+    pub parameters: Option<Value>,
+    /// JavaScript defining `export async function run(ctx, params)`.
+    #[schemars(with = "String")]
+    pub source: Option<Value>,
+    /// `clawcraft-helpers/v1`.
+    #[schemars(with = "String")]
+    pub helper_api_version: Option<Value>,
+    /// Commands the script may call as `ctx.<name>(params)`.
+    #[schemars(with = "Vec<String>")]
+    pub helper_allowlist: Option<Value>,
+    /// How long a run may last (ms, 50–600000; one tick is 50 ms).
+    #[schemars(with = "u64")]
+    pub timeout_ms: Option<Value>,
+    /// The verifier (data: see the skill's verifier vocabulary).
+    #[schemars(with = "Map<String, Value>")]
+    pub verifier: Option<Value>,
+    /// The class of change the skill makes: world_block_delta, inventory_delta, equipment_delta,
+    /// position_delta, social_delta, vitals_delta, entity_delta, diagnostic.
+    #[schemars(with = "String")]
+    pub expected_outcome: Option<Value>,
+    /// Failure codes this skill may end with (from the closed list).
+    #[schemars(with = "Vec<String>")]
+    pub known_failure_modes: Option<Value>,
+    /// `promote_after_passed_trial`, or an object with `kind` and thresholds.
+    #[schemars(with = "Value")]
+    pub promotion_policy: Option<Value>,
+    /// Optional: `{max_ops, max_helper_calls, max_memory_kib}`.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub budget: Option<Value>,
+    /// Anything else is reported as an unknown field.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Map<String, Value>,
+}
+
+impl SkillDefine {
+    fn into_raw(self) -> Map<String, Value> {
+        let mut raw = self.extra;
+        for (k, v) in [
+            ("skill", self.skill),
+            ("purpose", self.purpose),
+            ("input_schema", self.input_schema),
+            ("parameters", self.parameters),
+            ("source", self.source),
+            ("helper_api_version", self.helper_api_version),
+            ("helper_allowlist", self.helper_allowlist),
+            ("timeout_ms", self.timeout_ms),
+            ("verifier", self.verifier),
+            ("expected_outcome", self.expected_outcome),
+            ("known_failure_modes", self.known_failure_modes),
+            ("promotion_policy", self.promotion_policy),
+            ("budget", self.budget),
+        ] {
+            if let Some(v) = v {
+                raw.insert(k.into(), v);
+            }
+        }
+        raw
+    }
+}
+
+/// Response of `skill_define`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DefineResponse {
+    pub skill: String,
+    pub version: u32,
+    /// `sha256:` of the definition; the same content gives the same version.
+    pub hash: String,
+    pub state: SkillState,
+    /// False when an identical version already existed (nothing new was stored).
+    pub created: bool,
+    /// Ticks a run may last (`timeout_ms` / 50).
+    pub ticks: u64,
+    pub budget: Budget,
+    #[serde(flatten)]
+    pub analysis: Analysis,
+}
+
+impl AgentCommand for SkillDefine {
+    const NAME: &'static str = "skill_define";
+    const SUMMARY: &'static str = "Author a skill candidate (schema-bound JavaScript, helper allowlist, timeout, verifier, failure modes); every malformed field is named and nothing is stored";
+    const EXAMPLE: &'static str = r#"{"action":"skill_define","skill":"greetNearestPlayer","purpose":"Say hello to the nearest player","input_schema":{"type":"object","additionalProperties":false,"required":["greeting"],"properties":{"greeting":{"type":"string"}}},"parameters":{"greeting":"Hello"},"source":"export async function run(ctx, params) { … }","helper_api_version":"clawcraft-helpers/v1","helper_allowlist":["nearby","chat"],"timeout_ms":5000,"verifier":{"kind":"chat_sent","contains":{"$param":"greeting"}},"expected_outcome":"social_delta","known_failure_modes":["not_found"],"promotion_policy":"promote_after_passed_trial"}"#;
+    const NEEDS_SPAWN: bool = false;
+    type Response = DefineResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<DefineResponse, CommandError> {
+        let raw = self.into_raw();
+        let registry = ctx.world.resource::<CommandRegistry>().clone();
+        let lookup = |name: &str| helper_kind(&registry, name);
+        let (def, analysis) = definition::validate(&raw, &lookup).map_err(|p| problems_error(&p))?;
+        let (skill, ticks, budget) = (def.skill.clone(), def.ticks(), def.budget);
+        let mut store = ctx.world.resource_mut::<SkillStore>();
+        let (version, created) = store.define(def, now_ms()).map_err(CommandError::internal)?;
+        let v = store.get(&skill, Some(version)).ok_or_else(|| CommandError::internal("stored version vanished"))?;
+        Ok(DefineResponse {
+            skill,
+            version,
+            hash: v.hash.clone(),
+            state: v.life.state,
+            created,
+            ticks,
+            budget,
+            analysis,
+        })
+    }
+}
+
+/// `{"action":"skill_get","skill":"greetNearestPlayer"}`: a version in full.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillGet {
+    pub skill: String,
+    /// Default: the promoted (or suspect) version, else the newest.
+    pub version: Option<u32>,
+    /// A run id: its evidence is included.
+    pub run: Option<String>,
+}
+
+/// Response of `skill_get`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetResponse {
+    pub skill: String,
+    pub version: u32,
+    pub hash: String,
+    pub state: SkillState,
+    pub created_ms: u64,
+    /// The definition as stored (source included).
+    pub definition: Value,
+    /// Counters, the last runs (with failure codes and evidence paths).
+    pub lifecycle: Life,
+    /// Every version of the skill, in short.
+    pub versions: Vec<Value>,
+    /// The evidence of `run`, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Value>,
+}
+
+impl AgentCommand for SkillGet {
+    const NAME: &'static str = "skill_get";
+    const SUMMARY: &'static str =
+        "A skill version in full: definition, lifecycle, recent runs; with run, that run's evidence";
+    const EXAMPLE: &'static str = r#"{"action":"skill_get","skill":"greetNearestPlayer","version":1}"#;
+    const NEEDS_SPAWN: bool = false;
+    const QUERY: bool = true;
+    type Response = GetResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<GetResponse, CommandError> {
+        let store = ctx.world.resource::<SkillStore>();
+        let v = store.get(&self.skill, self.version).ok_or_else(|| unknown_skill(&self.skill, self.version))?;
+        let evidence = match &self.run {
+            Some(run) => Some(
+                store
+                    .evidence(run)
+                    .ok_or_else(|| CommandError::new("UNKNOWN_SKILL", format!("no evidence for run {run}")))?,
+            ),
+            None => None,
+        };
+        let versions = store.versions(&self.skill).map(|vs| vs.iter().map(summary).collect()).unwrap_or_default();
+        Ok(GetResponse {
+            skill: self.skill.clone(),
+            version: v.version,
+            hash: v.hash.clone(),
+            state: v.life.state,
+            created_ms: v.created_ms,
+            definition: serde_json::to_value(&*v.def).unwrap_or(Value::Null),
+            lifecycle: v.life.clone(),
+            versions,
+            evidence,
+        })
+    }
+}
+
+/// `{"action":"skill_list"}`: the skill library.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillList {
+    /// Only versions in this state (candidate, promoted, suspect, rejected, retired, superseded).
+    pub state: Option<SkillState>,
+    /// Every version, not only each skill's current one.
+    #[serde(default)]
+    pub all: bool,
+}
+
+/// Response of `skill_list`.
+#[derive(Serialize, JsonSchema)]
+pub struct ListResponse {
+    pub count: usize,
+    /// Each: skill, version, hash, state, purpose, inputSchema, helperAllowlist, expectedOutcome, stats.
+    pub skills: Vec<Value>,
+}
+
+impl AgentCommand for SkillList {
+    const NAME: &'static str = "skill_list";
+    const SUMMARY: &'static str =
+        "The skill library: each skill's current version (or all), with state, input schema and run stats";
+    const EXAMPLE: &'static str = r#"{"action":"skill_list","state":"promoted"}"#;
+    const NEEDS_SPAWN: bool = false;
+    const QUERY: bool = true;
+    type Response = ListResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<ListResponse, CommandError> {
+        let store = ctx.world.resource::<SkillStore>();
+        let mut skills = Vec::new();
+        for (id, versions) in store.skills() {
+            let chosen: Vec<_> =
+                if self.all { versions.iter().collect() } else { store.get(id, None).into_iter().collect() };
+            skills.extend(chosen.into_iter().filter(|v| self.state.is_none_or(|s| v.life.state == s)).map(summary));
+        }
+        Ok(ListResponse { count: skills.len(), skills })
+    }
+}
+
+/// `{"action":"skill_trial","skill":"greetNearestPlayer"}`: trial a version in the live world.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillTrial {
+    pub skill: String,
+    /// Default: the newest version.
+    pub version: Option<u32>,
+    /// Default: the definition's trial `parameters`.
+    pub parameters: Option<Map<String, Value>>,
+}
+
+/// `{"action":"skill_run","skill":"greetNearestPlayer","parameters":{…}}`: run a promoted skill.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillRunCmd {
+    pub skill: String,
+    /// Default: the promoted (or suspect) version.
+    pub version: Option<u32>,
+    /// Checked against the skill's `input_schema` (default `{}`).
+    pub parameters: Option<Map<String, Value>>,
+}
+
+/// Response of `skill_trial` and `skill_run` (the result comes as `skill_finished`).
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStarted {
+    pub started: bool,
+    pub skill: String,
+    pub version: u32,
+    pub hash: String,
+    /// The run id (`<skill>-v<N>-t<k>` for trials, `-r<k>` for runs).
+    pub run: String,
+    pub mode: Mode,
+    /// The tick budget (the action's deadline).
+    pub ticks: u64,
+    pub limits: Limits,
+}
+
+impl AgentCommand for SkillTrial {
+    const NAME: &'static str = "skill_trial";
+    const SUMMARY: &'static str = "Trial a skill version in the live world (async: skill_trial_started, then skill_finished with the verdict; a pass promotes a candidate)";
+    const EXAMPLE: &'static str = r#"{"action":"skill_trial","skill":"greetNearestPlayer","version":1}"#;
+    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<SkillRun>());
+    type Response = RunStarted;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RunStarted, CommandError> {
+        start_run(ctx, &self.skill, self.version, self.parameters, Mode::Trial)
+    }
+}
+
+impl AgentCommand for SkillRunCmd {
+    const NAME: &'static str = "skill_run";
+    const SUMMARY: &'static str =
+        "Run a promoted skill with parameters (async: skill_finished; repeated failures make it suspect, then retired)";
+    const EXAMPLE: &'static str =
+        r#"{"action":"skill_run","skill":"greetNearestPlayer","parameters":{"greeting":"Hi"}}"#;
+    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<SkillRun>());
+    type Response = RunStarted;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RunStarted, CommandError> {
+        start_run(ctx, &self.skill, self.version, self.parameters, Mode::Run)
+    }
+}
+
+fn start_run(
+    ctx: &mut CommandCtx<'_>,
+    skill: &str,
+    version: Option<u32>,
+    parameters: Option<Map<String, Value>>,
+    mode: Mode,
+) -> Result<RunStarted, CommandError> {
+    if let Some(running) = ctx.world.get::<ActiveActions>(ctx.bot).and_then(|a| a.slots.get(SLOT)) {
+        return Err(CommandError::busy(&format!("running {} (id {})", running.command, running.id), SkillRun::ABORT));
+    }
+    let store = ctx.world.resource::<SkillStore>();
+    let chosen = match (mode, version) {
+        (Mode::Trial, None) => store.versions(skill).and_then(|vs| vs.last()),
+        _ => store.get(skill, version),
+    };
+    let v = chosen.ok_or_else(|| unknown_skill(skill, version))?;
+    let (def, number, hash, life) = (Arc::clone(&v.def), v.version, v.hash.clone(), v.life.clone());
+    let allowed = match mode {
+        Mode::Trial => life.state.trialable(),
+        Mode::Run => life.state.runnable(),
+    };
+    if !allowed {
+        let hint = match (mode, life.state) {
+            (Mode::Run, SkillState::Candidate) => ": trial it first (skill_trial)",
+            (_, SkillState::Rejected) => ": define a new version",
+            (_, SkillState::Retired | SkillState::Superseded) => ": run the current version",
+            _ => "",
+        };
+        let verb = if mode == Mode::Trial { "trialled" } else { "run" };
+        return Err(CommandError::new(
+            "SKILL_STATE",
+            format!("{skill} v{number} is {:?} and cannot be {verb}{hint}", life.state).to_lowercase(),
+        ));
+    }
+    let params = match (mode, parameters) {
+        (_, Some(p)) => Value::Object(p),
+        (Mode::Trial, None) => def.parameters.clone(),
+        (Mode::Run, None) => json!({}),
+    };
+    let mut problems = Vec::new();
+    schema::check_value(&def.input_schema, &params, "parameters", &mut problems);
+    let resolved = verifier::substitute(&def.verifier, params.as_object().unwrap_or(&Map::new()));
+    let registry = ctx.world.resource::<CommandRegistry>().clone();
+    let known = |h: &str| helper_kind(&registry, h).is_some() || h == crate::sandbox::WAIT_HELPER;
+    let check = verifier::parse(&resolved, "verifier", &known, &mut problems);
+    if !problems.is_empty() {
+        let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
+        return Err(CommandError::invalid_params(list.join("; ")));
+    }
+    let check = check.ok_or_else(|| CommandError::internal("verifier did not parse"))?;
+    let mut helpers = Vec::new();
+    for name in &def.helper_allowlist {
+        let kind = helper_kind(&registry, name).ok_or_else(|| {
+            CommandError::new("SKILL_STATE", format!("helper {name} no longer exists in this harness"))
+        })?;
+        helpers.push((name.clone(), kind));
+    }
+
+    let started = life.started + 1;
+    let run = format!("{skill}-v{number}-{}{started}", if mode == Mode::Trial { 't' } else { 'r' });
+    {
+        let mut store = ctx.world.resource_mut::<SkillStore>();
+        if let Some(v) = store.get_mut(skill, number) {
+            v.life.started = started;
+        }
+        store.save_life(skill, number);
+    }
+    let tick = ctx.world.resource::<TickCount>().0;
+    let start = position(ctx.world, ctx.bot);
+    let plan = SnapshotPlan::for_check(&check, start);
+    let before = capture(ctx.world, ctx.bot, &plan, tick);
+    let limits = def.budget.limits();
+    let seed = seed_of(&run);
+    let evidence = ctx.world.resource::<SkillStore>().evidence_path(&run).map(|p| p.display().to_string());
+    let component = SkillRun {
+        run: run.clone(),
+        skill: skill.to_owned(),
+        version: number,
+        hash: hash.clone(),
+        mode,
+        evidence,
+        expected: def.expected_outcome,
+        known: def.known_failure_modes.clone(),
+        life_before: life.clone(),
+        policy: def.promotion_policy,
+        start_tick: tick,
+        ticks: 0,
+        usage: Default::default(),
+        finished: None,
+    };
+    let command = if mode == Mode::Trial { SkillTrial::NAME } else { SkillRunCmd::NAME };
+    ctx.start::<SkillRun>(command, component, def.ticks())?;
+    let spec =
+        ScriptSpec { source: def.source.clone(), params: params.clone(), helpers: helpers.clone(), limits, seed };
+    let script = match ScriptHandle::spawn(spec, &run) {
+        Ok(s) => s,
+        Err(e) => {
+            clawcraft_core::end_action(
+                ctx.world,
+                ctx.bot,
+                SLOT,
+                clawcraft_core::ActionStatus::Failed,
+                Some(format!("internal: {e}")),
+            );
+            return Err(CommandError::internal(format!("cannot start the script thread: {e}")));
+        }
+    };
+    let run_ctx = RunContext {
+        request_id: ctx.id.clone(),
+        run: run.clone(),
+        mode,
+        def: def.clone(),
+        version: number,
+        hash: hash.clone(),
+        params: params.clone(),
+        verifier: resolved,
+        check,
+        plan,
+        before,
+        seed,
+        limits,
+        helpers,
+        start_tick: tick,
+    };
+    ctx.world.entity_mut(ctx.bot).insert(SkillHost::new(script, run_ctx));
+    if mode == Mode::Trial {
+        ctx.world.write_message(AgentEvent::of(&SkillTrialStarted {
+            id: ctx.id.clone(),
+            skill: skill.to_owned(),
+            version: number,
+            hash: hash.clone(),
+            run: run.clone(),
+            parameters: params,
+        }));
+    }
+    Ok(RunStarted {
+        started: true,
+        skill: skill.to_owned(),
+        version: number,
+        hash,
+        run,
+        mode,
+        ticks: def.ticks(),
+        limits,
+    })
+}
+
+/// `{"action":"skill_retire","skill":"greetNearestPlayer","reason":"…"}`: retire versions.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillRetire {
+    pub skill: String,
+    /// Default: every version that is not retired yet.
+    pub version: Option<u32>,
+    pub reason: Option<String>,
+}
+
+/// Response of `skill_retire`.
+#[derive(Serialize, JsonSchema)]
+pub struct RetireResponse {
+    pub skill: String,
+    /// The versions this retired.
+    pub retired: Vec<u32>,
+    pub reason: String,
+}
+
+impl AgentCommand for SkillRetire {
+    const NAME: &'static str = "skill_retire";
+    const SUMMARY: &'static str = "Retire a skill version (or all of a skill's versions); skill_run no longer runs it";
+    const EXAMPLE: &'static str =
+        r#"{"action":"skill_retire","skill":"greetNearestPlayer","reason":"replaced by a better greeting"}"#;
+    const NEEDS_SPAWN: bool = false;
+    type Response = RetireResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RetireResponse, CommandError> {
+        let reason =
+            self.reason.clone().filter(|r| !r.trim().is_empty()).unwrap_or_else(|| "retired by the agent".into());
+        let mut store = ctx.world.resource_mut::<SkillStore>();
+        let numbers: Vec<u32> = match self.version {
+            Some(n) => {
+                vec![store.get(&self.skill, Some(n)).ok_or_else(|| unknown_skill(&self.skill, Some(n)))?.version]
+            }
+            None => store
+                .versions(&self.skill)
+                .ok_or_else(|| unknown_skill(&self.skill, None))?
+                .iter()
+                .filter(|v| v.life.state != SkillState::Retired)
+                .map(|v| v.version)
+                .collect(),
+        };
+        let mut retired = Vec::new();
+        for n in numbers {
+            if let Some(v) = store.get_mut(&self.skill, n)
+                && v.life.state != SkillState::Retired
+            {
+                v.life.state = SkillState::Retired;
+                v.life.retired_reason = Some(reason.clone());
+                retired.push(n);
+            }
+            store.save_life(&self.skill, n);
+        }
+        if retired.is_empty() && self.version.is_some() {
+            return Err(CommandError::new(
+                "SKILL_STATE",
+                format!("{} v{} is already retired", self.skill, self.version.unwrap_or(0)),
+            ));
+        }
+        for n in &retired {
+            ctx.world.write_message(AgentEvent::of(&SkillRetired {
+                id: ctx.id.clone(),
+                skill: self.skill.clone(),
+                version: *n,
+                reason: reason.clone(),
+                by: "agent".into(),
+            }));
+        }
+        Ok(RetireResponse { skill: self.skill, retired, reason })
+    }
+}
