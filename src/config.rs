@@ -122,7 +122,7 @@ pub struct Config {
 
     /// Skills directory: skill versions, their lifecycle and every run's evidence (empty: in memory only).
     #[arg(long = "skills-dir", env = "CLAWCRAFT_SKILLS_DIR", default_value = "./skills")]
-    pub skills_dir: PathBuf,
+    pub skills_dir: String,
 
     /// A tool instead of running the bot.
     #[command(subcommand)]
@@ -250,7 +250,7 @@ impl Config {
             danger_mob_dist: self.danger_mob_dist,
             danger_health: self.danger_health,
             danger_hunger: self.danger_hunger,
-            skills_dir: Some(self.skills_dir.clone()).filter(|d| !d.as_os_str().is_empty()),
+            skills_dir: Some(self.skills_dir.trim()).filter(|d| !d.is_empty()).map(PathBuf::from),
         }
     }
 

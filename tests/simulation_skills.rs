@@ -708,3 +708,48 @@ fn near_a_player_is_judged_from_the_after_snapshot() {
     assert_eq!(done["checks"]["checks"][0]["observed"]["distance"], 2.0);
     assert_eq!(done["result"], json!({"name": "Alice"}));
 }
+
+/// Skills shipped in `skill/skills/`: each defines cleanly on this harness; those in
+/// `skill/skills/pending/` wait for commands that have not landed and are refused naming them.
+#[test]
+fn shipped_skills_define_and_pending_ones_name_the_commands_they_wait_for() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skill/skills");
+    let read = |p: std::path::PathBuf| -> String {
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let mut sim = sim();
+    let mut ready = 0;
+    for entry in std::fs::read_dir(&dir).expect("skill/skills") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let r = sim.command(&read(path.clone()));
+            assert!(r.get("code").is_none(), "{} defines: {r:?}", path.display());
+            assert_eq!(r["created"], true);
+            ready += 1;
+        }
+    }
+    assert!(ready >= 2);
+    let waits_for =
+        [("goToNearestPlayer", vec!["walk"]), ("collectLogs", vec!["walk", "mine"]), ("buildPillar", vec!["place"])];
+    for (skill, missing) in waits_for {
+        let text = read(dir.join("pending").join(format!("{skill}.json")));
+        let r = sim.command(&text);
+        let registered: Vec<&str> = missing
+            .iter()
+            .copied()
+            .filter(|m| sim.command(&json!({"action":"help","topic":m}).to_string()).get("code").is_none())
+            .collect();
+        if registered.len() == missing.len() {
+            panic!(
+                "{skill}: {missing:?} have landed — move skill/skills/pending/{skill}.json up and trial it end to end ({r:?})"
+            );
+        }
+        assert_eq!(r["code"], "SKILL_INVALID", "{skill}: {r:?}");
+        for m in missing.iter().filter(|m| !registered.contains(m)) {
+            assert!(
+                r["error"].as_str().is_some_and(|e| e.contains(&format!("{m} is not a helper"))),
+                "{skill} names {m}: {r:?}"
+            );
+        }
+    }
+}

@@ -633,13 +633,12 @@ pub struct Judged {
 pub fn judge(
     status: RunStatus,
     value: Option<&Value>,
-    check: &Check,
-    expected: ExpectedOutcome,
-    known: &[FailureMode],
-    before: &Snapshot,
+    ctx: &RunContext,
     after: &Snapshot,
     events: &[HelperEvent],
 ) -> Judged {
+    let (check, expected, known, before) =
+        (&ctx.check, ctx.def.expected_outcome, &ctx.def.known_failure_modes[..], &ctx.before);
     let helper_codes: Vec<FailureMode> = {
         let mut codes: Vec<FailureMode> =
             events.iter().filter_map(|e| e.code()).filter(|c| *c != "ok").filter_map(FailureMode::parse).collect();
@@ -784,16 +783,7 @@ fn finalize(world: &mut World, bot: Entity, mut host: SkillHost, end: ScriptEnd,
     host.bridge.cancel_inflight(world, bot);
     let ctx = host.ctx.clone();
     let after = capture(world, bot, &ctx.plan, tick);
-    let judged = judge(
-        end.status,
-        end.value.as_ref(),
-        &ctx.check,
-        ctx.def.expected_outcome,
-        &ctx.def.known_failure_modes,
-        &ctx.before,
-        &after,
-        &host.bridge.events,
-    );
+    let judged = judge(end.status, end.value.as_ref(), &ctx, &after, &host.bridge.events);
     let evidence_path = world.resource::<SkillStore>().evidence_path(&ctx.run).map(|p| p.display().to_string());
     let note = RunNote {
         run: ctx.run.clone(),
@@ -901,16 +891,7 @@ pub fn finish_ended_runs(world: &mut World, mut cursor: Local<MessageCursor<Agen
             .and_then(|s| serde_json::from_value::<RunStatus>(s.clone()).ok())
             .unwrap_or(RunStatus::Cancelled);
         let after = capture(world, bot, &ctx.plan, tick);
-        let judged = judge(
-            status,
-            None,
-            &ctx.check,
-            ctx.def.expected_outcome,
-            &ctx.def.known_failure_modes,
-            &ctx.before,
-            &after,
-            &host.bridge.events,
-        );
+        let judged = judge(status, None, &ctx, &after, &host.bridge.events);
         let evidence_path = world.resource::<SkillStore>().evidence_path(&ctx.run).map(|p| p.display().to_string());
         let note = RunNote {
             run: ctx.run.clone(),

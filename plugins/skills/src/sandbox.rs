@@ -1002,7 +1002,7 @@ fn drive_script(spec: &ScriptSpec, host: &Rc<Host>, rt: &Runtime, context: &Cont
             if host.stopped().is_some() {
                 break;
             }
-            apply_deliveries(&context, &host);
+            apply_deliveries(context, &host);
             match rt.execute_pending_job() {
                 Ok(true) => continue,
                 Ok(false) => {

@@ -126,7 +126,7 @@ fn check_schema(schema: &Value, field: &str, depth: usize, problems: &mut Vec<Pr
         check_schema(items, &format!("{field}.items"), depth + 1, problems);
     }
     if let Some(e) = obj.get("enum")
-        && !e.as_array().is_some_and(|a| !a.is_empty())
+        && e.as_array().is_none_or(|a| a.is_empty())
     {
         problems.push(Problem::new(format!("{field}.enum"), "must be a non-empty array"));
     }

@@ -141,7 +141,9 @@ fn positions_entities_vitals_and_helper_events() {
     let mut after = before.clone();
     after.position = Some(Vec3::new(8.0, 0.0, 0.0));
     after.vitals = Some([("hunger".to_owned(), 14.0)].into());
-    after.entities.as_mut().map(|e| e.retain(|e| e.id != 5));
+    if let Some(e) = after.entities.as_mut() {
+        e.retain(|e| e.id != 5);
+    }
     let pass = |v: Value| evaluate(&parse_ok(v), &before, &after, &[]).status;
     assert_eq!(pass(json!({"kind":"position_delta","min_distance":7.5})), Verdict::Passed);
     assert_eq!(pass(json!({"kind":"position_delta","min_distance":9})), Verdict::Failed);
