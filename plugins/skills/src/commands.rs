@@ -159,11 +159,18 @@ impl AgentCommand for SkillDefine {
         let raw = self.into_raw();
         let registry = ctx.world.resource::<CommandRegistry>().clone();
         let lookup = |name: &str| helper_kind(&registry, name);
-        let (def, analysis) = definition::validate(&raw, &lookup).map_err(|p| problems_error(&p))?;
+        let (def, mut analysis) = definition::validate(&raw, &lookup).map_err(|p| problems_error(&p))?;
         let (skill, ticks, budget) = (def.skill.clone(), def.ticks(), def.budget);
         let mut store = ctx.world.resource_mut::<SkillStore>();
         let (version, created) = store.define(def, now_ms()).map_err(CommandError::internal)?;
         let v = store.get(&skill, Some(version)).ok_or_else(|| CommandError::internal("stored version vanished"))?;
+        if !created {
+            let state = serde_json::to_value(v.life.state).unwrap_or_default();
+            analysis.warnings.push(format!(
+                "identical to v{version}, which is {}: nothing new was stored",
+                state.as_str().unwrap_or("?")
+            ));
+        }
         Ok(DefineResponse {
             skill,
             version,
@@ -376,9 +383,11 @@ fn start_run(
             _ => "",
         };
         let verb = if mode == Mode::Trial { "trialled" } else { "run" };
+        let state = serde_json::to_value(life.state).unwrap_or_default();
+        let state = state.as_str().unwrap_or("?").to_owned();
         return Err(CommandError::new(
             "SKILL_STATE",
-            format!("{skill} v{number} is {:?} and cannot be {verb}{hint}", life.state).to_lowercase(),
+            format!("{skill} v{number} is {state} and cannot be {verb}{hint}"),
         ));
     }
     let params = match (mode, parameters) {

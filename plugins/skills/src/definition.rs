@@ -253,6 +253,7 @@ impl Definition {
 
 /// What the static checks learnt besides the definition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Analysis {
     /// Helpers the source calls as `ctx.<name>`.
     pub helpers_referenced: Vec<String>,
