@@ -1,7 +1,7 @@
 //! End-to-end skills: the real `clawcraft` binary against the bedrock-protocol peer. The
 //! shipped skills (`skill/skills/*.json`) are defined as an agent would send them, trialled in
-//! the peer's living world and promoted on evidence the peer confirms (the chat line it
-//! received); the library survives a restart through `CLAWCRAFT_SKILLS_DIR`; and a script that
+//! the peer's living world and promoted on evidence the peer confirms (where the bot walked, the
+//! chat line it received); the library survives a restart through `CLAWCRAFT_SKILLS_DIR`; and a script that
 //! never yields runs out of its op budget while the bot keeps sending its input at 20 Hz.
 
 mod common;
@@ -47,6 +47,42 @@ fn shipped_skills_pass_their_trials_in_the_living_world_and_survive_a_restart() 
     bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn");
     bot.wait(|e| e["type"] == "player_appear" && e["name"] == "Bob", STEP).expect("Bob in view");
     bot.wait(|e| e["type"] == "player_appear" && e["name"] == "Alice", STEP).expect("Alice in view");
+
+    // goToNearestPlayer (on `move`): first, while Bob (11 blocks west, standing) is the nearest.
+    request_line(&mut bot, &shipped("goToNearestPlayer"), "d0");
+    let done =
+        run_to_end(&mut bot, json!({"action":"skill_trial","skill":"goToNearestPlayer"}), Duration::from_secs(30));
+    assert_eq!((done["verdict"].clone(), done["status"].clone()), (json!("passed"), json!("done")), "{done}");
+    assert_eq!(done["result"]["moved"], true, "{done}");
+    assert!(
+        done["expectedOutcome"]["observed"].as_array().is_some_and(|o| o.contains(&json!("position_delta"))),
+        "{done}"
+    );
+    let distance = done["checks"]["observed"]["distance"].as_f64().expect("distance to the player");
+    assert!(distance <= 3.0, "ended next to the player: {done}");
+    let moved = bot
+        .wait(
+            |e| {
+                e["type"] == "walk_done"
+                    && e["id"].as_str().is_some_and(|id| id.starts_with("skill:goToNearestPlayer-v1-t1:"))
+            },
+            STEP,
+        )
+        .expect("the move's walk_done");
+    assert_eq!(moved["status"], "done", "{moved}");
+    // The server saw the bot walk there: its last input is at the skill's end position.
+    let at = &done["result"]["at"];
+    assert!(
+        peer.wait_log(
+            |p| p.iter().rev().find(|x| x["name"] == "player_auth_input").is_some_and(|x| {
+                let pos = &x["params"]["position"];
+                (pos["x"].as_f64().unwrap_or(0.0) - at["x"].as_f64().unwrap_or(99.0)).abs() < 0.5
+                    && (pos["z"].as_f64().unwrap_or(0.0) - at["z"].as_f64().unwrap_or(99.0)).abs() < 0.5
+            }),
+            STEP
+        ),
+        "the peer's last input is at {at}"
+    );
 
     // greetNearestPlayer: defined as shipped, trialled, promoted; the peer received the greeting.
     let def = request_line(&mut bot, &shipped("greetNearestPlayer"), "d1");
@@ -107,7 +143,7 @@ fn shipped_skills_pass_their_trials_in_the_living_world_and_survive_a_restart() 
     let mut names: Vec<&str> =
         list["skills"].as_array().expect("skills").iter().filter_map(|s| s["skill"].as_str()).collect();
     names.sort();
-    assert_eq!(names, ["announceNearestBlock", "greetNearestPlayer"], "{list}");
+    assert_eq!(names, ["announceNearestBlock", "goToNearestPlayer", "greetNearestPlayer"], "{list}");
     let got = again.request(json!({"action":"skill_get","skill":"greetNearestPlayer"}), STEP).expect("skill_get");
     assert_eq!(
         (got["lifecycle"]["trialsPassed"].clone(), got["lifecycle"]["runsPassed"].clone()),
