@@ -41,7 +41,7 @@ use crate::{SkillPromoted, SkillRetired, SkillSettings};
 /// The action slot of skill runs.
 pub const SLOT: &str = "skill";
 /// Largest helper result passed to a script.
-pub const MAX_RESULT_BYTES: usize = 1024 * 1024;
+pub const MAX_RESULT_BYTES: usize = 512 * 1024;
 /// Longest `waitTicks`.
 pub const MAX_WAIT_TICKS: u64 = 1200;
 

@@ -174,7 +174,7 @@ struct VersionFile {
 }
 
 /// Evidence of runs kept in memory (the latest; all of them on disk when a directory is set).
-const EVIDENCE_IN_MEMORY: usize = 32;
+const EVIDENCE_IN_MEMORY: usize = 8;
 
 /// Every skill version, by skill id.
 #[derive(Resource, Default)]
