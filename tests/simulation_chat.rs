@@ -279,6 +279,33 @@ fn incoming_emotes_name_the_player_and_resolve_the_emote() {
     );
 }
 
+/// Two players added and one of them emoting, all in one tick (a loaded machine batches them):
+/// both names are known and the emote names its player.
+#[test]
+fn players_added_and_emoting_in_one_tick_are_all_named() {
+    let mut sim = spawned();
+    for (name, id) in [("Alice", 101), ("Bob", 102)] {
+        sim.receive(&AddPlayer {
+            uuid: format!("00000000-0000-0000-0000-{id:012}"),
+            username: name.into(),
+            runtime_id: id,
+            unique_id: id as i64,
+            ..AddPlayer::default()
+        });
+    }
+    for id in [101, 102] {
+        sim.receive(&Emote {
+            entity_id: id,
+            emote_id: "4c8ae710-df2e-47cd-814d-cc7bf21a3d67".into(),
+            flags: "server_side".into(),
+            ..Emote::default()
+        });
+    }
+    sim.tick();
+    let from: Vec<Value> = events_of(&sim, "emote").iter().map(|e| e["from"].clone()).collect();
+    assert_eq!(from, vec![json!("Alice"), json!("Bob")]);
+}
+
 fn output_for(uuid: &str, count: u32, lines: &[(&str, &[&str])]) -> CommandOutput {
     CommandOutput {
         origin: CommandOrigin { kind: "player".into(), uuid: uuid.into(), ..CommandOrigin::default() },

@@ -138,6 +138,9 @@ pub fn track_players(
     mut bots: Query<Option<&mut KnownPlayers>, With<LocalBot>>,
     mut commands: Commands,
 ) {
+    // Bots without the component yet collect here, so two AddPlayers in one tick both land
+    // (a second deferred insert would replace the first).
+    let mut created: Vec<(Entity, KnownPlayers)> = Vec::new();
     for packet in packets.read() {
         let Some(add) = packet.view::<AddPlayer>() else { continue };
         let Ok(known) = bots.get_mut(packet.bot) else { continue };
@@ -146,11 +149,19 @@ pub fn track_players(
                 k.names.insert(add.runtime_id, add.username.clone());
             }
             None => {
-                let mut k = KnownPlayers::default();
+                let k = match created.iter_mut().find(|(e, _)| *e == packet.bot) {
+                    Some((_, k)) => k,
+                    None => {
+                        created.push((packet.bot, KnownPlayers::default()));
+                        &mut created.last_mut().expect("just pushed").1
+                    }
+                };
                 k.names.insert(add.runtime_id, add.username.clone());
-                commands.entity(packet.bot).insert(k);
             }
         }
+    }
+    for (bot, known) in created {
+        commands.entity(bot).insert(known);
     }
 }
 

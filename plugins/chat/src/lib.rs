@@ -92,11 +92,11 @@ impl Plugin for ChatPlugin {
             .add_systems(
                 Update,
                 (
+                    // Names first: an AddPlayer and that player's emote may share a tick.
                     incoming::track_players,
-                    incoming::handle_text,
-                    incoming::handle_emote,
-                    incoming::handle_command_output,
+                    (incoming::handle_text, incoming::handle_emote, incoming::handle_command_output),
                 )
+                    .chain()
                     .in_set(TickSet::HandlePackets),
             )
             .add_systems(
