@@ -91,10 +91,15 @@ impl Plugin for WorldPlugin {
     }
 }
 
-/// Gives every connected bot a [`World`].
+/// Gives every connected bot a [`World`], and its weather and clock from the start (so two
+/// updates in one tick never race two deferred inserts).
 pub fn attach_world(mut commands: Commands<'_, '_>, bots: Query<'_, '_, Entity, (With<Connection>, Without<World>)>) {
     for bot in &bots {
-        commands.entity(bot).insert(World::default());
+        commands.entity(bot).insert((
+            World::default(),
+            crate::events::Weather::default(),
+            crate::events::Clock::default(),
+        ));
     }
 }
 
