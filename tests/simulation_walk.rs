@@ -269,3 +269,44 @@ fn walk_answers_at_once_when_already_there_and_refuses_bad_targets() {
         (json!(true), json!(4), json!(4))
     );
 }
+
+#[test]
+fn follow_keeps_the_distance_as_the_target_moves_until_aborted() {
+    use clawcraft::protocol::packets::{AddPlayer, MovePlayer, Vec3 as WireVec3};
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.receive(&AddPlayer {
+        uuid: "11111111-2222-3333-4444-555555555555".into(),
+        username: "Alice".into(),
+        runtime_id: 42,
+        unique_id: 42,
+        position: WireVec3 { x: 10.5, y: -58.38, z: 0.5 },
+        ..AddPlayer::default()
+    });
+    sim.tick();
+    let r = sim.command(r#"{"action":"follow","player":"alice","distance":3,"id":"f"}"#);
+    assert_eq!(r["walking"], true, "{r:?}");
+    sim.ticks(80);
+    let d = feet(&sim).distance(Vec3::new(10.5, -60.0, 0.5));
+    assert!(d <= 3.3, "caught up: {d}");
+    // Alice walks off; the bot follows.
+    sim.receive(&MovePlayer {
+        runtime_id: 42,
+        position: WireVec3 { x: 10.5, y: -58.38, z: 14.5 },
+        mode: "normal".into(),
+        ..MovePlayer::default()
+    });
+    let mut stream = Vec::new();
+    for _ in 0..100 {
+        sim.tick();
+        stream.extend(sim.sent_as::<PlayerAuthInput>());
+    }
+    assert_plausible(&stream);
+    let d = feet(&sim).distance(Vec3::new(10.5, -60.0, 14.5));
+    assert!(d <= 3.3, "followed: {d} from Alice, at {:?}", feet(&sim));
+    assert!(walk_done(&sim).is_empty(), "a follow runs until aborted");
+    let r = sim.command(r#"{"action":"abort_walk"}"#);
+    assert_eq!((r["aborted"].clone(), r["action"].clone()), (json!(true), json!("follow")));
+    let done = walk_done(&sim);
+    assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("f"), json!("aborted")));
+}
