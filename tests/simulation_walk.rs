@@ -310,3 +310,26 @@ fn follow_keeps_the_distance_as_the_target_moves_until_aborted() {
     let done = walk_done(&sim);
     assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("f"), json!("aborted")));
 }
+
+#[test]
+fn a_teleport_mid_walk_re_plans_from_where_the_bot_landed() {
+    use clawcraft::protocol::packets::{MovePlayer, Vec3 as WireVec3};
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.queue_command(r#"{"action":"walk","x":12.5,"y":-60,"z":0.5,"id":"t"}"#);
+    sim.ticks(10);
+    sim.receive(&MovePlayer {
+        runtime_id: clawcraft::sim::SIM_RUNTIME_ID as u32,
+        position: WireVec3 { x: 0.5, y: -58.38, z: 9.5 },
+        mode: "teleport".into(),
+        ..MovePlayer::default()
+    });
+    for _ in 0..200 {
+        sim.tick();
+        if !walk_done(&sim).is_empty() {
+            break;
+        }
+    }
+    done_ok(&sim);
+    assert_at(&sim, 12.5, -60.0, 0.5);
+}
