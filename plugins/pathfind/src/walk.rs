@@ -363,7 +363,7 @@ pub fn step_follows(
             follow.nav.progress.reset_watchdog();
             follow.nav.progress.update(here, 0.0);
             let eye = here.offset_y(clawcraft_core::EYE_HEIGHT);
-            let (yaw, pitch) = look_at(eye, t.offset_y(1.5));
+            let (yaw, pitch) = clawcraft_player::look_angles(eye, t.offset_y(1.5));
             *intent = MovementIntent { look: Some((yaw, pitch)), ..MovementIntent::default() };
             continue;
         }
@@ -384,12 +384,4 @@ pub fn step_follows(
         }
     }
     responses.write_batch(out);
-}
-
-/// Bedrock yaw and pitch from `from` looking at `to`.
-pub fn look_at(from: Vec3, to: Vec3) -> (f32, f32) {
-    let (dx, dy, dz) = (to.x - from.x, to.y - from.y, to.z - from.z);
-    let yaw = (-dx).atan2(dz).to_degrees();
-    let pitch = -dy.atan2((dx * dx + dz * dz).sqrt()).to_degrees();
-    (yaw as f32, pitch as f32)
 }
