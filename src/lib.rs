@@ -29,6 +29,7 @@ pub use clawcraft_core as core;
 pub use clawcraft_io::IoPlugin;
 pub use clawcraft_movement as movement;
 pub use clawcraft_network as network;
+pub use clawcraft_pathfind as pathfind;
 pub use clawcraft_player as player;
 pub use clawcraft_protocol as protocol;
 pub use clawcraft_world as world;
@@ -53,6 +54,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_movement::MovementPlugin)
             .add(online::OnlineAuthPlugin)
             .add(clawcraft_skills::SkillsPlugin)
+            .add(clawcraft_pathfind::NavigationPlugin)
     }
 }
 

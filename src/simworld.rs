@@ -152,3 +152,28 @@ impl SimWorld {
         });
     }
 }
+
+/// Vanilla's sprinting speed in blocks per tick (5.612 blocks/s), the most any tick may move.
+pub const SPRINT_PER_TICK: f32 = 0.2806;
+
+/// Checks an input stream the way a movement-checking server would: ticks +1, no tick moves
+/// faster than sprinting horizontally, no teleport, the direction keys held exactly when the
+/// move vector is non-zero, sprinting only forward.
+pub fn assert_plausible(stream: &[clawcraft_protocol::packets::PlayerAuthInput]) {
+    for w in stream.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        assert_eq!(b.tick, a.tick + 1, "ticks rise by one");
+        let dx = b.position.x - a.position.x;
+        let dz = b.position.z - a.position.z;
+        let flat = (dx * dx + dz * dz).sqrt();
+        assert!(flat <= SPRINT_PER_TICK + 1e-3, "tick {} moved {flat} blocks", b.tick);
+        assert!((b.position.y - a.position.y).abs() < 1.0, "no vertical teleport at tick {}", b.tick);
+        let flags = b.input_data.clone().unwrap_or_default();
+        let moving_keys = ["up", "down", "left", "right"].iter().any(|k| flags.iter().any(|f| f == k));
+        let mv = b.move_vector;
+        assert_eq!(moving_keys, mv.x != 0.0 || mv.z != 0.0, "keys and move vector agree at tick {}", b.tick);
+        if flags.iter().any(|f| f == "sprinting") {
+            assert!(flags.iter().any(|f| f == "up"), "sprinting needs forward");
+        }
+    }
+}

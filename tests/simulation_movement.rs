@@ -8,12 +8,9 @@ use clawcraft::protocol::packets::{
     CorrectPlayerMovePrediction, MovePlayer, PlayerAuthInput, SetEntityMotion, Vec3 as WireVec3,
 };
 use clawcraft::sim::{SIM_RUNTIME_ID, Simulation};
-use clawcraft::simworld::SimWorld;
+use clawcraft::simworld::{SPRINT_PER_TICK, SimWorld, assert_plausible};
 use clawcraft::world::block::StateValue;
 use serde_json::{Map, Value, json};
-
-/// Vanilla's sprinting speed in blocks per tick (5.612 blocks/s), the most any tick may move.
-const SPRINT_PER_TICK: f32 = 0.2806;
 
 fn inputs(sim: &mut Simulation) -> Vec<PlayerAuthInput> {
     sim.sent_as::<PlayerAuthInput>()
@@ -34,30 +31,6 @@ fn run_until_done(sim: &mut Simulation, limit: usize) -> (usize, Vec<PlayerAuthI
         }
     }
     (limit, sent)
-}
-
-/// Checks an input stream the way a movement-checking server would: one input per tick, ticks
-/// +1, no tick moves faster than sprinting horizontally, no teleport, and the direction keys
-/// are held exactly when the bot accelerates on purpose.
-fn assert_plausible(stream: &[PlayerAuthInput]) {
-    for w in stream.windows(2) {
-        let (a, b) = (&w[0], &w[1]);
-        assert_eq!(b.tick, a.tick + 1, "ticks rise by one");
-        let dx = b.position.x - a.position.x;
-        let dz = b.position.z - a.position.z;
-        let flat = (dx * dx + dz * dz).sqrt();
-        assert!(flat <= SPRINT_PER_TICK + 1e-3, "tick {} moved {flat} blocks", b.tick);
-        assert!((b.position.y - a.position.y).abs() < 1.0, "no vertical teleport at tick {}", b.tick);
-        // The delta the client reports is the velocity after the move; the next tick's
-        // movement starts from it.
-        let flags = b.input_data.clone().unwrap_or_default();
-        let moving_keys = ["up", "down", "left", "right"].iter().any(|k| flags.iter().any(|f| f == k));
-        let mv = b.move_vector;
-        assert_eq!(moving_keys, mv.x != 0.0 || mv.z != 0.0, "keys and move vector agree at tick {}", b.tick);
-        if flags.iter().any(|f| f == "sprinting") {
-            assert!(flags.iter().any(|f| f == "up"), "sprinting needs forward");
-        }
-    }
 }
 
 #[test]

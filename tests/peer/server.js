@@ -190,6 +190,8 @@ const OVERWORLD_SUBCHUNKS = 24 // y -64..319
 
 // Worlds and chunk encoding live in world.js (flat / maps/<name>.json, full and request mode).
 const { World, loadMap } = require('./world.js')
+// Movement checking (authoritative positions, corrections, /tp) lives in movement.js.
+const movement = require('./movement.js')
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Packet builders
@@ -550,6 +552,7 @@ function teleportScenario (session) {
         teleport: { cause: 'unknown', source_entity_type: 0 },
         tick: 0n
       })
+      movement.onTeleport(session, position)
       emitEvent({ event: 'teleport_sent', runtime_id: session.runtimeId, position })
     })
   }
@@ -629,7 +632,11 @@ function handleCommandRequest (session, p) {
   const origin = p.origin || { type: 'player', uuid: NIL_UUID, request_id: '', player_entity_id: 0n }
   let output
   let successCount
-  if (word === 'list') {
+  const tp = movement.onCommand(session, command)
+  if (tp) {
+    output = tp
+    successCount = tp[0].success ? 1 : 0
+  } else if (word === 'list') {
     const names = [session.username || 'unknown', ...(session.listed ? [...session.listed] : [])]
     output = [
       { message_id: 'commands.players.list', success: true, parameters: [String(names.length), '20'] },
@@ -902,6 +909,7 @@ function livingScenario (session) {
     respawnAnswered = true
     sendAttributes({ 'minecraft:health': 20, 'minecraft:player.hunger': 20 })
     session.write('move_player', { runtime_id: session.runtimeId, position: { ...SPAWN_EYE }, pitch: 0, yaw: 0, head_yaw: 0, mode: 'reset', on_ground: true, ridden_runtime_id: 0, teleport: undefined, tick: 0n })
+    movement.onTeleport(session, SPAWN_EYE)
     emitEvent({ event: 'script', step: 'respawn_client_ready', action: 'respawn_reply', trigger, t_ms: Date.now() - spawnAt, position: SPAWN_EYE })
   }
   return hooks
@@ -1156,9 +1164,11 @@ async function main () {
     player.on('request_chunk_radius', (p) => hooks.onRequestChunkRadius(p))
     player.on('subchunk_request', (p) => safely('subchunk_request', () => handleSubChunkRequest(session, p)))
     player.on('command_request', (p) => safely('command_request', () => handleCommandRequest(session, p)))
+    player.on('player_auth_input', (p) => safely('movement', () => movement.onInput(session, p, logLine, emitEvent)))
     player.on('packet', (des) => { if (hooks.onPacket) safely(des?.data?.name, () => hooks.onPacket(des.data.name, des.data.params)) })
     player.on('spawn', () => {
       session.spawned = true
+      movement.onSpawn(session, SPAWN_FEET)
       emitEvent({ event: 'spawned', username: session.username, runtime_id: session.runtimeId, position: SPAWN_EYE })
       hooks.onSpawn()
       if (ctx.world.map?.timeline) safely('world timeline', () => runWorldTimeline(session))

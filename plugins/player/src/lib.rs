@@ -17,6 +17,7 @@ use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AppCommandExt, CorePlugin, TickSet};
 
+pub use commands::look_angles;
 pub use input::{InputExtras, InputSet, InputState, MoveFrame, advance_idle_clock, send_player_auth_input};
 pub use join::{JoinProgress, ServerMoveKind, ServerMovement, handle_join_packets, handle_movement_packets};
 

@@ -1,0 +1,54 @@
+//! `NavigationPlugin`: A* on the block map and the commands that use it.
+//!
+//! - [`grid`]: the block map as the navigator reads it — one [`grid::NavCell`] per block state,
+//!   classified from the real collision boxes, and [`grid::Snapshot`], the sub-chunks around a
+//!   search copied so it can run off the game thread.
+//! - [`search`]: A* with costs in ticks, the move set (walk, diagonal, step/jump up, drop, ladder,
+//!   swim; doors, pillar, bridge and dig opt-in), node and time budgets, best partial paths.
+//! - [`plan`]: searches run inline when short, else on bevy_tasks' `AsyncComputeTaskPool`,
+//!   polled each tick.
+//! - [`walk`]: `walk` and `follow`, per-tick actions in the `walk` slot that drive the movement
+//!   plugin's `MovementIntent` and re-plan when the world or the target changes.
+//! - `path`, `reachable`, `walk`, `follow` (and `abort_walk`, shared with `move`).
+
+pub mod commands;
+pub mod grid;
+pub mod plan;
+pub mod search;
+pub mod walk;
+
+use bevy_app::{App, Plugin, Update};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{ActionSet, AppCommandExt, CorePlugin, TickSet};
+
+pub use search::{Goal, MoveKind, Options, SearchResult, Step, find_path};
+pub use walk::{FollowAction, Navigator, WalkAction};
+
+/// What the navigator may do besides walking.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Default)]
+pub struct NavSettings {
+    /// Plan through closed doors (set by the plugin that can open them).
+    pub open_doors: bool,
+}
+
+/// Path finding and the walk/follow actions.
+pub struct NavigationPlugin;
+
+impl Plugin for NavigationPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        // `walk_done` and `abort_walk` are registered by the movement plugin (`move` shares the slot).
+        app.init_resource::<NavSettings>()
+            .add_systems(
+                Update,
+                commands::answer_searches.in_set(TickSet::Commands).after(clawcraft_core::execute_commands),
+            )
+            .add_systems(Update, (walk::step_walks, walk::step_follows).chain().in_set(ActionSet::Step))
+            .add_agent_command::<commands::PathCmd>()
+            .add_agent_command::<commands::ReachableCmd>()
+            .add_agent_command::<commands::WalkCmd>()
+            .add_agent_command::<commands::FollowCmd>();
+    }
+}

@@ -1,0 +1,744 @@
+//! A* over the block map. Nodes are standing positions (the block cell holding the feet);
+//! edges are moves a player makes — walk, diagonal (corners clear), step up, jump up, drop
+//! (safe height, more into water), ladder/vine up and down, swim — with costs in game ticks at
+//! the player's real speeds. Opt-in moves that change the world (pillar up, bridge, dig through)
+//! are part of the move set, priced, and carried in the path so an executor can run them once the
+//! interaction layer exists. The search is bounded by nodes and time; when the goal is not
+//! reached it returns the best partial path (closest to the goal) and why.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::grid::{NavCell, NavGrid};
+
+/// Ticks to walk one block (4.317 blocks/s).
+pub const WALK: f32 = 1.0 / 0.215_85;
+/// Ticks to sprint one block (5.612 blocks/s).
+pub const SPRINT: f32 = 1.0 / 0.280_6;
+/// Ticks to climb a ladder one block (0.2 blocks/tick).
+pub const CLIMB: f32 = 5.0;
+/// Ticks to swim one block.
+pub const SWIM: f32 = 10.0;
+/// Extra ticks for a jump up (the jump itself and landing).
+pub const JUMP_EXTRA: f32 = 3.0;
+/// Highest step up without jumping.
+pub const STEP: f32 = 0.5625;
+/// Highest jump onto something.
+pub const JUMP: f32 = 1.25;
+/// Weighted A*: the heuristic counts each block of distance this many times, trading at most
+/// this factor of path cost for far fewer nodes on rough ground (see the README's figures).
+pub const HEURISTIC_WEIGHT: f32 = 1.25;
+
+/// How a path node was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveKind {
+    /// The start.
+    Start,
+    /// Walk to a neighbour (up or down at most a step).
+    Walk,
+    /// Walk diagonally (both corners clear).
+    Diagonal,
+    /// Jump up onto a block (or climb stairs, where the walk steps up twice).
+    Ascend,
+    /// Walk off an edge and fall.
+    Drop,
+    /// Ladder or vine, up or down.
+    Climb,
+    /// Through water.
+    Swim,
+    /// Through a door that must be opened first.
+    Door,
+    /// Jump and place a block below (opt-in).
+    Pillar,
+    /// Place a block to walk on (opt-in).
+    Bridge,
+    /// Break the blocks in the way (opt-in).
+    Dig,
+}
+
+impl MoveKind {
+    /// Moves that need the interaction layer (placing, breaking, opening).
+    pub fn changes_world(self) -> bool {
+        matches!(self, Self::Door | Self::Pillar | Self::Bridge | Self::Dig)
+    }
+}
+
+/// Where the search should get.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Goal {
+    /// Within `range` blocks of a point (the feet); `range` 0 means the cell holding it.
+    Near { x: f64, y: f64, z: f64, range: f64 },
+    /// Any height in the column of `x`, `z`.
+    Xz { x: f64, z: f64 },
+    /// Feet at block height `y`.
+    Y { y: i32 },
+}
+
+impl Goal {
+    fn reached(&self, p: [i32; 3], feet: f32) -> bool {
+        match *self {
+            Goal::Near { x, y, z, range } if range <= 0.0 => {
+                p == [x.floor() as i32, y.floor() as i32, z.floor() as i32]
+            }
+            Goal::Near { x, y, z, range } => {
+                let d = (f64::from(p[0]) + 0.5 - x).powi(2)
+                    + (f64::from(feet) - y).powi(2)
+                    + (f64::from(p[2]) + 0.5 - z).powi(2);
+                d.sqrt() <= range
+            }
+            Goal::Xz { x, z } => p[0] == x.floor() as i32 && p[2] == z.floor() as i32,
+            Goal::Y { y } => p[1] == y,
+        }
+    }
+
+    /// Distance in blocks to the goal (for the heuristic and the best partial path).
+    fn distance(&self, p: [i32; 3], feet: f32) -> f32 {
+        let (cx, cz) = (f64::from(p[0]) + 0.5, f64::from(p[2]) + 0.5);
+        match *self {
+            Goal::Near { x, y, z, range } => {
+                let d = ((cx - x).powi(2) + (f64::from(feet) - y).powi(2) + (cz - z).powi(2)).sqrt();
+                (d - range.max(0.0)).max(0.0) as f32
+            }
+            Goal::Xz { x, z } => ((cx - x).powi(2) + (cz - z).powi(2)).sqrt() as f32,
+            Goal::Y { y } => (p[1] - y).abs() as f32,
+        }
+    }
+}
+
+/// What the search may do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// Sprint costs on flat ground.
+    pub sprint: bool,
+    /// Highest safe fall onto ground (3: no damage).
+    pub max_drop: i32,
+    /// Highest fall into water.
+    pub max_water_drop: i32,
+    /// Walk through closed doors (opening them).
+    pub open_doors: bool,
+    /// Pillar up and bridge by placing blocks.
+    pub place: bool,
+    /// Break blocks in the way.
+    pub dig: bool,
+    /// Most nodes to expand.
+    pub max_nodes: usize,
+    /// Most time to spend.
+    pub max_time: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            sprint: false,
+            max_drop: 3,
+            max_water_drop: 16,
+            open_doors: false,
+            place: false,
+            dig: false,
+            max_nodes: 20_000,
+            max_time: Duration::from_millis(500),
+        }
+    }
+}
+
+/// One step of a path: the cell of the feet, the feet height, and how it is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Step {
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    /// Feet height (the cell's `y` plus a slab, a carpet, …).
+    pub feet: f32,
+    pub kind: MoveKind,
+}
+
+impl Step {
+    /// The point to walk to: the cell's centre at the feet height.
+    pub fn target(&self) -> [f64; 3] {
+        [f64::from(self.x) + 0.5, f64::from(self.feet), f64::from(self.z) + 0.5]
+    }
+}
+
+/// Why a search ended without reaching its goal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Incomplete {
+    /// Every reachable position was tried.
+    Unreachable,
+    /// The node budget ran out.
+    NodeLimit,
+    /// The time budget ran out.
+    TimeLimit,
+    /// The start is not a place one can stand (inside a block, or no data).
+    BadStart,
+}
+
+impl Incomplete {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Self::Unreachable => "unreachable: no path to the goal through loaded, walkable blocks",
+            Self::NodeLimit => "search limit: too many positions tried",
+            Self::TimeLimit => "search limit: out of time",
+            Self::BadStart => "cannot stand at the start (inside a block or no block data)",
+        }
+    }
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    /// From the start (first step, `kind` Start) to the goal, or to the best position found.
+    pub path: Vec<Step>,
+    /// Total cost in ticks.
+    pub cost: f32,
+    /// `None` when the goal was reached.
+    pub incomplete: Option<Incomplete>,
+    /// Nodes expanded.
+    pub nodes: usize,
+    pub elapsed: Duration,
+}
+
+impl SearchResult {
+    /// No path (a placeholder).
+    pub fn empty() -> Self {
+        Self {
+            path: Vec::new(),
+            cost: 0.0,
+            incomplete: Some(Incomplete::Unreachable),
+            nodes: 0,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    pub fn complete(&self) -> bool {
+        self.incomplete.is_none()
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Node {
+    pos: [i32; 3],
+    feet: f32,
+    g: f32,
+    parent: u32,
+    kind: MoveKind,
+    closed: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct Open {
+    f: f32,
+    h: f32,
+    node: u32,
+}
+
+impl Eq for Open {}
+impl Ord for Open {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Min-heap on f, then on h (closer to the goal first).
+        other.f.total_cmp(&self.f).then_with(|| other.h.total_cmp(&self.h))
+    }
+}
+impl PartialOrd for Open {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+fn key(p: [i32; 3]) -> u64 {
+    ((p[0] as u64 & 0x3FF_FFFF) << 38) | ((p[1] as u64 & 0xFFF) << 26) | (p[2] as u64 & 0x3FF_FFFF)
+}
+
+/// Where one can stand with the feet in cell `p`: the feet height, or `None`.
+pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
+    let [x, y, z] = p;
+    let here = g.cell(x, y, z);
+    if here.has(NavCell::UNLOADED) || here.has(NavCell::HAZARD) {
+        return None;
+    }
+    let feet = if here.has(NavCell::SOLID) {
+        // Standing on a low block inside this cell (slab, carpet, chest, soul sand …).
+        if here.bottom != 0 || here.top >= 16 {
+            return None;
+        }
+        y as f32 + here.top_blocks()
+    } else if here.has(NavCell::WATER) || here.has(NavCell::CLIMB) {
+        y as f32
+    } else {
+        let below = g.cell(x, y - 1, z);
+        if !below.has(NavCell::SOLID) || below.has(NavCell::HAZARD) || below.top < 16 {
+            return None;
+        }
+        y as f32 + (below.top_blocks() - 1.0)
+    };
+    // Body room: 1.8 blocks above the feet.
+    let head = feet + 1.8;
+    let mut cy = y + 1;
+    while (cy as f32) < head {
+        let c = g.cell(x, cy, z);
+        if !c.is_clear() {
+            return None;
+        }
+        cy += 1;
+    }
+    Some(feet)
+}
+
+/// Whether the body fits in column (`x`, `z`) from `from` up to `to` (feet heights).
+fn column_clear<G: NavGrid + ?Sized>(g: &mut G, x: i32, z: i32, from: f32, to: f32) -> bool {
+    let mut cy = from.floor() as i32;
+    while (cy as f32) < to {
+        let c = g.cell(x, cy, z);
+        let low_enough =
+            c.has(NavCell::SOLID) && !c.has(NavCell::HAZARD) && (cy as f32 + c.top_blocks()) <= from + 1e-3;
+        if !c.is_clear() && !low_enough {
+            return false;
+        }
+        cy += 1;
+    }
+    true
+}
+
+const DIRS: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)];
+
+/// Fall time in ticks for `h` blocks (gravity 0.08, drag 0.98).
+fn fall_ticks(h: f32) -> f32 {
+    (2.0 * h / 0.08).sqrt() + 1.0
+}
+
+struct Search<'a, G: NavGrid + ?Sized> {
+    grid: &'a mut G,
+    goal: Goal,
+    opts: Options,
+    nodes: Vec<Node>,
+    index: FxHashMap<u64, u32>,
+    open: BinaryHeap<Open>,
+    /// The moves of the node being expanded.
+    out: Vec<Edge>,
+}
+
+/// One move out of a standing position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Edge {
+    pub to: [i32; 3],
+    pub feet: f32,
+    /// Ticks.
+    pub cost: f32,
+    pub kind: MoveKind,
+}
+
+/// The moves out of a standing position (for other search algorithms and the benches).
+pub fn successors<G: NavGrid + ?Sized>(grid: &mut G, pos: [i32; 3], feet: f32, goal: Goal, opts: Options) -> Vec<Edge> {
+    let mut s = Search {
+        grid,
+        goal,
+        opts,
+        nodes: Vec::new(),
+        index: FxHashMap::default(),
+        open: BinaryHeap::new(),
+        out: Vec::new(),
+    };
+    s.expand(pos, feet);
+    s.out
+}
+
+impl<G: NavGrid + ?Sized> Search<'_, G> {
+    fn h(&self, p: [i32; 3], feet: f32) -> f32 {
+        let per = if self.opts.sprint { SPRINT } else { WALK };
+        self.goal.distance(p, feet) * per * HEURISTIC_WEIGHT
+    }
+
+    fn push(&mut self, from: u32, p: [i32; 3], feet: f32, cost: f32, kind: MoveKind) {
+        let g = self.nodes[from as usize].g + cost;
+        let k = key(p);
+        let id = match self.index.get(&k) {
+            Some(&id) => {
+                let n = &mut self.nodes[id as usize];
+                if n.closed || n.g <= g {
+                    return;
+                }
+                *n = Node { pos: p, feet, g, parent: from, kind, closed: false };
+                id
+            }
+            None => {
+                let id = self.nodes.len() as u32;
+                self.nodes.push(Node { pos: p, feet, g, parent: from, kind, closed: false });
+                self.index.insert(k, id);
+                id
+            }
+        };
+        let h = self.h(p, feet);
+        self.open.push(Open { f: g + h, h, node: id });
+    }
+
+    fn edge(&mut self, p: [i32; 3], feet: f32, cost: f32, kind: MoveKind) {
+        self.out.push(Edge { to: p, feet, cost, kind });
+    }
+
+    /// Every move out of the standing position `[x, y, z]` (feet at `feet`), into `self.out`.
+    fn expand(&mut self, [x, y, z]: [i32; 3], feet: f32) {
+        let here = self.grid.cell(x, y, z);
+        let in_water = here.has(NavCell::WATER);
+        let on_climb = here.has(NavCell::CLIMB);
+        let flat = if self.opts.sprint { SPRINT } else { WALK };
+        for (i, &(dx, dz)) in DIRS.iter().enumerate() {
+            let diagonal = i >= 4;
+            let (nx, nz) = (x + dx, z + dz);
+            if diagonal {
+                // Both corners must be clear for the whole body.
+                if !column_clear(self.grid, nx, z, feet, feet + 1.8)
+                    || !column_clear(self.grid, x, nz, feet, feet + 1.8)
+                {
+                    continue;
+                }
+                if let Some(f) = stand(self.grid, [nx, y, nz]) {
+                    let dy = f - feet;
+                    if dy.abs() <= STEP {
+                        let c = if in_water || self.grid.cell(nx, y, nz).has(NavCell::WATER) { SWIM } else { flat };
+                        self.edge([nx, y, nz], f, c * std::f32::consts::SQRT_2, MoveKind::Diagonal);
+                    }
+                }
+                continue;
+            }
+            self.cardinal([x, y, z], feet, [nx, nz], in_water || on_climb, flat);
+        }
+        // Vertical: ladders and water.
+        for dy in [1, -1] {
+            let p = [x, y + dy, z];
+            let there = self.grid.cell(p[0], p[1], p[2]);
+            let climbable = on_climb || there.has(NavCell::CLIMB);
+            let swimmable = in_water || there.has(NavCell::WATER);
+            if !(climbable || swimmable) {
+                continue;
+            }
+            if let Some(f) = stand(self.grid, p) {
+                let (cost, kind) = if climbable { (CLIMB, MoveKind::Climb) } else { (SWIM, MoveKind::Swim) };
+                self.edge(p, f, cost, kind);
+            }
+        }
+        // Pillar: jump and place a block in the feet cell.
+        if self.opts.place && !in_water && !on_climb {
+            let p = [x, y + 1, z];
+            if here.is_clear() && self.grid.cell(x, y + 2, z).is_clear() && self.grid.cell(x, y + 1, z).is_clear() {
+                self.edge(p, (y + 1) as f32, 20.0, MoveKind::Pillar);
+            }
+        }
+    }
+
+    /// The moves toward one cardinal neighbour column: walk/step, jump up, drop, door, bridge, dig.
+    fn cardinal(&mut self, [x, y, z]: [i32; 3], feet: f32, [nx, nz]: [i32; 2], afloat: bool, flat: f32) {
+        // Same level (or a slab/step within it).
+        if let Some(f) = stand(self.grid, [nx, y, nz]) {
+            let dy = f - feet;
+            if dy <= STEP {
+                if dy < -STEP {
+                    // A lower floor inside the same cell row is still a short drop.
+                    self.edge([nx, y, nz], f, flat + fall_ticks(-dy), MoveKind::Drop);
+                } else {
+                    let water = self.grid.cell(nx, y, nz).has(NavCell::WATER);
+                    let c = if water || afloat { SWIM.max(flat) } else { flat };
+                    self.edge([nx, y, nz], f, c, MoveKind::Walk);
+                }
+                return;
+            }
+            if dy <= JUMP && column_clear(self.grid, x, z, feet, f + 1.8) {
+                self.edge([nx, y, nz], f, flat + JUMP_EXTRA, MoveKind::Ascend);
+                return;
+            }
+        }
+        let beside = self.grid.cell(nx, y, nz);
+        let above = self.grid.cell(nx, y + 1, nz);
+        // Up one: a block in the way with room on top.
+        if !beside.is_clear() && !beside.has(NavCell::UNLOADED) && !beside.has(NavCell::HAZARD) {
+            if let Some(f) = stand(self.grid, [nx, y + 1, nz]) {
+                let dy = f - feet;
+                let stairs = beside.has(NavCell::STAIRS);
+                if (dy <= JUMP || (stairs && dy <= 1.0 + 1e-3)) && column_clear(self.grid, x, z, feet, f + 1.8) {
+                    let extra = if stairs { 1.0 } else { JUMP_EXTRA };
+                    self.edge([nx, y + 1, nz], f, flat + extra, MoveKind::Ascend);
+                    return;
+                }
+            }
+            // A closed door: through it when doors can be opened.
+            if self.opts.open_doors && beside.has(NavCell::DOOR) && (above.is_clear() || above.has(NavCell::DOOR)) {
+                let below = self.grid.cell(nx, y - 1, nz);
+                if below.has(NavCell::SOLID) && below.top >= 16 {
+                    self.edge([nx, y, nz], y as f32, flat + 10.0, MoveKind::Door);
+                }
+                return;
+            }
+            // Dig through the body cells.
+            if self.opts.dig && beside.breakable() && (above.is_clear() || above.breakable()) {
+                let below = self.grid.cell(nx, y - 1, nz);
+                if below.has(NavCell::SOLID) && below.top >= 16 && !below.has(NavCell::HAZARD) {
+                    let dig = |c: NavCell| if c.is_clear() { 0.0 } else { f32::from(c.hardness) * 4.0 };
+                    self.edge([nx, y, nz], y as f32, flat + dig(beside) + dig(above), MoveKind::Dig);
+                }
+            }
+            return;
+        }
+        if !beside.is_clear() || !above.is_clear() {
+            return;
+        }
+        // Nothing to stand on beside: a drop, or a bridge.
+        let max_drop = self.opts.max_drop.max(self.opts.max_water_drop);
+        for d in 1..=max_drop + 1 {
+            let p = [nx, y - d, nz];
+            let c = self.grid.cell(p[0], p[1], p[2]);
+            if let Some(f) = stand(self.grid, p) {
+                let fall = feet - f;
+                let water = c.has(NavCell::WATER);
+                if fall <= self.opts.max_drop as f32 + 1e-3 || (water && fall <= self.opts.max_water_drop as f32) {
+                    self.edge(p, f, flat + fall_ticks(fall), MoveKind::Drop);
+                }
+                break;
+            }
+            if !c.is_clear() {
+                break;
+            }
+        }
+        if self.opts.place && !afloat {
+            let under = self.grid.cell(nx, y - 1, nz);
+            if under.is_clear() {
+                self.edge([nx, y, nz], y as f32, flat + 15.0, MoveKind::Bridge);
+            }
+        }
+    }
+
+    fn path_to(&self, mut id: u32) -> Vec<Step> {
+        let mut steps = Vec::new();
+        loop {
+            let n = &self.nodes[id as usize];
+            steps.push(Step { x: n.pos[0], y: n.pos[1], z: n.pos[2], feet: n.feet, kind: n.kind });
+            if n.parent == id {
+                break;
+            }
+            id = n.parent;
+        }
+        steps.reverse();
+        steps
+    }
+}
+
+/// A* from the standing position in cell `start` to `goal`.
+pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal, opts: Options) -> SearchResult {
+    let began = Instant::now();
+    let fail =
+        |why| SearchResult { path: Vec::new(), cost: 0.0, incomplete: Some(why), nodes: 0, elapsed: began.elapsed() };
+    // The start may be a tick above the ground (a jump) or in the air: take the nearest floor below.
+    let mut start = start;
+    let mut feet = None;
+    for _ in 0..3 {
+        if let Some(f) = stand(grid, start) {
+            feet = Some(f);
+            break;
+        }
+        start[1] -= 1;
+    }
+    let Some(feet) = feet else { return fail(Incomplete::BadStart) };
+    let mut s = Search {
+        grid,
+        goal,
+        opts,
+        nodes: Vec::with_capacity(1024),
+        index: FxHashMap::default(),
+        open: BinaryHeap::with_capacity(1024),
+        out: Vec::with_capacity(16),
+    };
+    s.nodes.push(Node { pos: start, feet, g: 0.0, parent: 0, kind: MoveKind::Start, closed: false });
+    s.index.insert(key(start), 0);
+    let h0 = s.h(start, feet);
+    s.open.push(Open { f: h0, h: h0, node: 0 });
+    let mut best = (goal.distance(start, feet), 0_u32);
+    let mut expanded = 0;
+    let mut why = Incomplete::Unreachable;
+    while let Some(Open { node, .. }) = s.open.pop() {
+        let n = s.nodes[node as usize];
+        if n.closed {
+            continue;
+        }
+        if goal.reached(n.pos, n.feet) {
+            return SearchResult {
+                path: s.path_to(node),
+                cost: n.g,
+                incomplete: None,
+                nodes: expanded,
+                elapsed: began.elapsed(),
+            };
+        }
+        s.nodes[node as usize].closed = true;
+        let d = goal.distance(n.pos, n.feet);
+        if d < best.0 {
+            best = (d, node);
+        }
+        expanded += 1;
+        if expanded >= opts.max_nodes {
+            why = Incomplete::NodeLimit;
+            break;
+        }
+        if expanded % 256 == 0 && began.elapsed() >= opts.max_time {
+            why = Incomplete::TimeLimit;
+            break;
+        }
+        s.out.clear();
+        s.expand(n.pos, n.feet);
+        let edges = std::mem::take(&mut s.out);
+        for e in &edges {
+            s.push(node, e.to, e.feet, e.cost, e.kind);
+        }
+        s.out = edges;
+    }
+    let cost = s.nodes[best.1 as usize].g;
+    SearchResult { path: s.path_to(best.1), cost, incomplete: Some(why), nodes: expanded, elapsed: began.elapsed() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::MapGrid;
+
+    /// Ground at y = 0 (solid below 0), air from 0 up.
+    fn flat() -> MapGrid {
+        MapGrid { cells: FxHashMap::default(), fill: |y| if y < 0 { NavCell::STONE } else { NavCell::AIR } }
+    }
+
+    fn set(g: &mut MapGrid, p: [i32; 3], c: NavCell) {
+        g.cells.insert((p[0], p[1], p[2]), c);
+    }
+
+    /// A wall `height` high on the square ring at Chebyshev distance `r` around `c`.
+    fn ring(g: &mut MapGrid, c: [i32; 3], r: i32, height: i32) {
+        for dx in -r..=r {
+            for dz in -r..=r {
+                if dx.abs().max(dz.abs()) == r {
+                    for y in 0..height {
+                        set(g, [c[0] + dx, c[1] + y, c[2] + dz], NavCell::STONE);
+                    }
+                }
+            }
+        }
+    }
+
+    fn near(x: i32, y: i32, z: i32) -> Goal {
+        Goal::Near { x: f64::from(x) + 0.5, y: f64::from(y), z: f64::from(z) + 0.5, range: 0.0 }
+    }
+
+    #[test]
+    fn straight_and_diagonal_paths_cost_walking_ticks() {
+        let mut g = flat();
+        let r = find_path(&mut g, [0, 0, 0], near(10, 0, 0), Options::default());
+        assert!(r.complete());
+        assert_eq!(r.path.len(), 11);
+        assert!((r.cost - 10.0 * WALK).abs() < 1e-3, "{}", r.cost);
+        let r = find_path(&mut g, [0, 0, 0], near(5, 0, 5), Options::default());
+        assert_eq!(r.path.len(), 6, "five diagonal steps");
+        assert!(r.path[1..].iter().all(|s| s.kind == MoveKind::Diagonal));
+    }
+
+    #[test]
+    fn diagonals_need_clear_corners() {
+        let mut g = flat();
+        set(&mut g, [1, 0, 0], NavCell::STONE);
+        set(&mut g, [1, 1, 0], NavCell::STONE);
+        let r = find_path(&mut g, [0, 0, 0], near(1, 0, 1), Options::default());
+        assert!(r.complete());
+        assert_eq!(r.path.len(), 3, "around the corner, not through it: {:?}", r.path);
+    }
+
+    #[test]
+    fn jumps_one_block_but_not_two_and_drops_safely() {
+        let mut g = flat();
+        set(&mut g, [1, 0, 0], NavCell::STONE);
+        let r = find_path(&mut g, [0, 0, 0], near(1, 1, 0), Options::default());
+        assert!(r.complete());
+        assert_eq!(r.path[1].kind, MoveKind::Ascend);
+        // A ring two high around the goal: it cannot be reached; the partial path ends at the ring.
+        let mut g = flat();
+        ring(&mut g, [6, 0, 0], 2, 2);
+        let r = find_path(&mut g, [0, 0, 0], near(6, 0, 0), Options { max_nodes: 3000, ..Options::default() });
+        assert_eq!(r.incomplete, Some(Incomplete::NodeLimit));
+        let end = r.path.last().expect("partial path");
+        assert_eq!((end.x, end.z), (3, 0), "best partial: right at the ring");
+        // A 4-block drop is refused, a 3-block one taken.
+        let mut g =
+            MapGrid { cells: FxHashMap::default(), fill: |y| if y < 0 { NavCell::STONE } else { NavCell::AIR } };
+        // A hole 3 deep at x=1 is dropped into; one 4 deep (z=5) is not.
+        for y in -3..0 {
+            set(&mut g, [1, y, 0], NavCell::AIR);
+        }
+        for y in -4..0 {
+            set(&mut g, [1, y, 5], NavCell::AIR);
+        }
+        let ok = find_path(&mut g, [0, 0, 0], near(1, -3, 0), Options::default());
+        assert!(ok.complete() && ok.path[1].kind == MoveKind::Drop, "{:?}", ok.path);
+        let opts = Options { max_drop: 3, max_water_drop: 3, max_nodes: 500, ..Options::default() };
+        let too_far = find_path(&mut g, [0, 0, 5], near(1, -4, 5), opts);
+        assert!(!too_far.complete(), "{:?}", too_far.path);
+    }
+
+    #[test]
+    fn hazards_are_never_stood_in_or_on() {
+        let mut g = flat();
+        let lava = NavCell { flags: NavCell::HAZARD, ..NavCell::AIR };
+        for z in -3..=3 {
+            set(&mut g, [2, -1, z], NavCell { top: 16, flags: NavCell::SOLID | NavCell::HAZARD, ..NavCell::STONE });
+            set(&mut g, [3, 0, z], lava);
+        }
+        let r = find_path(&mut g, [0, 0, 0], near(6, 0, 0), Options::default());
+        assert!(r.complete(), "around the magma and lava");
+        assert!(r.path.iter().all(|s| s.x != 2 || s.z.abs() > 3), "{:?}", r.path);
+    }
+
+    #[test]
+    fn ladders_climb_and_water_swims() {
+        let mut g = flat();
+        let ladder = NavCell { flags: NavCell::CLIMB, ..NavCell::AIR };
+        for y in 0..4 {
+            set(&mut g, [1, y, 0], ladder);
+            set(&mut g, [2, y, 0], NavCell::STONE);
+        }
+        let r = find_path(&mut g, [0, 0, 0], near(2, 4, 0), Options::default());
+        assert!(r.complete(), "{:?}", r);
+        assert!(r.path.iter().filter(|s| s.kind == MoveKind::Climb).count() >= 3);
+        let mut g = MapGrid {
+            cells: FxHashMap::default(),
+            fill: |y| {
+                if y < -3 {
+                    NavCell::STONE
+                } else if y < 0 {
+                    NavCell { flags: NavCell::WATER, ..NavCell::AIR }
+                } else {
+                    NavCell::AIR
+                }
+            },
+        };
+        for x in -1..=0 {
+            for y in -4..0 {
+                set(&mut g, [x, y, 0], NavCell::STONE);
+            }
+        }
+        for y in -4..0 {
+            set(&mut g, [8, y, 0], NavCell::STONE);
+        }
+        let r = find_path(&mut g, [0, 0, 0], near(8, 0, 0), Options::default());
+        assert!(r.complete(), "across the water");
+        assert!(r.path.iter().any(|s| g.cell(s.x, s.y, s.z).has(NavCell::WATER)));
+    }
+
+    #[test]
+    fn opt_in_moves_slot_in() {
+        let mut g = flat();
+        ring(&mut g, [6, 0, 0], 2, 3);
+        let opts = Options { max_nodes: 2000, ..Options::default() };
+        assert!(!find_path(&mut g, [0, 0, 0], near(6, 0, 0), opts).complete());
+        let r = find_path(&mut g, [0, 0, 0], near(6, 0, 0), Options { dig: true, ..opts });
+        assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Dig));
+        let r = find_path(&mut g, [0, 0, 0], near(3, 3, 0), Options { place: true, ..opts });
+        assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Pillar), "{:?}", r.path);
+    }
+}
