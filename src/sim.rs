@@ -67,10 +67,9 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// A bot speaking the newest bundled version, named `ClawBot`.
+    /// A bot speaking the default version (`data/versions.txt`), named `ClawBot`.
     pub fn new() -> Self {
-        let version = Protocol::versions().last().map(|v| v.game_version).unwrap_or("1.26.45");
-        Self::with_version(version)
+        Self::with_version(Protocol::default_version().game_version)
     }
 
     pub fn with_version(game_version: &str) -> Self {

@@ -118,7 +118,7 @@ fn world(hashed: bool, pitch: f32, yaw: f32) -> World {
     sim.tick();
     sim.receive(&start_game(hashed, pitch, yaw));
     sim.tick();
-    let ids = IdTable::new("1.26.45", hashed).expect("block data");
+    let ids = IdTable::new(sim.protocol.info().game_version, hashed).expect("block data");
     let mut w = World { sim, ids };
     for cx in -1..=1 {
         for cz in -1..=1 {

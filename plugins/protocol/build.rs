@@ -11,6 +11,7 @@ fn main() {
     println!("cargo:rerun-if-changed={}", list.display());
     let text = std::fs::read_to_string(&list).expect("read data/versions.txt");
     let mut out = String::from("&[\n");
+    let mut defaults = 0;
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -21,17 +22,24 @@ fn main() {
             panic!("bad line in data/versions.txt: {line:?}");
         };
         let proto: i32 = proto.parse().expect("protocol number");
+        let is_default = match parts.next() {
+            None => false,
+            Some("default") => true,
+            Some(other) => panic!("bad marker {other:?} in data/versions.txt (only `default`)"),
+        };
+        defaults += usize::from(is_default);
         let json = data.join("bedrock").join(ver).join("protocol.json");
         assert!(Path::new(&json).exists(), "missing {}", json.display());
         println!("cargo:rerun-if-changed={}", json.display());
         let path = json.canonicalize().expect("canonical path");
         writeln!(
             out,
-            "    (VersionInfo {{ game_version: {ver:?}, protocol: {proto} }}, include_str!({:?})),",
+            "    (VersionInfo {{ game_version: {ver:?}, protocol: {proto} }}, {is_default}, include_str!({:?})),",
             path.display().to_string()
         )
         .expect("write to string");
     }
+    assert_eq!(defaults, 1, "data/versions.txt must mark exactly one version `default`");
     out.push(']');
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("versions.rs");
     std::fs::write(dest, out).expect("write versions.rs");

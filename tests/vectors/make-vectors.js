@@ -3,7 +3,11 @@
 // interpreter is checked against an independent implementation of the same definitions.
 //
 // Usage: NODE_PATH=<dir containing bedrock-protocol + minecraft-data> node make-vectors.js [version...]
+//   (no version: every version of data/versions.txt)
 // Writes tests/vectors/<version>.json: [{ name, params, hex }], hex = varuint header + fields.
+// `params` are in each version's own layout (minecraft-data's names); where a packet's shape
+// changed between versions the packet list below builds the version's shape (recognised from the
+// version's types, like the Rust codec does), and keys a version does not have are pruned.
 //
 // JSON conventions (what the Rust test expects):
 // - 64-bit integers are written as decimal strings (BigInt-safe).
@@ -18,7 +22,10 @@ const fs = require('fs')
 const path = require('path')
 const { createSerializer, createDeserializer } = require('bedrock-protocol/src/transforms/serializer')
 
-const versions = process.argv.length > 2 ? process.argv.slice(2) : ['1.26.45']
+const versions = process.argv.length > 2
+  ? process.argv.slice(2)
+  : fs.readFileSync(path.join(__dirname, '..', '..', 'data', 'versions.txt'), 'utf8').split('\n')
+    .map(l => l.trim()).filter(l => l && !l.startsWith('#')).map(l => l.split(/\s+/)[0])
 
 // --- UUID pre-swap ----------------------------------------------------------------------------
 const uuidSwaps = new Map()
@@ -92,20 +99,69 @@ function neutral (types, t, siblings, given) {
       return args.mappings[String(k)]
     }
     case 'switch': {
-      const c = siblings ? siblings[args.compareTo] : undefined
+      // `a.b` compares a property of an earlier field (e.g. `input_data.item_interact`).
+      const c = siblings ? args.compareTo.split('.').reduce((x, k) => (x == null ? undefined : x[k]), siblings) : undefined
       const branch = args.fields[String(c)] ?? args.default ?? 'void'
       return neutral(types, branch, siblings, given)
     }
     case 'option': return undefined
-    // Given elements are filled out too (big element types such as PlayerRecord's Skin).
+    // Given elements are filled out too (big element types such as PlayerRecord's Skin); an
+    // element switch may compare against the enclosing container (older PlayerRecords).
     case 'array': case 'maybeIncompleteArray':
-      return Array.isArray(given) ? given.map(e => neutral(types, args.type, undefined, e)) : []
+      return Array.isArray(given) ? given.map(e => neutral(types, args.type, siblings, e)) : []
     case 'buffer': return Buffer.alloc(args.count || 0)
     case 'pstring': return ''
     case 'bitflags': return {}
     case 'encapsulated': return undefined
     default: return undefined
   }
+}
+
+// Drops keys the version's type does not declare (in any switch branch), so one description can
+// serve versions that lack a field.
+function prune (types, t, v) {
+  if (v === undefined || v === null || typeof v !== 'object' || Buffer.isBuffer(v) || typeof v === 'bigint') return v
+  if (typeof t === 'string') {
+    if (types[t] === undefined || types[t] === 'native') return v
+    return prune(types, types[t], v)
+  }
+  const [kind, args] = t
+  switch (kind) {
+    case 'container': {
+      if (Array.isArray(v)) return v
+      const known = new Map()
+      const collect = (fields) => {
+        for (const f of fields) {
+          if (!f.anon) { known.set(f.name, [...(known.get(f.name) || []), f.type]); continue }
+          for (const b of branches(types, f.type)) if (b[0] === 'container') collect(b[1])
+        }
+      }
+      collect(args)
+      const o = {}
+      for (const [k, x] of Object.entries(v)) {
+        if (!known.has(k)) continue
+        const ts = known.get(k)
+        o[k] = ts.length === 1 ? prune(types, ts[0], x) : x
+      }
+      return o
+    }
+    case 'switch': {
+      const bs = branches(types, t).filter(b => b !== 'void')
+      return bs.length === 1 ? prune(types, bs[0], v) : v
+    }
+    case 'option': return prune(types, args, v)
+    case 'encapsulated': return prune(types, args.type, v)
+    case 'array': case 'maybeIncompleteArray': return Array.isArray(v) ? v.map(e => prune(types, args.type, e)) : v
+    default: return v
+  }
+}
+
+// The branches of a (possibly named) switch type, resolved to their definitions.
+function branches (types, t) {
+  const resolve = (x) => (typeof x === 'string' && types[x] !== undefined && types[x] !== 'native') ? resolve(types[x]) : x
+  t = resolve(t)
+  if (!Array.isArray(t) || t[0] !== 'switch') return [t]
+  return [...Object.values(t[1].fields), t[1].default ?? 'void'].map(resolve)
 }
 
 function merge (base, over) {
@@ -132,7 +188,78 @@ const nbtState = {
   }
 }
 
-function packets () {
+// Which of the layouts that changed between supported versions a version uses, recognised from
+// its types (mirrors what plugins/protocol/src/codec/dialect.rs recognises, independently).
+function layouts (types) {
+  const has = (t, text) => JSON.stringify(types[t] || null).includes(text)
+  return {
+    flagBits: types.InputFlag !== undefined, // PlayerAuthInput flags as a bitset (pre-1.26.40)
+    presence: has('packet_player_auth_input', 'transaction_presence'), // 1.26.40-45 double optionals
+    actionsPresence: has('TransactionActions', 'container_presence'),
+    authActionsSwitch: has('TransactionActionsAuthInput', 'inventory_id') || (!has('TransactionActions', 'window_id') && has('TransactionActions', 'inventory_id')),
+    useItemHand: has('TransactionUseItem', '"hand"'),
+    deltaFlags: types.DeltaMoveFlags !== undefined,
+    chunkInCount: has('packet_level_chunk', '"-2"'),
+    requestDeltas: has('packet_subchunk_request', '"dx"'),
+    heightmapRows: !has('SubChunkEntry', '"count":256') && types.SubChunkEntry !== undefined,
+    groupedPlayerList: has('PlayerRecords', 'records_count'),
+    dimensionMinY: has('packet_dimension_data', 'min_y')
+  }
+}
+
+function packets (types, protocolVersion) {
+  const L = layouts(types)
+  const item = (id, count, meta) => ({ network_id: id, count, metadata: meta, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } })
+  // Flags as the version carries them: a list of names, or (bitset) an object of booleans.
+  const flags = (names) => L.flagBits ? Object.fromEntries(names.map(n => [n, true])) : names
+  const presence = (names) => L.presence ? Object.fromEntries(names.map(n => [n + '_presence', true])) : {}
+  const blocks = ['transaction', 'item_stack_request', 'block_action', 'vehicle_rotation', 'predicted_vehicle']
+  const authInput = (extra) => ({
+    pitch: -12.5,
+    yaw: 181.25,
+    position: { x: 100.5, y: 65.62, z: -20.5 },
+    move_vector: { x: 0, z: 1 },
+    head_yaw: 181.25,
+    input_mode: 'mouse',
+    play_mode: 'normal',
+    interaction_model: 'crosshair',
+    interact_rotation: { x: -12.5, z: 181.25 },
+    tick: 123456n,
+    delta: { x: 0, y: -0.0784, z: 0.2 },
+    analogue_move_vector: { x: 0, z: 1 },
+    camera_orientation: { x: 0.1, y: -0.2, z: 0.97 },
+    raw_move_vector: { x: 0, z: 1 },
+    ...presence(blocks),
+    ...extra
+  })
+  const action = (slot) => L.authActionsSwitch
+    ? { source_type: 'container', inventory_id: 'inventory', slot, old_item: { network_id: 0 }, new_item: item(5, 1, 0) }
+    : { source_type: 'container', ...(L.actionsPresence ? { container_presence: true, flag_presence: true } : {}), window_id: 0, slot, old_item: { network_id: 0 }, new_item: item(5, 1, 0) }
+  const useItem = {
+    action_type: 'click_block',
+    trigger_type: 'player_input',
+    block_position: { x: 1, y: 64, z: -2 },
+    face: 1,
+    hotbar_slot: 3,
+    ...(L.useItemHand ? { hand: 'main_hand' } : {}),
+    held_item: item(5, 12, 0),
+    player_pos: { x: 1.5, y: 65.62, z: -1.5 },
+    click_pos: { x: 0.5, y: 1, z: 0.5 },
+    block_runtime_id: 12530,
+    client_prediction: 'success',
+    client_cooldown_state: 'off'
+  }
+  const meta = (key, type, legacyType, value) => ({ key, type, legacy_type: legacyType, value }) // legacy_type pruned where absent
+  const subOffsets = (list) => list.map(([x, y, z]) => L.requestDeltas ? { dx: x, dy: y, dz: z } : { x, y, z })
+  const heightmap = (bytes) => L.heightmapRows
+    ? Array.from({ length: 16 }, (_, r) => Array.from(bytes.subarray(r * 16, r * 16 + 16)).map(b => b << 24 >> 24))
+    : bytes
+  const playerList = (type, records) => L.groupedPlayerList
+    ? { records: { type, records_count: records.length, records, ...(type === 'add' ? { verified: records.map(() => true) } : {}) } }
+    : { records: records.map(r => ({ type, legacy_type: type === 'add' ? 0 : 1, ...r })) }
+  const dimension = (id, min, max, generator, type) => L.dimensionMinY
+    ? { id, min_y: min, height_range: max - min, generator, dimension_type: type, default_biome: 'plains', cloud_height: 192, render_clouds: true }
+    : { id, max_height: max, min_height: min, generator, dimension_type: type }
   return [
     ['play_status', { status: 'player_spawn' }],
     ['disconnect', { reason: 'kicked', hide_disconnect_reason: false, message: 'You were kicked', filtered_message: '' }],
@@ -224,29 +351,24 @@ function packets () {
     ['request_chunk_radius', { chunk_radius: 12, max_radius: 16 }],
     ['chunk_radius_update', { chunk_radius: 10 }],
     ['set_local_player_as_initialized', { runtime_entity_id: 4611686018427387905n }],
-    ['player_auth_input', {
-      pitch: -12.5,
-      yaw: 181.25,
-      position: { x: 100.5, y: 65.62, z: -20.5 },
-      move_vector: { x: 0, z: 1 },
-      head_yaw: 181.25,
-      input_data: ['up', 'sprint_down', 'sprinting', 'jumping', 'block_breaking_delay_enabled'],
-      input_mode: 'mouse',
-      play_mode: 'normal',
-      interaction_model: 'crosshair',
-      interact_rotation: { x: -12.5, z: 181.25 },
-      tick: 123456n,
-      delta: { x: 0, y: -0.0784, z: 0.2 },
-      transaction_presence: false,
-      item_stack_request_presence: false,
-      block_action_presence: true,
+    ['player_auth_input', authInput({
+      input_data: flags(['up', 'sprint_down', 'sprinting', 'jumping', 'block_breaking_delay_enabled', 'block_action', 'client_predicted_vehicle']),
       block_action: [{ action: 'start_break', position: { x: 1, y: 64, z: -2 }, face: 1 }, { action: 'abort_break', position: { x: 1, y: 64, z: -2 }, face: 0 }],
-      vehicle_rotation_presence: false,
-      predicted_vehicle_presence: true,
-      predicted_vehicle: -77n,
-      analogue_move_vector: { x: 0, z: 1 },
-      camera_orientation: { x: 0.1, y: -0.2, z: 0.97 },
-      raw_move_vector: { x: 0, z: 1 }
+      // Before 1.26.40 the vehicle block carries both fields; later each is optional.
+      ...(L.flagBits ? { vehicle_rotation: { x: 5, z: 90 } } : {}),
+      predicted_vehicle: -77n
+    })],
+    ['player_auth_input', authInput({
+      input_data: flags(['item_interact', 'start_using_item']),
+      transaction: { legacy: { legacy_request_id: 0 }, ...(L.presence ? { actions_presence: true } : {}), actions: [action(3)], data: useItem }
+    })],
+    ['inventory_transaction', {
+      transaction: {
+        legacy: { legacy_request_id: 0 },
+        transaction_type: 'item_use',
+        actions: [{ source_type: 'world_interaction', ...(L.actionsPresence ? { container_presence: true, flag_presence: true } : {}), flags: 1, slot: 0, old_item: { network_id: 0 }, new_item: item(5, 1, 0) }],
+        transaction_data: useItem
+      }
     }],
     ['network_stack_latency', { timestamp: 1717171717171000n, needs_response: 1 }],
     ['move_player', {
@@ -300,8 +422,19 @@ function packets () {
       sub_chunk_count: 4,
       highest_subchunk_count: undefined,
       cache_enabled: false,
-      blobs: [],
+      blobs: L.chunkInCount ? undefined : [],
       payload: Buffer.from('0901020304050607', 'hex')
+    }],
+    // Sub-chunk request mode with a limit, and the blob cache: encoded differently before 1.26.40.
+    ['level_chunk', {
+      x: 5,
+      z: -5,
+      dimension: 0,
+      sub_chunk_count: L.chunkInCount ? -2 : 0,
+      highest_subchunk_count: 6,
+      cache_enabled: true,
+      blobs: L.chunkInCount ? { hashes: [1311768467463790320n, 42n] } : [1311768467463790320n, 42n],
+      payload: Buffer.from('00', 'hex')
     }],
     ['network_chunk_publisher_update', {
       coordinates: { x: 100, y: 64, z: -200 },
@@ -324,8 +457,8 @@ function packets () {
     }],
     ['set_movement_authority', { movement_authority: 'server_with_rewind' }],
     ['network_settings', { compression_threshold: 256, compression_algorithm: 'snappy', client_throttle: false, client_throttle_threshold: 0, client_throttle_scalar: 0 }],
-    ['request_network_settings', { client_protocol: 2169 }],
-    ['login', { protocol_version: 2169, tokens: { identity: '{"AuthenticationType":2,"Certificate":"{\\"chain\\":[]}"}', client: 'eyJhbGciOiJFUzM4NCJ9.eyJ9.sig' } }],
+    ['request_network_settings', { client_protocol: protocolVersion }],
+    ['login', { protocol_version: protocolVersion, tokens: { identity: '{"AuthenticationType":2,"Certificate":"{\\"chain\\":[]}"}', client: 'eyJhbGciOiJFUzM4NCJ9.eyJ9.sig' } }],
     ['server_to_client_handshake', { token: 'eyJ4NXUiOiJNSFl3In0.eyJzYWx0IjoiQUFBQSJ9.c2ln' }],
     ['client_to_server_handshake', {}],
     // --- entities ---------------------------------------------------------------------------
@@ -367,7 +500,7 @@ function packets () {
     ['add_item_entity', {
       entity_id_self: -4294967303n,
       runtime_entity_id: 5000n,
-      item: { network_id: 305, count: 12, metadata: 3, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
+      item: { network_id: 305, count: 12, metadata: 3, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
       position: { x: 3.5, y: 65.125, z: -9.75 },
       velocity: { x: 0.05, y: 0.2, z: -0.05 },
       metadata: [{ key: 'flags', type: 'long', legacy_type: 7, value: { has_collision: true, affected_by_gravity: true } }],
@@ -375,8 +508,15 @@ function packets () {
     }],
     ['remove_entity', { entity_id_self: -8589934593n }],
     ['move_entity', { runtime_entity_id: 4097n, flags: 1, position: { x: 11.25, y: 64.5, z: -8 }, rotation: { yaw: 90, pitch: 11.25, head_yaw: 135 } }],
-    ['move_entity_delta', { runtime_entity_id: 4097n, x: 11.75, y: 64.5, z: -8.5, rot_x: undefined, rot_y: 64, rot_z: 66, on_ground: true, force_move: false, force_move_local_entity: false, force_completion: false }],
-    ['move_entity_delta', { runtime_entity_id: 2049n, x: undefined, y: 70.125, z: undefined, rot_x: 250, rot_y: undefined, rot_z: undefined, on_ground: false, force_move: true, force_move_local_entity: true, force_completion: true }],
+    ...(L.deltaFlags
+      ? [
+          ['move_entity_delta', { runtime_entity_id: 4097n, flags: { has_x: true, has_y: true, has_z: true, has_rot_y: true, has_rot_z: true, on_ground: true }, x: 11.75, y: 64.5, z: -8.5, rot_y: 64, rot_z: 66 }],
+          ['move_entity_delta', { runtime_entity_id: 2049n, flags: { has_y: true, has_rot_x: true, teleport: true, force_move: true }, y: 70.125, rot_x: 250 }]
+        ]
+      : [
+          ['move_entity_delta', { runtime_entity_id: 4097n, x: 11.75, y: 64.5, z: -8.5, rot_x: undefined, rot_y: 64, rot_z: 66, on_ground: true, force_move: false, force_move_local_entity: false, force_completion: false, ticks: 77n }],
+          ['move_entity_delta', { runtime_entity_id: 2049n, x: undefined, y: 70.125, z: undefined, rot_x: 250, rot_y: undefined, rot_z: undefined, on_ground: false, force_move: true, force_move_local_entity: true, force_completion: true }]
+        ]),
     ['set_entity_motion', { runtime_entity_id: 4097n, velocity: { x: -0.25, y: 0.42, z: 0.125 }, tick: 987654n }],
     ['set_entity_data', {
       runtime_entity_id: 4097n,
@@ -387,21 +527,17 @@ function packets () {
       tick: 987655n
     }],
     ['take_item_entity', { runtime_entity_id: 5000n, target: 2049 }],
-    ['player_list', {
-      records: [{
-        type: 'add', legacy_type: 0, uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a'), entity_unique_id: -12884901889n,
-        username: 'Alex_Builder', xbox_user_id: '2535412345678901', platform_chat_id: '', build_platform: 7, is_host: false
-      }, {
-        type: 'add', legacy_type: 0, uuid: U('0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f0'), entity_unique_id: -1n,
-        username: 'Host', xbox_user_id: '', platform_chat_id: 'pc', build_platform: 1, is_host: true
-      }]
-    }],
-    ['player_list', {
-      records: [{ type: 'remove', legacy_type: 1, uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a') }]
-    }],
+    ['player_list', playerList('add', [{
+      uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a'), entity_unique_id: -12884901889n,
+      username: 'Alex_Builder', xbox_user_id: '2535412345678901', platform_chat_id: '', build_platform: 7, is_host: false
+    }, {
+      uuid: U('0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f0'), entity_unique_id: -1n,
+      username: 'Host', xbox_user_id: '', platform_chat_id: 'pc', build_platform: 1, is_host: true
+    }])],
+    ['player_list', playerList('remove', [{ uuid: U('8f14e45f-ceea-467a-9575-7f6b5e2d1c3a') }])],
     // --- world -------------------------------------------------------------------------------
     ['change_dimension', { dimension: 1, position: { x: 12.5, y: 70, z: -3.5 }, respawn: false, loading_screen_id: 3 }],
-    ['subchunk_request', { dimension: 0, requests: [{ x: 0, y: -4, z: 0 }, { x: 1, y: 3, z: -1 }, { x: -1, y: 0, z: 1 }], origin: { x: -7, y: 0, z: 12 } }],
+    ['subchunk_request', { dimension: 0, requests: subOffsets([[0, -4, 0], [1, 3, -1], [-1, 0, 1]]), origin: { x: -7, y: 0, z: 12 } }],
     ['subchunk', {
       cache_enabled: false,
       dimension: 0,
@@ -410,7 +546,7 @@ function packets () {
         dx: 0, dy: -4, dz: 0, result: 'success',
         payload: Buffer.from('0901010203040506070809', 'hex'),
         heightmap_type: 'has_data',
-        heightmap: Buffer.from(Array.from({ length: 256 }, (_, i) => i % 16)),
+        heightmap: heightmap(Buffer.from(Array.from({ length: 256 }, (_, i) => (i % 18) - 1))),
         render_heightmap_type: 'no_data',
         render_heightmap: undefined,
         blob_id: undefined
@@ -435,10 +571,7 @@ function packets () {
       extra: [{ position: { x: -118, y: 62, z: 302 }, runtime_id: 91, flags: 3, entity_unique_id: 0n, transition_type: 'create' }]
     }],
     ['dimension_data', {
-      definitions: [
-        { id: 'minecraft:overworld', max_height: 320, min_height: -64, generator: 'overworld', dimension_type: 0 },
-        { id: 'minecraft:nether', max_height: 128, min_height: 0, generator: 'nether', dimension_type: 1 }
-      ]
+      definitions: [dimension('minecraft:overworld', -64, 320, 'overworld', 0), dimension('minecraft:nether', 0, 128, 'nether', 1)]
     }],
     ['level_event', { event: 'start_rain', position: { x: 0, y: 0, z: 0 }, data: 45000 }],
     // --- chat and commands ----------------------------------------------------------------------
@@ -479,14 +612,20 @@ function packets () {
 function make (version) {
   const ser = createSerializer(version)
   const des = createDeserializer(version)
-  const types = require('minecraft-data')('bedrock_' + version).protocol.types
+  const data = require('minecraft-data')('bedrock_' + version)
+  const types = data.protocol.types
   const out = []
-  for (const [name, given] of packets()) {
+  for (const [name, given] of packets(types, data.version.version)) {
     const typeName = 'packet_' + name
     if (!types[typeName]) { console.warn(`${version}: no ${name}, skipped`); continue }
-    const params = merge(neutral(types, types[typeName], undefined, given), given)
-    const buf = ser.createPacketBuffer({ name, params: forBedrockProtocol(params) })
-    const back = des.parsePacketBuffer(buf)
+    const params = prune(types, types[typeName], merge(neutral(types, types[typeName], undefined, given), given))
+    let buf, back
+    try {
+      buf = ser.createPacketBuffer({ name, params: forBedrockProtocol(params) })
+      back = des.parsePacketBuffer(buf)
+    } catch (e) {
+      throw new Error(`${version} ${name}: ${e.message}\nparams ${JSON.stringify(toJson(params))}${buf ? '\nhex ' + buf.toString('hex') : ''}`)
+    }
     if (back.data.name !== name) throw new Error(`${name}: read back as ${back.data.name}`)
     out.push({ name, params: toJson(params), hex: buf.toString('hex') })
   }

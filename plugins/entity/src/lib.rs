@@ -36,7 +36,7 @@ pub use commands::{
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
 pub use proximity::{CLOSE_ENTER, CLOSE_LEAVE, NEAR_ENTER, NEAR_LEAVE, Proximity, Zone, next_zone};
 pub use roster::{Roster, RosterEntry, platform_name};
-pub use table::{EntityCategory, EntityInfo, EntityTable, classify};
+pub use table::{EntityCategory, EntityInfo, EntityTable, classify, classify_for};
 
 /// Marks an entity as part of what bot `.0` sees.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]

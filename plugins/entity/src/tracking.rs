@@ -13,7 +13,7 @@ use crate::packets::{
 };
 use crate::proximity::Proximity;
 use crate::roster::{Roster, platform_name};
-use crate::table::{EntityCategory, classify};
+use crate::table::{EntityCategory, classify_for};
 use crate::{
     EntityFlags, EntityIndex, EntityKind, EntityPosition, EntityRotation, EntityVelocity, IndexEntry, ItemEntity,
     ItemNames, ItemPickedUp, NameTag, PlayerInfo, SeenBy, WorldEntity,
@@ -174,7 +174,7 @@ pub fn handle_lifecycle(
                 position: position.rounded(),
             }));
         } else if let Some(a) = packet.view::<AddEntity>() {
-            let (name, display_name, category) = classify(&a.entity_type);
+            let (name, display_name, category) = classify_for(packet.protocol().info().game_version, &a.entity_type);
             let (tag, flags) = metadata_values(&a.metadata);
             let mut e = commands.spawn((
                 SeenBy(bot),

@@ -1,5 +1,6 @@
-//! Fuzz-style robustness: random and mutated packet bodies must never panic the decoder, and
-//! whatever decodes must re-encode without panicking.
+//! Fuzz-style robustness, for every supported version: random and mutated packet bodies must
+//! never panic the decoder, and whatever decodes must re-encode (also through the rewrites
+//! between the version's layout and the views' layout) without panicking.
 
 use clawcraft_protocol::codec::Protocol;
 
@@ -103,6 +104,11 @@ fn codec_fuzz_decode_never_panics() {
             if let Ok((name, value)) = proto.decode(&body) {
                 decoded += 1;
                 let _ = proto.encode_value(&name, &value);
+                // The version-layout rewrites must survive whatever decodes, both ways.
+                let mut canonical = value;
+                if proto.to_canonical(&name, &mut canonical).is_ok() && proto.to_wire(&name, &mut canonical).is_ok() {
+                    let _ = proto.encode_value(&name, &canonical);
+                }
             }
         }
         assert!(decoded > 0, "nothing decoded at all");

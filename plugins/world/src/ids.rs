@@ -12,8 +12,11 @@ use clawcraft_protocol::packets::StartGame;
 use crate::block::{BlockInfo, BlockRegistry, BlockState, NetworkIdMap, StateIndex, StateValue};
 use crate::chunk::World;
 
-/// Game version whose block data is used when the connection's version has none embedded.
-const FALLBACK_VERSION: &str = "1.26.45";
+/// Game version whose block data is used when the connection's version has none embedded:
+/// the default version of `data/versions.txt`.
+fn fallback_version() -> &'static str {
+    clawcraft_protocol::codec::Protocol::default_version().game_version
+}
 
 /// A registry plus the id map of one connection.
 #[derive(Debug)]
@@ -28,7 +31,7 @@ impl IdTable {
     /// The table of `game_version` (falling back to the newest embedded data) in the given mode.
     pub fn new(game_version: &str, hashed: bool) -> Option<Self> {
         let registry =
-            BlockRegistry::for_version(game_version).or_else(|_| BlockRegistry::for_version(FALLBACK_VERSION));
+            BlockRegistry::for_version(game_version).or_else(|_| BlockRegistry::for_version(fallback_version()));
         let registry = registry.ok()?;
         let map = registry.network_id_map(hashed);
         Some(IdTable { registry, map })
@@ -79,11 +82,11 @@ impl IdTable {
 pub struct BlockIds(pub Arc<IdTable>);
 
 impl BlockIds {
-    /// A hashed-id table of the newest embedded version, for bots that have no StartGame yet.
+    /// A hashed-id table of the default version, for bots that have no StartGame yet.
     /// `None` only if the embedded block data is unreadable (the registry tests catch that).
     pub fn fallback() -> Option<Arc<IdTable>> {
         static TABLE: OnceLock<Option<Arc<IdTable>>> = OnceLock::new();
-        TABLE.get_or_init(|| IdTable::new(FALLBACK_VERSION, true).map(Arc::new)).clone()
+        TABLE.get_or_init(|| IdTable::new(fallback_version(), true).map(Arc::new)).clone()
     }
 }
 

@@ -8,14 +8,13 @@ use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, AppCommandExt, AppEventExt, CorePlugin, OptIn, Position, TickCount, TickSet};
 use clawcraft_network::{ClientboundPacket, Connection};
-use clawcraft_protocol::io::Reader;
-use clawcraft_protocol::packets::LevelChunk;
+use clawcraft_protocol::packets::{ChunkDelivery, LevelChunk};
 
 use crate::chunk::packets::{
     ChangeDimension, DimensionData, StartGame, SubChunkPacket, SubChunkRequest, UpdateBlock, UpdateSubChunkBlocks,
     Vec3I8, Vec3Li, dimension_id,
 };
-use crate::chunk::wire::{decode_level_chunk_payload, decode_sub_chunk_response};
+use crate::chunk::wire::{decode_level_chunk_payload, sub_chunk_outcome};
 use crate::chunk::{ColumnMode, DimensionHeights, World};
 use crate::commands::{BlockCmd, Blocks, Chunks, CompactScanCmd, Find, Look, Raycast, ScanCmd};
 use crate::events::{
@@ -115,8 +114,8 @@ pub fn handle_world_packets(
             if let Some(lc) = pkt.view::<LevelChunk>() {
                 on_level_chunk(&mut world, &mut conn, &lc);
             }
-        } else if pkt.is::<SubChunkPacket>() {
-            on_sub_chunk(&mut world, pkt.body());
+        } else if let Some(sub) = pkt.view::<SubChunkPacket>() {
+            on_sub_chunk(&mut world, &sub);
         } else if let Some(u) = pkt.view::<UpdateBlock>() {
             let pos = [u.position.x, u.position.y, u.position.z];
             apply_update(&mut world, pkt.bot, pos, u.layer, u.block_runtime_id, &mut changed);
@@ -143,12 +142,12 @@ pub fn handle_world_packets(
     }
 }
 
-/// The column mode a LevelChunk announces. Pre-1.26.40 servers put −1/−2 in `sub_chunk_count`.
+/// The column mode a LevelChunk announces (the same for every version: the codec maps each
+/// version's encoding of it).
 fn column_mode(lc: &LevelChunk) -> ColumnMode {
-    match lc.highest_subchunk_count {
-        Some(limit) => ColumnMode::Request(usize::try_from(limit).ok()),
-        None if lc.sub_chunk_count >= u32::MAX - 1 => ColumnMode::Request(None),
-        None => ColumnMode::Full(lc.sub_chunk_count as usize),
+    match lc.delivery() {
+        ChunkDelivery::Request(limit) => ColumnMode::Request(limit),
+        ChunkDelivery::Full(n) => ColumnMode::Full(n),
     }
 }
 
@@ -188,26 +187,14 @@ pub fn sub_chunk_request(dimension: i32, cx: i32, cz: i32, h: DimensionHeights, 
     SubChunkRequest { dimension, requests, origin: Vec3Li { x: cx, y: base, z: cz } }
 }
 
-fn on_sub_chunk(world: &mut World, body: &[u8]) {
-    let mut r = Reader::new(body);
-    if r.var_u32().is_err() {
-        return;
-    }
-    let resp = match decode_sub_chunk_response(r.rest()) {
-        Ok(resp) => resp,
-        Err(e) => {
-            tracing::warn!(error = %e, "undecodable sub-chunk response");
-            return;
-        }
-    };
+fn on_sub_chunk(world: &mut World, resp: &SubChunkPacket) {
     if resp.dimension != world.dimension() {
         return;
     }
-    let [ox, oy, oz] = resp.origin;
+    let Vec3Li { x: ox, y: oy, z: oz } = resp.origin;
     for entry in &resp.entries {
-        let [dx, dy, dz] = entry.offset.map(i32::from);
-        let at = (ox.wrapping_add(dx), oy.wrapping_add(dy), oz.wrapping_add(dz));
-        match entry.outcome() {
+        let at = (ox.wrapping_add(entry.dx.into()), oy.wrapping_add(entry.dy.into()), oz.wrapping_add(entry.dz.into()));
+        match sub_chunk_outcome(&entry.result, entry.payload.as_ref().map(|p| p.0.as_slice())) {
             Ok(outcome) => {
                 world.apply_sub_chunk(at, outcome);
             }

@@ -1,12 +1,14 @@
 //! Decoder tests over hand-built network bytes: every bit width, single values, two layers,
-//! sub-chunk versions 1/8/9, LevelChunk payloads in both modes, SubChunk result codes, block
-//! updates and eviction.
+//! sub-chunk versions 1/8/9, LevelChunk payloads in both modes, SubChunk results (packets
+//! through the codec, for every supported version), block updates and eviction.
 
+use clawcraft_protocol::codec::Protocol;
 use clawcraft_protocol::io::{Reader, WriteExt};
+use clawcraft_protocol::packets::{ByteBuf, SubChunkEntryView, SubChunkPacket, Vec3Li};
 use clawcraft_world::chunk::storage::{block_index, word_count};
 use clawcraft_world::chunk::wire::{
-    SubChunkOutcome, decode_level_chunk_payload, decode_storage, decode_sub_chunk, decode_sub_chunk_response,
-    encode_biome, encode_block_entity,
+    SubChunkOutcome, decode_level_chunk_payload, decode_storage, decode_sub_chunk, encode_biome, encode_block_entity,
+    sub_chunk_outcome,
 };
 use clawcraft_world::chunk::world::AIR_HASH;
 use clawcraft_world::chunk::{BlockLookup, ColumnMode, PalettedStorage, World};
@@ -212,94 +214,97 @@ fn level_chunk_request_mode() {
     assert!(decode_level_chunk_payload(&payload[..2], 0, 24, true).is_ok());
 }
 
-/// Builds SubChunk packet fields (after the header), one entry per (offset, result, payload).
-/// One test entry: offset, result code, payload, heightmap type.
-type Entry = ([i8; 3], u8, Option<Vec<u8>>, u8);
+/// One test entry: offset, result name, payload, heightmap type name.
+type Entry = ([i8; 3], &'static str, Option<Vec<u8>>, &'static str);
 
-fn sub_chunk_fields(origin: [i32; 3], entries: &[Entry]) -> Vec<u8> {
-    let mut out = vec![0u8];
-    out.put_var_i32(0);
-    for v in origin {
-        out.put_i32_le(v);
+/// A SubChunk packet view with one entry per test entry.
+fn sub_chunk_packet(origin: [i32; 3], entries: &[Entry]) -> SubChunkPacket {
+    SubChunkPacket {
+        cache_enabled: false,
+        dimension: 0,
+        origin: Vec3Li { x: origin[0], y: origin[1], z: origin[2] },
+        entries: entries
+            .iter()
+            .map(|(off, result, payload, hm)| SubChunkEntryView {
+                dx: off[0],
+                dy: off[1],
+                dz: off[2],
+                result: (*result).into(),
+                payload: payload.clone().map(ByteBuf),
+                heightmap_type: (*hm).into(),
+                heightmap: (*hm == "has_data").then(|| ByteBuf((0..256).map(|i| (i % 17) as u8).collect())),
+                ..SubChunkEntryView::default()
+            })
+            .collect(),
     }
-    out.put_var_u32(entries.len() as u32);
-    for (off, result, payload, hm) in entries {
-        for d in off {
-            out.put_u8(*d as u8);
-        }
-        out.put_u8(*result);
-        match payload {
-            Some(p) => {
-                out.put_u8(1);
-                out.put_var_bytes(p);
-            }
-            None => out.put_u8(0),
-        }
-        out.put_u8(*hm);
-        if *hm == 1 {
-            out.put_u8(1);
-            out.extend((0..256).map(|i| (i % 17) as u8));
-        } else {
-            out.put_u8(0);
-        }
-        out.put_u8(0);
-        out.put_u8(0);
-        out.put_u8(0);
-    }
-    out
 }
 
 #[test]
 fn sub_chunk_results() {
     let mut ok_payload = two_layer_sub_chunk(9, -4);
     encode_block_entity(&mut ok_payload, "Furnace", [0, -64, 0]);
-    let fields = sub_chunk_fields(
+    let packet = sub_chunk_packet(
         [0, 0, 0],
         &[
-            ([0, -4, 0], 1, Some(ok_payload), 1),
-            ([0, -3, 0], 6, None, 3),
-            ([0, -2, 0], 2, None, 0),
-            ([0, -1, 0], 3, None, 0),
-            ([0, 0, 0], 4, None, 0),
-            ([0, 1, 0], 5, None, 2),
-            ([0, 2, 0], 0, None, 4),
-            ([0, 3, 0], 1, None, 0),
+            ([0, -4, 0], "success", Some(ok_payload), "has_data"),
+            ([0, -3, 0], "success_all_air", None, "too_low"),
+            ([0, -2, 0], "chunk_not_found", None, "no_data"),
+            ([0, -1, 0], "invalid_dimension", None, "no_data"),
+            ([0, 0, 0], "player_not_found", None, "no_data"),
+            ([0, 1, 0], "y_index_out_of_bounds", None, "too_high"),
+            ([0, 2, 0], "undefined", None, "all_copied"),
+            ([0, 3, 0], "success", None, "no_data"),
         ],
     );
-    let resp = decode_sub_chunk_response(&fields).expect("decodes");
-    assert_eq!(resp.entries.len(), 8);
-    assert_eq!(resp.entries[0].heightmap.as_ref().map(|h| h[18]), Some(1));
-    let outcomes: Vec<_> = resp.entries.iter().map(|e| e.outcome()).collect();
-    assert!(matches!(&outcomes[0], Ok(SubChunkOutcome::Loaded(sc, be)) if sc.y_index == Some(-4) && be.len() == 1));
-    assert_eq!(outcomes[1], Ok(SubChunkOutcome::AllAir));
-    for (i, code) in [(2, 2), (3, 3), (4, 4), (5, 5), (6, 0)] {
-        assert_eq!(outcomes[i], Ok(SubChunkOutcome::Unavailable(code)));
-    }
-    assert!(outcomes[7].is_err(), "success without payload");
-
-    let mut w = World::default();
-    w.store_level_chunk(0, 0, ColumnMode::Request(None), Vec::new(), Vec::new());
-    for e in &resp.entries {
-        if let Ok(o) = e.outcome() {
-            w.apply_sub_chunk((0, i32::from(e.offset[1]), 0), o);
+    // Every version lays the packet out its own way; the view and the outcomes are the same.
+    for info in Protocol::versions() {
+        let protocol = Protocol::load(info.game_version).expect("load");
+        let body = protocol.encode(&packet).expect("encode");
+        let resp: SubChunkPacket = protocol.decode_as(&body).expect("decodes");
+        assert_eq!(resp.entries.len(), 8);
+        assert_eq!(resp.entries[0].heightmap.as_ref().map(|h| h.0[18]), Some(1), "{}", info.game_version);
+        let outcomes: Vec<_> = resp
+            .entries
+            .iter()
+            .map(|e| sub_chunk_outcome(&e.result, e.payload.as_ref().map(|p| p.0.as_slice())))
+            .collect();
+        assert!(matches!(&outcomes[0], Ok(SubChunkOutcome::Loaded(sc, be)) if sc.y_index == Some(-4) && be.len() == 1));
+        assert_eq!(outcomes[1], Ok(SubChunkOutcome::AllAir));
+        for (i, name) in [
+            (2, "chunk_not_found"),
+            (3, "invalid_dimension"),
+            (4, "player_not_found"),
+            (5, "y_index_out_of_bounds"),
+            (6, "undefined"),
+        ] {
+            assert_eq!(outcomes[i], Ok(SubChunkOutcome::Unavailable(name.into())));
         }
-    }
-    assert_eq!(w.get_block(1, -62, 3), BlockLookup::Loaded(palette_of(12)[block_index(1, 2, 3) % 12], Some(WATER)));
-    assert_eq!(w.get_block(0, -48, 0), BlockLookup::Loaded(AIR_HASH, None));
-    assert_eq!(w.get_block(0, -32, 0), BlockLookup::Unloaded, "chunk not found stays unloaded");
-    assert_eq!(w.column(0, 0).map(|c| c.loaded_sub_chunks()), Some(2));
-    // A second response for a delivered sub-chunk is ignored; one for an unknown column too.
-    assert!(!w.apply_sub_chunk(
-        (0, -3, 0),
-        SubChunkOutcome::Loaded(
-            decode_sub_chunk(&mut Reader::new(&two_layer_sub_chunk(1, 0))).expect("v1"),
-            Vec::new()
-        )
-    ));
-    assert!(!w.apply_sub_chunk((5, 0, 5), SubChunkOutcome::AllAir));
-    // Truncations of the packet fail cleanly.
-    for cut in [0, 5, 17, 30, fields.len() - 1] {
-        assert!(decode_sub_chunk_response(&fields[..cut]).is_err(), "cut {cut}");
+        assert!(outcomes[7].is_err(), "success without a (or with an empty) payload");
+
+        let mut w = World::default();
+        w.store_level_chunk(0, 0, ColumnMode::Request(None), Vec::new(), Vec::new());
+        for (e, o) in resp.entries.iter().zip(outcomes) {
+            if let Ok(o) = o {
+                w.apply_sub_chunk((0, i32::from(e.dy), 0), o);
+            }
+        }
+        assert_eq!(w.get_block(1, -62, 3), BlockLookup::Loaded(palette_of(12)[block_index(1, 2, 3) % 12], Some(WATER)));
+        assert_eq!(w.get_block(0, -48, 0), BlockLookup::Loaded(AIR_HASH, None));
+        assert_eq!(w.get_block(0, -32, 0), BlockLookup::Unloaded, "chunk not found stays unloaded");
+        assert_eq!(w.column(0, 0).map(|c| c.loaded_sub_chunks()), Some(2));
+        // A second response for a delivered sub-chunk is ignored; one for an unknown column too.
+        assert!(!w.apply_sub_chunk(
+            (0, -3, 0),
+            SubChunkOutcome::Loaded(
+                decode_sub_chunk(&mut Reader::new(&two_layer_sub_chunk(1, 0))).expect("v1"),
+                Vec::new()
+            )
+        ));
+        assert!(!w.apply_sub_chunk((5, 0, 5), SubChunkOutcome::AllAir));
+        // Truncations of the packet fail cleanly.
+        for cut in [1, 5, 17, 30, body.len() - 1] {
+            assert!(protocol.decode_as::<SubChunkPacket>(&body[..cut]).is_err(), "cut {cut}");
+        }
     }
 }
 

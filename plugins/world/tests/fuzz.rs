@@ -1,11 +1,14 @@
 //! Property test: over a million random and mutated inputs through the sub-chunk, LevelChunk
-//! payload and SubChunk response decoders. They must return `Ok` or `Err`, never panic, and
-//! whatever they accept must be safe to read everywhere. Seeded xorshift, so failures reproduce.
+//! payload and SubChunk packet decoders (the packet through the codec's typed view). They must
+//! return `Ok` or `Err`, never panic, and whatever they accept must be safe to read everywhere.
+//! Seeded xorshift, so failures reproduce.
 
-use clawcraft_protocol::io::{Reader, WriteExt};
+use clawcraft_protocol::codec::Protocol;
+use clawcraft_protocol::io::Reader;
+use clawcraft_protocol::packets::{ByteBuf, SubChunkEntryView, SubChunkPacket, Vec3Li};
 use clawcraft_world::chunk::wire::{
-    SubChunkOutcome, decode_level_chunk_payload, decode_sub_chunk, decode_sub_chunk_response, encode_biome,
-    encode_block_entity, encode_sub_chunk,
+    SubChunkOutcome, decode_level_chunk_payload, decode_sub_chunk, encode_biome, encode_block_entity, encode_sub_chunk,
+    sub_chunk_outcome,
 };
 use clawcraft_world::chunk::{PalettedStorage, WireSubChunk};
 
@@ -75,29 +78,37 @@ fn payload_corpus(subs: &[Vec<u8>]) -> Vec<(Vec<u8>, usize, bool)> {
     out
 }
 
-fn response_corpus(subs: &[Vec<u8>]) -> Vec<Vec<u8>> {
+/// SubChunk packet bodies (success with payload; all-air with a heightmap; an error), encoded
+/// by the codec in the default version.
+fn response_corpus(protocol: &Protocol, subs: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for s in subs.iter().filter(|s| s.len() < 64) {
-        let mut b = vec![0u8];
-        b.put_var_i32(0);
-        for v in [1i32, 0, -1] {
-            b.put_i32_le(v);
-        }
-        b.put_var_u32(3);
-        // success with payload; all-air with a heightmap; an error.
-        b.extend([0, 0xFC, 0, 1, 1]);
         let mut p = s.clone();
         encode_block_entity(&mut p, "Sign", [0, 0, 0]);
-        b.put_var_bytes(&p);
-        b.extend([0, 0, 0, 0, 0]);
-        b.extend([0, 0xFD, 0, 6, 0, 1, 1]);
-        b.extend(std::iter::repeat_n(16u8, 256));
-        b.extend([0, 0, 1]);
-        b.put_u64_le(42);
-        b.extend([1, 1, 1, 2, 0, 0, 0, 0, 0, 0]);
-        out.push(b);
+        let entry =
+            |dy: i8, result: &str| SubChunkEntryView { dy, result: result.into(), ..SubChunkEntryView::default() };
+        let packet = SubChunkPacket {
+            origin: Vec3Li { x: 1, y: 0, z: -1 },
+            entries: vec![
+                SubChunkEntryView { payload: Some(ByteBuf(p)), ..entry(-4, "success") },
+                SubChunkEntryView {
+                    heightmap_type: "has_data".into(),
+                    heightmap: Some(ByteBuf(vec![16; 256])),
+                    blob_id: Some(42),
+                    ..entry(-3, "success_all_air")
+                },
+                entry(1, "chunk_not_found"),
+            ],
+            ..SubChunkPacket::default()
+        };
+        out.push(protocol.encode(&packet).expect("encodes"));
     }
     out
+}
+
+/// The outcomes of every entry of a decoded SubChunk packet.
+fn outcomes(resp: &SubChunkPacket) -> Vec<Result<SubChunkOutcome, clawcraft_protocol::io::ReadError>> {
+    resp.entries.iter().map(|e| sub_chunk_outcome(&e.result, e.payload.as_ref().map(|p| p.0.as_slice()))).collect()
 }
 
 fn mutate(rng: &mut XorShift, seed: &[u8]) -> Vec<u8> {
@@ -158,7 +169,8 @@ fn decoders_survive_a_million_inputs() {
     let mut rng = XorShift(0x5EED_CAFE_F00D_1234);
     let subs = sub_chunk_corpus();
     let payloads = payload_corpus(&subs);
-    let responses = response_corpus(&subs);
+    let protocol = Protocol::load(Protocol::default_version().game_version).expect("default version");
+    let responses = response_corpus(&protocol, &subs);
     for s in &subs {
         assert!(decode_sub_chunk(&mut Reader::new(s)).is_ok(), "corpus decodes");
     }
@@ -166,8 +178,8 @@ fn decoders_survive_a_million_inputs() {
         assert!(decode_level_chunk_payload(p, *n, 4, *req).is_ok(), "payload corpus decodes");
     }
     for r in &responses {
-        let resp = decode_sub_chunk_response(r).expect("response corpus decodes");
-        assert!(matches!(resp.entries[0].outcome(), Ok(SubChunkOutcome::Loaded(..))));
+        let resp: SubChunkPacket = protocol.decode_as(r).expect("response corpus decodes");
+        assert!(matches!(outcomes(&resp)[0], Ok(SubChunkOutcome::Loaded(..))));
     }
 
     let (mut runs, mut accepted, mut acc) = (0u64, 0u64, 0u64);
@@ -201,10 +213,10 @@ fn decoders_survive_a_million_inputs() {
             _ => {
                 let seed = &responses[rng.below(responses.len())];
                 let input = if rng.below(4) == 0 { random_bytes(&mut rng, 64) } else { mutate(&mut rng, seed) };
-                if let Ok(resp) = decode_sub_chunk_response(&input) {
+                if let Ok(resp) = protocol.decode_as::<SubChunkPacket>(&input) {
                     accepted += 1;
-                    for e in &resp.entries {
-                        if let Ok(SubChunkOutcome::Loaded(sc, _)) = e.outcome() {
+                    for o in outcomes(&resp) {
+                        if let Ok(SubChunkOutcome::Loaded(sc, _)) = o {
                             acc = acc.wrapping_add(exercise(&sc));
                         }
                     }

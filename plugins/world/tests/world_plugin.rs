@@ -226,6 +226,7 @@ fn dimension_changes_and_data() {
             max_height: 128,
             generator: "nether".into(),
             dimension_type: 1,
+            ..DimensionDefinition::default()
         }],
     });
     let mut nether_chunk = request_chunk(1, 1, -1);

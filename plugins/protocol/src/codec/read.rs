@@ -1,7 +1,9 @@
 //! The decoding half of the interpreter.
 
 use super::nbt::{self, Flavour};
-use super::schema::{CaseKey, Count, Endian, Field, FieldPath, Prim, Schema, Ty};
+use std::borrow::Cow;
+
+use super::schema::{CaseKey, Compare, Count, Endian, Field, FieldPath, Prim, Schema, Ty};
 use super::value::Value;
 use crate::io::{ReadError, Reader};
 
@@ -75,7 +77,7 @@ impl<'s, 'b> Decoder<'s, 'b> {
             }
             Ty::Container(fields) => self.container(fields)?,
             Ty::Switch { compare, cases, default } => {
-                let t = self.pick_case(compare.as_ref(), cases, default);
+                let t = self.pick_case(compare.as_ref(), cases, default)?;
                 return self.read(t);
             }
             Ty::Option(inner) => {
@@ -170,32 +172,70 @@ impl<'s, 'b> Decoder<'s, 'b> {
 
     fn container(&mut self, fields: &'s [Field]) -> R<Value> {
         self.scopes.push(Vec::with_capacity(fields.len()));
-        for f in fields {
-            if let Some(name) = &f.name {
-                self.path.push(Seg::Field(name));
-            }
-            let v = self.read(&f.ty)?;
-            if f.name.is_some() {
-                self.path.pop();
-            }
-            let scope = self.scopes.last_mut().ok_or_else(|| ReadError::Invalid("scope underflow".into()))?;
-            match (&f.name, v) {
-                (Some(name), v) => scope.push((name.clone(), v)),
-                // Anonymous switch/bitfield: spread its object into this container.
-                (None, Value::Object(inner)) => scope.extend(inner),
-                (None, _) => {}
-            }
-        }
+        self.fields(fields)?;
         let fields = self.scopes.pop().unwrap_or_default();
         Ok(Value::Object(fields))
     }
 
-    /// Chooses the switch branch for the current scope.
-    fn pick_case(&self, compare: Option<&FieldPath>, cases: &'s [(CaseKey, Ty)], default: &'s Ty) -> &'s Ty {
-        let Some(v) = compare.and_then(|p| self.lookup(p)) else {
-            return default;
-        };
-        cases.iter().find(|(k, _)| case_matches(k, v, self.vars)).map_or(default, |(_, t)| t)
+    /// Reads `fields` into the innermost scope.
+    fn fields(&mut self, fields: &'s [Field]) -> R<()> {
+        for f in fields {
+            let Some(name) = &f.name else {
+                // ProtoDef inlines anonymous fields: a switch branch that is a container reads
+                // its fields into this scope, where later fields (and its own switches, e.g. an
+                // item's `extra` on `network_id`) see them.
+                match self.inlined(&f.ty)? {
+                    Some(inner) => {
+                        self.depth += 1;
+                        if self.depth > MAX_DEPTH {
+                            return Err(ReadError::Invalid(format!("types nested deeper than {MAX_DEPTH}")));
+                        }
+                        self.fields(inner)?;
+                        self.depth -= 1;
+                    }
+                    None => {
+                        // An anonymous bitfield (or other object): spread it into this scope.
+                        if let Value::Object(inner) = self.read(&f.ty)? {
+                            self.scope()?.extend(inner);
+                        }
+                    }
+                }
+                continue;
+            };
+            self.path.push(Seg::Field(name));
+            let v = self.read(&f.ty)?;
+            self.path.pop();
+            self.scope()?.push((name.clone(), v));
+        }
+        Ok(())
+    }
+
+    fn scope(&mut self) -> R<&mut Vec<(String, Value)>> {
+        self.scopes.last_mut().ok_or_else(|| ReadError::Invalid("scope underflow".into()))
+    }
+
+    /// The fields an anonymous field contributes when its type (after references and the
+    /// switch case chosen now) is a container; `None` for other types.
+    fn inlined(&self, mut ty: &'s Ty) -> R<Option<&'s [Field]>> {
+        for _ in 0..MAX_DEPTH {
+            ty = match ty {
+                Ty::Ref(i) => self.schema.types.get(*i).ok_or_else(|| ReadError::Invalid("bad type index".into()))?,
+                Ty::Switch { compare, cases, default } => self.pick_case(compare.as_ref(), cases, default)?,
+                Ty::Container(fields) => return Ok(Some(fields)),
+                _ => return Ok(None),
+            };
+        }
+        Ok(None)
+    }
+
+    /// Chooses the switch branch for the current scope. Comparing against a field that was not
+    /// decoded is an error: it means the definition was misread, and guessing a branch would
+    /// misread everything after it.
+    fn pick_case(&self, compare: Option<&Compare>, cases: &'s [(CaseKey, Ty)], default: &'s Ty) -> R<&'s Ty> {
+        let Some(c) = compare else { return Ok(default) };
+        let v = compare_value(c, |p| self.lookup(p))
+            .ok_or_else(|| ReadError::Invalid(format!("switch compares `{c}`, which is not decoded")))?;
+        Ok(cases.iter().find(|(k, _)| case_matches(k, &v, self.vars)).map_or(default, |(_, t)| t))
     }
 
     /// Resolves a compareTo/count path against the already decoded fields.
@@ -216,7 +256,10 @@ impl<'s, 'b> Decoder<'s, 'b> {
                 let v = self.read(t)?;
                 v.as_u64().ok_or_else(|| ReadError::Invalid(format!("bad length {v:?}")))?
             }
-            Count::Field(p) => self.lookup(p).and_then(Value::as_u64).unwrap_or(0),
+            Count::Field(p) => self
+                .lookup(p)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| ReadError::Invalid(format!("count field `{p}` is not decoded")))?,
         };
         if n > MAX_COUNT {
             return Err(ReadError::TooLong { offset: self.r.position(), len: n, limit: MAX_COUNT });
@@ -313,7 +356,40 @@ impl<'s, 'b> Decoder<'s, 'b> {
     }
 }
 
-/// Whether a switch label matches a decoded value, with ProtoDef's loose JavaScript semantics.
+/// The value a switch compares: the field, or for `a || b` whether any field is truthy.
+/// `None` when a field is missing.
+pub(crate) fn compare_value<'v>(
+    c: &Compare,
+    lookup: impl Fn(&FieldPath) -> Option<&'v Value>,
+) -> Option<Cow<'v, Value>> {
+    match c {
+        Compare::Field(p) => lookup(p).map(Cow::Borrowed),
+        Compare::Any(paths) => {
+            let mut any = false;
+            for p in paths {
+                any |= truthy(lookup(p)?);
+            }
+            Some(Cow::Owned(Value::Bool(any)))
+        }
+    }
+}
+
+/// JavaScript truthiness, as ProtoDef's compiled `||` sees it.
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Void => false,
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::UInt(u) => *u != 0,
+        Value::Float(f) => *f != 0.0,
+        Value::Str(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// Whether a switch label matches a decoded value, with ProtoDef's loose JavaScript semantics:
+/// booleans match `true`/`false` and `1`/`0`, and a negative label matches the unsigned 32-bit
+/// value with the same bits (ProtoDef reads `varint` as a signed 32-bit number, e.g. `-2`).
 pub(crate) fn case_matches(k: &CaseKey, v: &Value, vars: &[(String, i64)]) -> bool {
     if let Some(var) = &k.var {
         let target = vars.iter().find(|(n, _)| n == var).map(|(_, x)| *x);
@@ -321,8 +397,16 @@ pub(crate) fn case_matches(k: &CaseKey, v: &Value, vars: &[(String, i64)]) -> bo
     }
     match v {
         Value::Str(s) => *s == k.text,
-        Value::Bool(b) => k.text == if *b { "true" } else { "false" },
-        Value::Int(_) | Value::UInt(_) | Value::Float(_) => k.num.is_some() && v.as_i64() == k.num,
+        Value::Bool(b) => k.text == if *b { "true" } else { "false" } || k.num == Some(i64::from(*b)),
+        Value::Int(_) | Value::UInt(_) | Value::Float(_) => match (k.num, k.text.as_str()) {
+            (Some(n), _) => {
+                v.as_i64() == Some(n)
+                    || (n < 0 && v.as_u64().and_then(|u| u32::try_from(u).ok()).map(|u| i64::from(u as i32)) == Some(n))
+            }
+            (None, "true") => truthy(v),
+            (None, "false") => !truthy(v),
+            _ => false,
+        },
         _ => false,
     }
 }

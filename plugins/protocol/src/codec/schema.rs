@@ -46,6 +46,35 @@ pub(crate) struct FieldPath {
     pub segs: Vec<String>,
 }
 
+/// What a switch compares against.
+#[derive(Debug, Clone)]
+pub(crate) enum Compare {
+    /// An earlier field (`type`, `../action`, `flags.has_x`).
+    Field(FieldPath),
+    /// `a || b || c`: whether any of the fields is truthy (a boolean).
+    Any(Vec<FieldPath>),
+}
+
+impl std::fmt::Display for Compare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Compare::Field(p) => write!(f, "{p}"),
+            Compare::Any(ps) => {
+                let parts: Vec<String> = ps.iter().map(ToString::to_string).collect();
+                f.write_str(&parts.join(" || "))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts: Vec<&str> = vec![".."; self.ups];
+        parts.extend(self.segs.iter().map(String::as_str));
+        f.write_str(&parts.join("/"))
+    }
+}
+
 /// How many elements an array, buffer or string has.
 #[derive(Debug, Clone)]
 pub(crate) enum Count {
@@ -83,7 +112,7 @@ pub(crate) enum Ty {
     Ref(usize),
     Container(Vec<Field>),
     Switch {
-        compare: Option<FieldPath>,
+        compare: Option<Compare>,
         cases: Vec<(CaseKey, Ty)>,
         default: Box<Ty>,
     },
@@ -145,6 +174,8 @@ pub(crate) struct Schema {
     /// Packet id → (name, index of `packet_<name>` type).
     pub packets: HashMap<u32, (String, usize)>,
     pub packet_ids: HashMap<String, u32>,
+    /// The version's layouts of packets that changed between versions (set by [`compile`]).
+    pub dialect: Option<super::dialect::Dialect>,
 }
 
 /// Compiles a whole `protocol.json`.
@@ -166,7 +197,9 @@ pub(crate) fn compile(json: &Json) -> Result<Schema, CodecError> {
         compiled.push(c.ty(def).map_err(|e| schema_err(&format!("type {name}: {e}")))?);
     }
     let (packets, packet_ids) = packet_table(types, &index)?;
-    Ok(Schema { types: compiled, packets, packet_ids })
+    let mut schema = Schema { types: compiled, packets, packet_ids, dialect: None };
+    schema.dialect = Some(super::dialect::Dialect::detect(&schema)?);
+    Ok(schema)
 }
 
 fn schema_err(msg: &str) -> CodecError {
@@ -308,7 +341,7 @@ impl Compiler<'_> {
     }
 
     fn switch(&self, args: &Json) -> R<Ty> {
-        let compare = args.get("compareTo").and_then(Json::as_str).map(field_path);
+        let compare = args.get("compareTo").and_then(Json::as_str).map(compare_expr);
         let fields = args.get("fields").and_then(Json::as_object).ok_or("switch without fields")?;
         let mut cases = Vec::with_capacity(fields.len());
         for (k, t) in fields {
@@ -391,6 +424,17 @@ fn bitfield(args: &Json) -> R<Vec<(String, u32, bool)>> {
     Ok(out)
 }
 
+/// A `compareTo` expression: a field path, or ProtoDef's `a || b` (any truthy).
+fn compare_expr(s: &str) -> Compare {
+    if s.contains("||") {
+        Compare::Any(s.split("||").map(|p| field_path(p.trim())).collect())
+    } else {
+        Compare::Field(field_path(s))
+    }
+}
+
+/// `../a/b.c`: `..` steps up a container; `/` and `.` descend (ProtoDef compiles `.` to a
+/// JavaScript property access, e.g. `flags.has_x` or `input_data.item_interact`).
 fn field_path(s: &str) -> FieldPath {
     let mut ups = 0;
     let mut segs = Vec::new();
@@ -398,7 +442,7 @@ fn field_path(s: &str) -> FieldPath {
         match part {
             ".." => ups += 1,
             "" => {}
-            p => segs.push(p.to_owned()),
+            p => segs.extend(p.split('.').filter(|x| !x.is_empty()).map(str::to_owned)),
         }
     }
     FieldPath { ups, segs }

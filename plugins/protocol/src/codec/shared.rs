@@ -95,7 +95,7 @@ impl SharedPacket {
             .tree
             .get_or_init(|| {
                 self.inner.decodes.fetch_add(1, Ordering::Relaxed);
-                self.inner.protocol.decode(&self.inner.body).map(|(_, v)| v)
+                self.inner.protocol.decode_canonical(&self.inner.body).map(|(_, v)| v)
             })
             .as_ref()
     }

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::nbt::{self, Flavour};
-use super::read::{MAX_DEPTH, Seg, case_matches, enum_size};
-use super::schema::{CaseKey, Count, Endian, Field, FieldPath, Prim, Schema, Ty};
+use super::read::{MAX_DEPTH, Seg, case_matches, compare_value, enum_size};
+use super::schema::{CaseKey, Compare, Count, Endian, Field, FieldPath, Prim, Schema, Ty};
 use super::serde_value::ValueDeserializer;
 use super::value::{Nbt, Value};
 use crate::io::WriteExt;
@@ -54,7 +54,7 @@ impl<'s, 'v> Encoder<'s, 'v> {
             }
             Ty::Container(fields) => self.container(fields, v)?,
             Ty::Switch { compare, cases, default } => {
-                let t = self.pick_case(compare.as_ref(), cases, default);
+                let t = self.pick_case(compare.as_ref(), cases, default)?;
                 self.write(t, v)?;
             }
             Ty::Option(inner) => {
@@ -229,6 +229,13 @@ impl<'s, 'v> Encoder<'s, 'v> {
             other => return Err(format!("expected an object, got {}", kind(other))),
         };
         self.scopes.push(Vec::with_capacity(fields.len()));
+        self.fields(fields, obj)?;
+        self.scopes.pop();
+        Ok(())
+    }
+
+    /// Writes `fields` from `obj` into the innermost scope.
+    fn fields(&mut self, fields: &'s [Field], obj: &'v Value) -> R<()> {
         for f in fields {
             match &f.name {
                 Some(name) => {
@@ -241,13 +248,13 @@ impl<'s, 'v> Encoder<'s, 'v> {
                         }
                         (_, Some(given)) => {
                             self.write(&f.ty, given)?;
-                            self.effective(&f.ty, given)
+                            self.effective(&f.ty, given)?
                         }
                         (ty, None) => {
-                            let ty = self.resolve(ty);
+                            let ty = self.resolve(ty)?;
                             let d = neutral(self.schema, ty, 0);
                             self.write_temp(ty, &d)?;
-                            Cow::Owned(d)
+                            Cow::Owned(self.effective(ty, &d)?.into_owned())
                         }
                     };
                     self.path.pop();
@@ -255,46 +262,64 @@ impl<'s, 'v> Encoder<'s, 'v> {
                         scope.push((name.as_str(), val));
                     }
                 }
-                // Anonymous switch/bitfield: reads its fields from this same object.
-                None => self.write(&f.ty, obj)?,
+                // Anonymous switch/bitfield: reads its fields from this same object; a container
+                // branch is inlined into this scope (as ProtoDef does), so its switches see the
+                // fields before it.
+                None => match self.resolve(&f.ty)? {
+                    Ty::Container(inner) => {
+                        self.depth += 1;
+                        if self.depth > MAX_DEPTH {
+                            return Err(format!("types nested deeper than {MAX_DEPTH}"));
+                        }
+                        self.fields(inner, obj)?;
+                        self.depth -= 1;
+                    }
+                    _ => self.write(&f.ty, obj)?,
+                },
             }
         }
-        self.scopes.pop();
         Ok(())
     }
 
-    /// What a switch later in this container must compare against: the value as written. Only
-    /// differs from `given` for an empty mapper name, which was written as the neutral name.
-    fn effective(&self, ty: &'s Ty, given: &'v Value) -> Cow<'v, Value> {
-        if matches!(given, Value::Str(s) if s.is_empty())
-            && let Ty::Mapper { entries, neutral, .. } = self.resolve(ty)
-            && let Some(e) = entries.get(*neutral)
-        {
-            return Cow::Owned(Value::Str(e.1.clone()));
+    /// What a switch later in this container must compare against: the value as written. Differs
+    /// from `given` for an empty mapper name (written as the neutral name) and for bitflags
+    /// (given as a list of names or a partial object; compared as an object of every flag).
+    fn effective<'a>(&self, ty: &'s Ty, given: &'a Value) -> R<Cow<'a, Value>> {
+        match self.resolve(ty)? {
+            Ty::Mapper { entries, neutral, .. } if matches!(given, Value::Str(s) if s.is_empty()) => {
+                Ok(entries.get(*neutral).map_or(Cow::Borrowed(given), |e| Cow::Owned(Value::Str(e.1.clone()))))
+            }
+            Ty::Bitflags { flags, .. } => {
+                let bits = flag_bits(flags, given)?;
+                let mut obj: Vec<(String, Value)> =
+                    flags.iter().map(|(n, m)| (n.clone(), Value::Bool(*m != 0 && bits & m == *m))).collect();
+                obj.push(("_value".to_owned(), Value::UInt(bits)));
+                Ok(Cow::Owned(Value::Object(obj)))
+            }
+            _ => Ok(Cow::Borrowed(given)),
         }
-        Cow::Borrowed(given)
     }
 
     /// Follows references and switches (against the current scope) to a concrete type.
-    fn resolve(&self, mut ty: &'s Ty) -> &'s Ty {
+    fn resolve(&self, mut ty: &'s Ty) -> R<&'s Ty> {
         for _ in 0..MAX_DEPTH {
             ty = match ty {
                 Ty::Ref(i) => match self.schema.types.get(*i) {
                     Some(t) => t,
-                    None => return ty,
+                    None => return Ok(ty),
                 },
-                Ty::Switch { compare, cases, default } => self.pick_case(compare.as_ref(), cases, default),
-                _ => return ty,
+                Ty::Switch { compare, cases, default } => self.pick_case(compare.as_ref(), cases, default)?,
+                _ => return Ok(ty),
             };
         }
-        ty
+        Ok(ty)
     }
 
-    fn pick_case(&self, compare: Option<&FieldPath>, cases: &'s [(CaseKey, Ty)], default: &'s Ty) -> &'s Ty {
-        let Some(v) = compare.and_then(|p| self.lookup(p)) else {
-            return default;
-        };
-        cases.iter().find(|(k, _)| case_matches(k, v, self.vars)).map_or(default, |(_, t)| t)
+    fn pick_case(&self, compare: Option<&Compare>, cases: &'s [(CaseKey, Ty)], default: &'s Ty) -> R<&'s Ty> {
+        let Some(c) = compare else { return Ok(default) };
+        let v =
+            compare_value(c, |p| self.lookup(p)).ok_or_else(|| format!("switch compares `{c}`, which is not set"))?;
+        Ok(cases.iter().find(|(k, _)| case_matches(k, &v, self.vars)).map_or(default, |(_, t)| t))
     }
 
     fn lookup(&self, p: &FieldPath) -> Option<&Value> {

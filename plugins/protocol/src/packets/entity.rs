@@ -172,8 +172,8 @@ pub struct MoveEntity {
 }
 packet!(MoveEntity, "move_entity");
 
-/// `move_entity_delta` (MoveActorDelta, 1.26.40+): each present axis is an **absolute** value;
-/// absent axes keep their value.
+/// `move_entity_delta` (MoveActorDelta): each present axis is an **absolute** value; absent axes
+/// keep their value. Before 1.26.40 a flags bitset announces the axes; the codec maps it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MoveEntityDelta {
@@ -195,10 +195,10 @@ pub struct MoveEntityDelta {
     pub on_ground: bool,
     /// Force move.
     pub force_move: bool,
-    /// Force move of the local entity.
-    pub force_move_local_entity: bool,
-    /// Force completion.
-    pub force_completion: bool,
+    /// Version-specific fields (`force_move_local_entity`, `force_completion`, `ticks`, or the
+    /// older `teleport` flag), kept for lossless re-encoding.
+    #[serde(flatten)]
+    pub rest: super::Rest,
 }
 packet!(MoveEntityDelta, "move_entity_delta");
 

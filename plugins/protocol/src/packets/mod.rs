@@ -543,13 +543,17 @@ packet!(SetMovementAuthority, "set_movement_authority");
 pub struct BlockAction {
     /// `Action` name, e.g. `"start_break"`, `"continue_break"`, `"abort_break"`.
     pub action: String,
-    /// Block being acted on.
+    /// Block being acted on (not on the wire for actions without a block before 1.26.40).
     pub position: BlockPos,
     /// Block face 0..5.
     pub face: i32,
 }
 
 /// `player_auth_input` (client → server, every tick under server-authoritative movement).
+///
+/// The same struct for every version: set flags by name in `input_data` and fill the optional
+/// blocks; the codec writes the flags each block needs (`item_interact`, `block_action`, …) and
+/// the version's encoding of flags and optional blocks.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct PlayerAuthInput {
@@ -563,8 +567,9 @@ pub struct PlayerAuthInput {
     pub move_vector: Vec2,
     /// Head yaw.
     pub head_yaw: f32,
-    /// Input flags set this tick (`InputData` names like `"up"`, `"jumping"`, `"sprinting"`).
-    pub input_data: Option<Vec<String>>,
+    /// Input flags set this tick, by name (`InputData` names like `"up"`, `"jumping"`,
+    /// `"sprinting"`, `"handled_teleport"`).
+    pub input_data: Vec<String>,
     /// `"mouse"`, `"touch"`, `"game_pad"`, ...
     pub input_mode: String,
     /// `"normal"` for a regular player.
@@ -577,25 +582,15 @@ pub struct PlayerAuthInput {
     pub tick: u64,
     /// Position change since the last tick.
     pub delta: Vec3,
-    /// Must equal `transaction.is_some()` (both are on the wire).
-    pub transaction_presence: bool,
-    /// Item-use transaction (untyped).
-    pub transaction: Option<Value>,
-    /// Must equal `item_stack_request.is_some()`.
-    pub item_stack_request_presence: bool,
-    /// Item stack request (untyped).
+    /// Item-use transaction (sets `item_interact`).
+    pub transaction: Option<AuthInputTransaction>,
+    /// Item stack request (untyped; sets `item_stack_request`).
     pub item_stack_request: Option<Value>,
-    /// Must equal `block_action.is_some()`.
-    pub block_action_presence: bool,
-    /// Block breaking actions this tick.
+    /// Block breaking actions this tick (sets `block_action`).
     pub block_action: Option<Vec<BlockAction>>,
-    /// Must equal `vehicle_rotation.is_some()`.
-    pub vehicle_rotation_presence: bool,
-    /// Vehicle rotation while riding.
+    /// Vehicle rotation while riding (sets `client_predicted_vehicle`).
     pub vehicle_rotation: Option<Vec2>,
-    /// Must equal `predicted_vehicle.is_some()`.
-    pub predicted_vehicle_presence: bool,
-    /// Unique id of the predicted vehicle.
+    /// Unique id of the predicted vehicle (sets `client_predicted_vehicle`).
     pub predicted_vehicle: Option<i64>,
     /// Analogue movement vector.
     pub analogue_move_vector: Vec2,
@@ -741,6 +736,28 @@ pub struct LevelChunk {
 }
 packet!(LevelChunk, "level_chunk");
 
+/// How a LevelChunk delivers its sub-chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkDelivery {
+    /// This many sub-chunks (from the bottom) are in the payload.
+    Full(usize),
+    /// Sub-chunk request mode: the client asks for sub-chunks; `Some(n)`: only the lowest `n`
+    /// can hold blocks.
+    Request(Option<usize>),
+}
+
+impl LevelChunk {
+    /// The delivery mode. The codec maps the older encoding (−1/−2 in `sub_chunk_count`, a
+    /// 16-bit limit) to this layout, so the answer is the same for every version.
+    pub fn delivery(&self) -> ChunkDelivery {
+        match self.highest_subchunk_count {
+            Some(limit) => ChunkDelivery::Request(usize::try_from(limit).ok()),
+            None if self.sub_chunk_count >= u32::MAX - 1 => ChunkDelivery::Request(None),
+            None => ChunkDelivery::Full(self.sub_chunk_count as usize),
+        }
+    }
+}
+
 /// `network_chunk_publisher_update`: the area the server will send chunks for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -816,9 +833,6 @@ impl ResourcePackClientResponse {
 
 impl PlayerAuthInput {
     /// The input of a player standing still at `eye` looking along `yaw`/`pitch` (degrees).
-    ///
-    /// Every optional block is written as present-flag `1` + absent option (`01 00`), the form
-    /// vanilla and gophertunnel write for 1.26.40–1.26.45 "double optionals".
     pub fn idle(eye: [f64; 3], yaw: f32, pitch: f32, tick: u64, flags: &[&str]) -> Self {
         let (sy, cy) = f64::from(yaw).to_radians().sin_cos();
         let (sp, cp) = f64::from(pitch).to_radians().sin_cos();
@@ -827,23 +841,164 @@ impl PlayerAuthInput {
             yaw,
             position: Vec3 { x: eye[0] as f32, y: eye[1] as f32, z: eye[2] as f32 },
             head_yaw: yaw,
-            input_data: Some(flags.iter().map(|f| (*f).to_owned()).collect()),
+            input_data: flags.iter().map(|f| (*f).to_owned()).collect(),
             input_mode: "mouse".into(),
             play_mode: "normal".into(),
             interaction_model: "crosshair".into(),
             interact_rotation: Vec2 { x: pitch, z: yaw },
             tick,
-            transaction_presence: true,
-            item_stack_request_presence: true,
-            block_action_presence: true,
-            vehicle_rotation_presence: true,
-            predicted_vehicle_presence: true,
             // Bedrock's yaw 0 faces +Z (south); pitch positive looks down.
             camera_orientation: Vec3 { x: (-sy * cp) as f32, y: (-sp) as f32, z: (cy * cp) as f32 },
             ..Self::default()
         }
     }
+
+    /// Whether flag `name` is set.
+    pub fn has_flag(&self, name: &str) -> bool {
+        self.input_data.iter().any(|f| f == name)
+    }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Transactions (item use)
+// ---------------------------------------------------------------------------------------------
+
+/// A slot a legacy transaction changed.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ChangedSlot {
+    /// Slot index.
+    pub slot_id: u8,
+}
+
+/// One container of a legacy transaction.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LegacyChange {
+    /// Container id.
+    pub container_id: u8,
+    /// Changed slots.
+    pub changed_slots: Vec<ChangedSlot>,
+}
+
+/// `TransactionLegacy`: request id 0 for new-style (server-authoritative) inventories.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LegacyTransaction {
+    /// Legacy request id (0: none, then no changes follow).
+    pub legacy_request_id: i32,
+    /// Changes of a legacy request.
+    pub legacy_transactions: Option<Vec<LegacyChange>>,
+}
+
+/// One inventory action of a transaction. Older versions name the window `inventory_id` and
+/// only carry it (or `flags`) for some source types; the codec maps that.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TransactionAction {
+    /// `"container"`, `"global"`, `"world_interaction"`, `"creative"`, `"craft_slot"`, `"craft"`.
+    pub source_type: String,
+    /// Window of a container source.
+    pub window_id: Option<i32>,
+    /// Flags of a world-interaction source.
+    pub flags: Option<u32>,
+    /// Slot.
+    pub slot: u32,
+    /// Item before.
+    pub old_item: ItemStack,
+    /// Item after.
+    pub new_item: ItemStack,
+    /// Fields only some versions have (e.g. a craft `action`), kept for lossless re-encoding.
+    #[serde(flatten)]
+    pub rest: Rest,
+}
+
+/// `TransactionUseItem`: using the held item on a block or in the air (placing, eating,
+/// activating). `hand` exists from 1.26.60 (older versions always use the main hand).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UseItem {
+    /// `"click_block"`, `"click_air"`, `"break_block"`, `"attack"`.
+    pub action_type: String,
+    /// `"unknown"`, `"player_input"`, `"simulation_tick"`.
+    pub trigger_type: String,
+    /// Block clicked.
+    pub block_position: BlockPos,
+    /// Face clicked.
+    pub face: i32,
+    /// Hotbar slot of the held item.
+    pub hotbar_slot: i32,
+    /// `"main_hand"` or `"off_hand"` (1.26.60+; ignored before).
+    pub hand: String,
+    /// The held item.
+    pub held_item: ItemStack,
+    /// Player position.
+    pub player_pos: Vec3,
+    /// Click position within the block.
+    pub click_pos: Vec3,
+    /// Network id of the clicked block.
+    pub block_runtime_id: u32,
+    /// `"failure"` or `"success"`.
+    pub client_prediction: String,
+    /// `"off"` or `"on"`.
+    pub client_cooldown_state: String,
+}
+
+/// The transaction block of `player_auth_input` (item use under server-authoritative
+/// inventories).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AuthInputTransaction {
+    /// Legacy part.
+    pub legacy: LegacyTransaction,
+    /// Inventory actions.
+    pub actions: Vec<TransactionAction>,
+    /// The use.
+    pub data: UseItem,
+}
+
+/// `Transaction` of `inventory_transaction`. `transaction_data` depends on `transaction_type`:
+/// for `"item_use"` it is a [`UseItem`] ([`Transaction::use_item`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Transaction {
+    /// Legacy part.
+    pub legacy: LegacyTransaction,
+    /// `"normal"`, `"inventory_mismatch"`, `"item_use"`, `"item_use_on_entity"`, `"item_release"`.
+    pub transaction_type: String,
+    /// Inventory actions.
+    pub actions: Vec<TransactionAction>,
+    /// The type's data.
+    pub transaction_data: Value,
+}
+
+impl Transaction {
+    /// An item-use transaction.
+    pub fn item_use(data: &UseItem) -> Result<Self, crate::codec::SerdeError> {
+        Ok(Self {
+            transaction_type: "item_use".into(),
+            transaction_data: crate::codec::to_value(data)?,
+            ..Self::default()
+        })
+    }
+
+    /// The use-item data, if this is an `"item_use"` transaction.
+    pub fn use_item(&self) -> Option<UseItem> {
+        if self.transaction_type != "item_use" {
+            return None;
+        }
+        crate::codec::from_value(&self.transaction_data).ok()
+    }
+}
+
+/// `inventory_transaction`: item use, release and inventory changes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct InventoryTransaction {
+    /// The transaction.
+    pub transaction: Transaction,
+}
+packet!(InventoryTransaction, "inventory_transaction");
 
 // ---------------------------------------------------------------------------------------------
 // Packets of the other plugins: one place per packet, every view in this crate.
@@ -922,8 +1077,9 @@ views![
     SetLocalPlayerAsInitialized,
     NetworkStackLatency,
     SetMovementAuthority,
-    // movement
+    // movement and item use
     PlayerAuthInput,
+    InventoryTransaction,
     MovePlayer,
     CorrectPlayerMovePrediction,
     Respawn,

@@ -65,8 +65,7 @@ pub struct SubChunkEntryView {
     pub blob_id: Option<u64>,
 }
 
-/// `subchunk` (S→C). The plugin decodes it with [`super::wire::decode_sub_chunk_response`]; this
-/// view is for building test packets.
+/// `subchunk` (S→C): the sub-chunks a `subchunk_request` asked for.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SubChunkPacket {
@@ -156,6 +155,9 @@ pub struct DimensionDefinition {
     pub generator: String,
     /// Dimension type.
     pub dimension_type: i32,
+    /// Every other field (1.26.60's biome and clouds, …), kept for lossless re-encoding.
+    #[serde(flatten)]
+    pub rest: super::Rest,
 }
 
 /// `dimension_data`: data-driven dimension heights.

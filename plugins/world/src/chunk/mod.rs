@@ -14,5 +14,5 @@ pub mod wire;
 pub mod world;
 
 pub use storage::PalettedStorage;
-pub use wire::{BlockEntity, ColumnPayload, SubChunkOutcome, SubChunkResponse, WireSubChunk};
+pub use wire::{BlockEntity, ColumnPayload, SubChunkOutcome, WireSubChunk, sub_chunk_outcome};
 pub use world::{BlockLookup, ChunkColumn, ColumnMode, DimensionHeights, SubChunk, World};

@@ -1,5 +1,6 @@
 //! Network-form decoders (and matching encoders, for tests and benches) of sub-chunks, paletted
-//! storages, LevelChunk payloads and SubChunk responses (protocol.md §6.2–6.4).
+//! storages, LevelChunk payloads and SubChunk entry payloads (protocol.md §6.2–6.4). The packets
+//! around them (LevelChunk, SubChunk) are decoded by the codec into typed views.
 //!
 //! Every decoder is a pure function over a byte slice that returns [`ReadError`] on bad input and
 //! never panics: lengths are checked against what is left before anything is allocated.
@@ -12,10 +13,6 @@ use super::storage::{BLOCKS, PalettedStorage, VALID_BITS, word_count};
 const MAX_PALETTE: usize = BLOCKS;
 /// Storage layers kept per sub-chunk: main blocks and the water-logging layer.
 pub const MAX_LAYERS: usize = 2;
-/// Result code of a SubChunk entry: sub-chunk delivered.
-pub const RESULT_SUCCESS: u8 = 1;
-/// Result code of a SubChunk entry: sub-chunk is all air, no payload.
-pub const RESULT_SUCCESS_ALL_AIR: u8 = 6;
 
 fn invalid(msg: impl Into<String>) -> ReadError {
     ReadError::Invalid(msg.into())
@@ -181,108 +178,25 @@ pub enum SubChunkOutcome {
     Loaded(WireSubChunk, Vec<BlockEntity>),
     /// The sub-chunk is all air.
     AllAir,
-    /// The server could not provide it (result code 0 or 2–5, or an unknown code).
-    Unavailable(u8),
+    /// The server could not provide it (`chunk_not_found`, `y_index_out_of_bounds`, …: the
+    /// entry's result name).
+    Unavailable(String),
 }
 
-/// One entry of a SubChunk response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubChunkEntry {
-    /// Offset from the response origin, in sub-chunks.
-    pub offset: [i8; 3],
-    /// Result code (1 success, 6 all air, 2–5 errors).
-    pub result: u8,
-    /// Serialized sub-chunk and its block entities.
-    pub payload: Option<Vec<u8>>,
-    /// Heightmap type (0 none, 1 data, 2 too high, 3 too low, 4 copied).
-    pub heightmap_type: u8,
-    /// `[z][x]` heights relative to the sub-chunk (−1 below, 16 above) when type is 1.
-    pub heightmap: Option<Box<[i8; 256]>>,
-    /// Render heightmap type.
-    pub render_heightmap_type: u8,
-    /// Render heightmap.
-    pub render_heightmap: Option<Box<[i8; 256]>>,
-    /// Blob id (cache enabled only).
-    pub blob_id: Option<u64>,
-}
-
-impl SubChunkEntry {
-    /// Decodes the payload according to the result code.
-    pub fn outcome(&self) -> Result<SubChunkOutcome, ReadError> {
-        match (self.result, &self.payload) {
-            (RESULT_SUCCESS, Some(p)) => {
-                let mut r = Reader::new(p);
-                let sub = decode_sub_chunk(&mut r)?;
-                let entities = decode_block_entities(&mut r)?;
-                Ok(SubChunkOutcome::Loaded(sub, entities))
-            }
-            (RESULT_SUCCESS, None) => Err(invalid("successful sub-chunk without payload")),
-            (RESULT_SUCCESS_ALL_AIR, _) => Ok(SubChunkOutcome::AllAir),
-            (code, _) => Ok(SubChunkOutcome::Unavailable(code)),
+/// What a SubChunk entry delivers, from its result name and payload (the SubChunk view's
+/// `result` and `payload`).
+pub fn sub_chunk_outcome(result: &str, payload: Option<&[u8]>) -> Result<SubChunkOutcome, ReadError> {
+    match (result, payload) {
+        ("success", Some(p)) => {
+            let mut r = Reader::new(p);
+            let sub = decode_sub_chunk(&mut r)?;
+            let entities = decode_block_entities(&mut r)?;
+            Ok(SubChunkOutcome::Loaded(sub, entities))
         }
+        ("success", None) => Err(invalid("successful sub-chunk without payload")),
+        ("success_all_air", _) => Ok(SubChunkOutcome::AllAir),
+        (other, _) => Ok(SubChunkOutcome::Unavailable(other.to_owned())),
     }
-}
-
-/// A SubChunk (0xAE) response, 1.26.40+ layout.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubChunkResponse {
-    /// Blob cache in use.
-    pub cache_enabled: bool,
-    /// Dimension id.
-    pub dimension: i32,
-    /// Origin in sub-chunk coordinates.
-    pub origin: [i32; 3],
-    /// The entries.
-    pub entries: Vec<SubChunkEntry>,
-}
-
-fn read_opt<T>(
-    r: &mut Reader<'_>,
-    f: impl FnOnce(&mut Reader<'_>) -> Result<T, ReadError>,
-) -> Result<Option<T>, ReadError> {
-    if r.bool()? { f(r).map(Some) } else { Ok(None) }
-}
-
-fn read_heightmap(r: &mut Reader<'_>) -> Result<Box<[i8; 256]>, ReadError> {
-    let b = r.bytes(256)?;
-    let mut out = Box::new([0i8; 256]);
-    for (o, v) in out.iter_mut().zip(b) {
-        *o = *v as i8;
-    }
-    Ok(out)
-}
-
-/// Decodes the fields of a SubChunk packet (the body after the packet header).
-pub fn decode_sub_chunk_response(fields: &[u8]) -> Result<SubChunkResponse, ReadError> {
-    let mut r = Reader::new(fields);
-    let cache_enabled = r.bool()?;
-    let dimension = r.var_i32()?;
-    let origin = [r.i32_le()?, r.i32_le()?, r.i32_le()?];
-    // Smallest entry: 3 offsets, result, 3 absent options, 2 heightmap types.
-    let n = r.var_u32()?;
-    let n = r.checked_len(u64::from(n), 9)?;
-    let mut entries = Vec::with_capacity(n);
-    for _ in 0..n {
-        let offset = [r.i8()?, r.i8()?, r.i8()?];
-        let result = r.u8()?;
-        let payload = read_opt(&mut r, |r| r.var_bytes().map(<[u8]>::to_vec))?;
-        let heightmap_type = r.u8()?;
-        let heightmap = read_opt(&mut r, read_heightmap)?;
-        let render_heightmap_type = r.u8()?;
-        let render_heightmap = read_opt(&mut r, read_heightmap)?;
-        let blob_id = read_opt(&mut r, |r| r.u64_le())?;
-        entries.push(SubChunkEntry {
-            offset,
-            result,
-            payload,
-            heightmap_type,
-            heightmap,
-            render_heightmap_type,
-            render_heightmap,
-            blob_id,
-        });
-    }
-    Ok(SubChunkResponse { cache_enabled, dimension, origin, entries })
 }
 
 // --- network NBT (varint flavour), read only as far as block entities need -------------------
