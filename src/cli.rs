@@ -4,7 +4,6 @@ use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use bevy_app::{App, AppExit};
@@ -18,7 +17,6 @@ use clawcraft_auth::{AuthConfig, AuthProgress, Authenticator, Endpoints, store};
 use crate::config::{AgentSettings, AuthAction, Config, SkillAction, Tool};
 use crate::online::OnlineAuth;
 use crate::player::PlayerSettings;
-use crate::protocol::codec::Protocol;
 use crate::{ClawcraftPlugins, IoPlugin, connect_bot, resolve, run_ticks};
 
 /// Connects one bot as configured and runs until shutdown (or runs the requested tool). Exit
@@ -32,17 +30,11 @@ pub fn run(config: Config) -> ExitCode {
 
 /// Like [`run`], letting the caller add its own plugins (see `examples/spin.rs`).
 pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
-    let protocol = match Protocol::load(&config.game_version) {
-        Ok(p) => Arc::new(p),
-        Err(e) => {
-            let known: Vec<&str> = Protocol::versions().iter().map(|v| v.game_version).collect();
-            fail(
-                "CONFIG",
-                &format!("unsupported game version {}: {e} (known: {})", config.game_version, known.join(", ")),
-            );
-            return ExitCode::from(2);
-        }
-    };
+    let forced = config.forced_version();
+    if let Err(e) = clawcraft_protocol::version::choose(None, forced) {
+        fail("CONFIG", &e.to_string());
+        return ExitCode::from(2);
+    }
     let server = match resolve(&config.host, config.port) {
         Ok(a) => a,
         Err(e) => {
@@ -93,12 +85,12 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         app.add_plugins(tcp);
     }
     customize(&mut app);
-    tracing::info!(host = %config.host, %server, username = %config.username, version = %config.game_version, "connecting");
+    tracing::info!(host = %config.host, %server, username = %config.username, version = forced.unwrap_or("the server's"), "connecting");
     if config.reconnect {
-        let policy = crate::reconnect::Reconnect::new(server, &config.host, &config.username, protocol.clone());
+        let policy = crate::reconnect::Reconnect::new(server, &config.host, &config.username, forced);
         app.add_plugins(crate::reconnect::ReconnectPlugin(policy));
     }
-    if let Err(e) = connect_bot(&mut app, &config.username, &config.host, server, protocol) {
+    if let Err(e) = connect_bot(&mut app, &config.username, &config.host, server, forced) {
         fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
         return ExitCode::from(2);
     }

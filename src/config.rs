@@ -26,12 +26,28 @@ Tools:
   clawcraft skill install                 links skill/ into ~/.kiro/skills/clawcraft
   clawcraft auth status|login|logout      online-mode token cache (CLAWCRAFT_AUTH_DIR, per USERNAME)";
 
+/// `clawcraft --version`: the crate version and every Bedrock version spoken.
+pub fn version_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let default = clawcraft_protocol::codec::Protocol::default_version();
+        let list: Vec<String> = clawcraft_protocol::codec::Protocol::versions()
+            .iter()
+            .map(|v| {
+                let mark = if *v == default { ", default" } else { "" };
+                format!("{} (protocol {}{mark})", v.game_version, v.protocol)
+            })
+            .collect();
+        format!("{}\nBedrock: {}", env!("CARGO_PKG_VERSION"), list.join(", "))
+    })
+}
+
 /// clawcraft — an AI agent harness for Minecraft Bedrock.
 ///
 /// Reads JSON commands on stdin (one per line) and on TCP, and writes JSON responses and events
 /// on stdout (and events to the events file). Logs go to stderr (set RUST_LOG, e.g. RUST_LOG=debug).
 #[derive(Parser, Debug, Clone)]
-#[command(name = "clawcraft", version, about, long_about = None, after_help = ENV_HELP)]
+#[command(name = "clawcraft", version = version_text(), about, long_about = None, after_help = ENV_HELP)]
 pub struct Config {
     /// Server address.
     #[arg(long, env = "HOST", default_value = "127.0.0.1")]
@@ -47,8 +63,9 @@ pub struct Config {
     /// the in-game name is then the account's gamertag.
     #[arg(long, env = "OFFLINE", default_value_t = true, action = clap::ArgAction::Set)]
     pub offline: bool,
-    /// Bedrock version to speak (one of the versions under data/bedrock).
-    #[arg(long = "game-version", env = "CLAWCRAFT_GAME_VERSION", default_value = "1.26.45")]
+    /// Bedrock version to speak: `auto` (the server's, from its pong) or one of the supported
+    /// versions (`clawcraft --version` lists them).
+    #[arg(long = "game-version", env = "CLAWCRAFT_GAME_VERSION", default_value = "auto")]
     pub game_version: String,
     /// Chunk radius to request from the server.
     #[arg(long, env = "CLAWCRAFT_CHUNK_RADIUS", default_value_t = 8)]
@@ -252,6 +269,11 @@ impl Config {
             danger_hunger: self.danger_hunger,
             skills_dir: Some(self.skills_dir.trim()).filter(|d| !d.is_empty()).map(PathBuf::from),
         }
+    }
+
+    /// The forced version, `None` for `auto` (or empty).
+    pub fn forced_version(&self) -> Option<&str> {
+        Some(self.game_version.trim()).filter(|v| !v.is_empty() && *v != "auto")
     }
 
     /// The token, treating an empty variable as unset.

@@ -18,11 +18,10 @@ use std::time::{Duration, Instant};
 use bevy_app::{App, AppExit, PluginGroup, PluginGroupBuilder};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{BotStats, CorePlugin, Interim, Lifecycle, LocalBot, WakeSignal};
-use clawcraft_network::udp::UdpTransport;
+use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, NetworkPlugin, Transport};
 use clawcraft_player::{JoinProgress, PlayerPlugin};
 use clawcraft_protocol::codec::Protocol;
-use clawcraft_protocol::session::SessionConfig;
 use clawcraft_world::WorldPlugin;
 
 pub use clawcraft_core as core;
@@ -80,15 +79,16 @@ pub fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("cannot resolve {host}")))
 }
 
-/// Opens a UDP connection for `username` to `server` and spawns its bot entity.
+/// Opens a UDP connection for `username` to `server` and spawns its bot entity. The version
+/// spoken is the server's (from its pong), or `forced_version` when given (`--game-version`).
 pub fn connect_bot(
     app: &mut App,
     username: &str,
     host: &str,
     server: SocketAddr,
-    protocol: Arc<Protocol>,
+    forced_version: Option<&str>,
 ) -> std::io::Result<Entity> {
-    spawn_connected_bot(app.world_mut(), username, host, server, protocol)
+    spawn_connected_bot(app.world_mut(), username, host, server, forced_version)
 }
 
 /// Like [`connect_bot`], from inside the app (used by reconnects).
@@ -97,18 +97,23 @@ pub fn spawn_connected_bot(
     username: &str,
     host: &str,
     server: SocketAddr,
-    protocol: Arc<Protocol>,
+    forced_version: Option<&str>,
 ) -> std::io::Result<Entity> {
-    let session = SessionConfig {
-        username: username.to_owned(),
-        protocol: protocol.clone(),
-        server_address: format!("{host}:{}", server.port()),
-    };
+    let forced_version = forced_version.map(str::trim).filter(|v| !v.is_empty() && *v != "auto");
+    let params = ConnectParams::offline(username, &format!("{host}:{}", server.port()), forced_version);
+    // Until the transport reports the version it chose (before any game packet), the connection
+    // holds the forced or default one.
+    let initial = forced_version.unwrap_or(Protocol::default_version().game_version);
+    let protocol = Arc::new(
+        Protocol::load(initial)
+            .or_else(|_| Protocol::load(Protocol::default_version().game_version))
+            .map_err(std::io::Error::other)?,
+    );
     // Online mode: sign in first (on a thread), connect when the tokens are there.
     if let Some(auth) = world.get_resource::<online::OnlineAuth>().cloned() {
-        return online::spawn_signing_in(world, &auth, server, session, protocol);
+        return online::spawn_signing_in(world, &auth, server, params, protocol);
     }
-    let transport = UdpTransport::connect(server, session)?;
+    let transport = UdpTransport::connect(server, params)?;
     Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
 }
 

@@ -16,12 +16,11 @@ use bevy_app::{App, Plugin, PreUpdate};
 use bevy_ecs::prelude::*;
 use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
 use clawcraft_core::{AgentEvent, AppEventExt, BotStats, EventKind, Lifecycle, LocalBot, TickSet};
-use clawcraft_network::udp::UdpTransport;
+use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, ConnectionClosed};
 use clawcraft_player::JoinProgress;
 use clawcraft_protocol::codec::Protocol;
 use clawcraft_protocol::login::{LoginKeys, OnlineLogin};
-use clawcraft_protocol::session::{ClientSession, SessionConfig};
 use crossbeam_channel::{Receiver, Sender};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -76,7 +75,7 @@ pub struct SigningIn {
     rx: Receiver<SignInMessage>,
     cancel: Arc<AtomicBool>,
     keys: LoginKeys,
-    session: SessionConfig,
+    params: ConnectParams,
     server: SocketAddr,
     protocol: Arc<Protocol>,
 }
@@ -103,19 +102,21 @@ pub fn spawn_signing_in(
     world: &mut World,
     auth: &OnlineAuth,
     server: SocketAddr,
-    session: SessionConfig,
+    params: ConnectParams,
     protocol: Arc<Protocol>,
 ) -> std::io::Result<Entity> {
     let keys = LoginKeys::generate();
     let (tx, rx) = crossbeam_channel::unbounded();
     let cancel = Arc::new(AtomicBool::new(false));
-    let want_token = session.protocol.info().protocol >= MULTIPLAYER_TOKEN_PROTOCOL;
+    // The version is picked from the server's pong once connecting; every supported version
+    // (and the forced or default one `protocol` holds) carries the multiplayer token.
+    let want_token = protocol.info().protocol >= MULTIPLAYER_TOKEN_PROTOCOL;
     let (authenticator, public_key, thread_cancel) = (auth.0.clone(), keys.public_key_b64().to_owned(), cancel.clone());
     std::thread::Builder::new().name("clawcraft-auth".into()).spawn(move || {
         sign_in_thread(&authenticator, &public_key, want_token, &tx, &thread_cancel);
     })?;
-    let bot = LocalBot { username: session.username.clone() };
-    let signing = SigningIn { rx, cancel, keys, session, server, protocol };
+    let bot = LocalBot { username: params.username.clone() };
+    let signing = SigningIn { rx, cancel, keys, params, server, protocol };
     Ok(world.spawn((bot, Lifecycle::Connecting, JoinProgress::default(), BotStats::default(), signing)).id())
 }
 
@@ -157,11 +158,13 @@ fn poll_sign_in(
                     gamertag: identity.gamertag.clone(),
                     xuid: identity.xuid.clone(),
                 }));
-                let mut session = ClientSession::with_keys(signing.session.clone(), signing.keys.clone());
-                let params = session.login_params_mut();
-                params.username = identity.gamertag.clone();
-                params.online = Some(OnlineLogin { chain: identity.chain, token: identity.multiplayer_token });
-                match UdpTransport::connect_session(signing.server, session) {
+                let params = ConnectParams {
+                    username: identity.gamertag.clone(),
+                    keys: Some(signing.keys.clone()),
+                    online: Some(OnlineLogin { chain: identity.chain, token: identity.multiplayer_token }),
+                    ..signing.params.clone()
+                };
+                match UdpTransport::connect(signing.server, params) {
                     Ok(transport) => {
                         local.username = identity.gamertag;
                         commands

@@ -3,13 +3,11 @@
 //! of the old one) but carries the agent's subscriptions over.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use bevy_app::{App, Plugin, PostUpdate};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, AppEventExt, EventKind, Lifecycle, LocalBot, Subscriptions, TickCount, TickSet};
 use clawcraft_network::ConnectionClosed;
-use clawcraft_protocol::codec::Protocol;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -22,7 +20,9 @@ pub struct Reconnect {
     pub server: SocketAddr,
     pub host: String,
     pub username: String,
-    pub protocol: Arc<Protocol>,
+    /// `--game-version`, if forced; otherwise each attempt asks the server again (it may have
+    /// been upgraded meanwhile).
+    pub forced_version: Option<String>,
     /// Attempts since the last successful spawn.
     pub attempt: u32,
     /// Tick at which the next attempt starts.
@@ -30,8 +30,15 @@ pub struct Reconnect {
 }
 
 impl Reconnect {
-    pub fn new(server: SocketAddr, host: &str, username: &str, protocol: Arc<Protocol>) -> Self {
-        Self { server, host: host.to_owned(), username: username.to_owned(), protocol, attempt: 0, due_tick: None }
+    pub fn new(server: SocketAddr, host: &str, username: &str, forced_version: Option<&str>) -> Self {
+        Self {
+            server,
+            host: host.to_owned(),
+            username: username.to_owned(),
+            forced_version: forced_version.map(str::to_owned),
+            attempt: 0,
+            due_tick: None,
+        }
     }
 }
 
@@ -114,7 +121,7 @@ fn run_attempt(world: &mut World) {
     for e in old {
         world.despawn(e);
     }
-    match crate::spawn_connected_bot(world, &r.username, &r.host, r.server, r.protocol.clone()) {
+    match crate::spawn_connected_bot(world, &r.username, &r.host, r.server, r.forced_version.as_deref()) {
         Ok(bot) => {
             let mut bot = world.entity_mut(bot);
             bot.insert(Reconnected { attempt: r.attempt });

@@ -40,6 +40,21 @@ pub struct StatusStats {
     pub packets_received: u64,
 }
 
+/// The Bedrock version the bot speaks.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BedrockVersion {
+    /// Game version, e.g. `1.26.30`.
+    pub game_version: String,
+    /// Network protocol number, e.g. `1001`.
+    pub protocol: i32,
+    /// How it was chosen: `pong` (the server's), `forced` (`--game-version`), `default` (the
+    /// server did not answer the ping); `null` before the connection chose.
+    pub source: Option<String>,
+    /// What the server's pong advertised, e.g. `1.26.30 (1001)`; `null` without a pong.
+    pub server: Option<String>,
+}
+
 /// Response of `status`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -64,12 +79,41 @@ pub struct StatusResponse {
     /// The tick number of the next PlayerAuthInput.
     pub input_tick: Option<u64>,
     pub stats: StatusStats,
+    /// The Bedrock version spoken with this server.
+    pub bedrock: Option<BedrockVersion>,
+    /// Every Bedrock version clawcraft speaks, e.g. `1.26.30 (1001)`.
+    pub supported_versions: Vec<String>,
+}
+
+fn bedrock_version(conn: &clawcraft_network::Connection) -> BedrockVersion {
+    let info = conn.protocol().info();
+    let choice = conn.version_choice();
+    BedrockVersion {
+        game_version: info.game_version.to_owned(),
+        protocol: info.protocol,
+        source: choice.map(|(c, _)| c.source.as_str().to_owned()),
+        server: choice.and_then(|(_, ad)| ad.as_ref()).map(|a| {
+            format!(
+                "{} ({})",
+                a.game_version.as_deref().unwrap_or("?"),
+                a.protocol.map_or_else(|| "?".to_owned(), |p| p.to_string())
+            )
+        }),
+    }
+}
+
+/// Every supported version as `1.26.30 (1001)`.
+pub fn supported_versions() -> Vec<String> {
+    clawcraft_protocol::codec::Protocol::versions()
+        .iter()
+        .map(|v| format!("{} ({})", v.game_version, v.protocol))
+        .collect()
 }
 
 impl AgentCommand for Status {
     const NAME: &'static str = "status";
-    const SUMMARY: &'static str =
-        "Connection state, username, position, uptime, loaded chunks, entity counts and counters";
+    const SUMMARY: &'static str = "Connection state, username, position, uptime, loaded chunks, entity counts, counters, \
+         the Bedrock version spoken and the supported ones";
     const EXAMPLE: &'static str = r#"{"action":"status"}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
@@ -100,6 +144,8 @@ impl AgentCommand for Status {
                 teleports: stats.teleports,
                 packets_received: stats.packets_received,
             },
+            bedrock: world.get::<clawcraft_network::Connection>(bot).map(bedrock_version),
+            supported_versions: supported_versions(),
         })
     }
 }

@@ -63,11 +63,13 @@ pub struct Peer {
 }
 
 impl Peer {
+    /// The peer serving the default version (data/versions.txt) with `scenario`.
     pub fn start(scenario: &str) -> Peer {
         Self::start_args(scenario, &[])
     }
 
-    /// Like [`Peer::start`] with extra `server.js` arguments (e.g. `--online-auth URL`).
+    /// Like [`Peer::start`] with extra `server.js` arguments (`--version 1.26.20`,
+    /// `--online-auth URL`, …).
     pub fn start_args(scenario: &str, extra: &[&str]) -> Peer {
         ensure_peer_installed();
         let dir = TempDir::new("peer");

@@ -10,7 +10,7 @@
 'use strict'
 
 function parseArgs (argv) {
-  const o = { port: null, runs: 5, host: '127.0.0.1', timeoutMs: 20000, skipPing: false, stayMs: 0, verbose: false, version: '1.26.45', username: 'BpBench' }
+  const o = { port: null, runs: 5, host: '127.0.0.1', timeoutMs: 20000, skipPing: false, stayMs: 0, verbose: false, version: require('./shapes.js').defaultVersion(), username: 'BpBench' }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => argv[++i]

@@ -64,6 +64,10 @@ node -e '
   if (typeof bp.createServer !== "function") throw new Error("bedrock-protocol has no createServer");
   const rn = require("raknet-native");
   if (!rn.RakServer) throw new Error("raknet-native binding did not load");
-  require("minecraft-data")("bedrock_1.26.45");
+  const fs = require("fs");
+  for (const line of fs.readFileSync("../../data/versions.txt", "utf8").split("\n")) {
+    const v = line.trim().split(/\s+/)[0];
+    if (v && !v.startsWith("#") && !require("minecraft-data")("bedrock_" + v)) throw new Error("minecraft-data lacks bedrock " + v);
+  }
 ' || die "self-check failed: require(\"bedrock-protocol\") / raknet-native binding does not load"
 echo "tests/peer/install.sh: ok ($TARGET_DIR)" >&2

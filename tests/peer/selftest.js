@@ -2,6 +2,7 @@
 // Self-test of the peer with bedrock-protocol's own client: starts server.js for each scenario on a free loopback
 // port, connects, and checks the expected outcome. Usage: node selftest.js [scenario...]   (exit 0 = all passed)
 'use strict'
+const DEFAULT_VERSION = require('./shapes.js').defaultVersion()
 
 const { spawn } = require('child_process')
 const dgram = require('dgram')
@@ -52,7 +53,7 @@ async function startPeer (scenario, extraArgs = []) {
 function connect (bedrock, port, { waitMs = 4000, onSpawn = null } = {}) {
   return new Promise((resolve) => {
     const r = { spawned: false, kick: null, errors: [], closed: false, packets: [] }
-    const client = bedrock.createClient({ host: '127.0.0.1', port, version: '1.26.45', offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000, skipPing: true })
+    const client = bedrock.createClient({ host: '127.0.0.1', port, version: DEFAULT_VERSION, offline: true, username: 'BpSelfTest', raknetBackend: 'raknet-native', connectTimeout: 8000, skipPing: true })
     client.on('packet', (des) => r.packets.push({ name: des.data.name, params: des.data.params }))
     client.on('spawn', () => { r.spawned = true; if (onSpawn) onSpawn(client) })
     client.on('kick', (p) => { r.kick = p })
@@ -114,7 +115,7 @@ function decodeSubChunk (buf, o = 0) {
 
 // id -> "name{states}" for palette indices or hashes
 function stateNamer (hashes) {
-  const states = require('minecraft-data')('bedrock_1.26.45').blockStates
+  const states = require('minecraft-data')('bedrock_' + DEFAULT_VERSION).blockStates
   const { blockStateHash } = require('./world.js')
   const fmt = (st) => st.name + JSON.stringify(Object.fromEntries(Object.entries(st.states).map(([k, v]) => [k, v.value]).sort()))
   if (!hashes) return (id) => states[id] ? fmt(states[id]) : `?${id}`
@@ -176,7 +177,7 @@ const CHECKS = {
     const missing = want.filter(n => !names.includes(n))
     const chunkPackets = r.packets.filter(p => p.name === 'level_chunk')
     const chunks = chunkPackets.length
-    const states = require('minecraft-data')('bedrock_1.26.45').blockStates
+    const states = require('minecraft-data')('bedrock_' + DEFAULT_VERSION).blockStates
     const col = decodeColumn(chunkPackets[0].params.payload, chunkPackets[0].params.sub_chunk_count)
     const nameAt = (y) => states[col[y]]?.name
     const terrain = [-64, -63, -62, -61, -60, 100].map(y => `${y}:${nameAt(y)}`).join(' ')

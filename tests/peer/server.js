@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // clawcraft end-to-end test peer: a minimal Bedrock server built on bedrock-protocol.
 //
-//   node server.js --port N [--log FILE] [--scenario NAME] [--world flat|mixed] [--chunks full|request] [--version 1.26.45] [--motd TEXT]
+//   node server.js --port N [--log FILE] [--scenario NAME] [--world flat|mixed] [--chunks full|request] [--version V (default: data/versions.txt's)] [--motd TEXT]
 //
 // stdout: one JSON object per line (lifecycle events, first one is {"event":"listening","port":N}).
 // stderr: human-readable diagnostics.
@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: '1.26.45', motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, world: null, chunks: null, logRaw: false, strictDecode: false, sentLog: null }
+  const out = { port: null, log: null, scenario: 'flat', version: require('./shapes.js').defaultVersion(), motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, world: null, chunks: null, logRaw: false, strictDecode: false, sentLog: null }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -54,7 +54,7 @@ function parseArgs (argv) {
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version 1.26.45] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version V (default: data/versions.txt's)] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -192,6 +192,8 @@ const OVERWORLD_SUBCHUNKS = 24 // y -64..319
 const { World, loadMap } = require('./world.js')
 // Movement checking (authoritative positions, corrections, /tp) lives in movement.js.
 const movement = require('./movement.js')
+// Packet shapes of every supported version (shapes.js).
+const { forVersion } = require('./shapes.js')
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Packet builders
@@ -357,7 +359,7 @@ class Session {
   write (name, params) {
     if (this.closed) return
     try {
-      this.player.write(name, params)
+      this.player.write(name, this.ctx.fit(name, params))
     } catch (e) {
       diag(`failed to write ${name}:`, e.stack || e.message)
       throw e
@@ -366,7 +368,7 @@ class Session {
 
   queue (name, params) {
     if (this.closed) return
-    this.player.queue(name, params)
+    this.player.queue(name, this.ctx.fit(name, params))
   }
 
   later (ms, fn) {
@@ -569,7 +571,8 @@ function handleSubChunkRequest (session, p) {
   const origin = p.origin || { x: 0, y: 0, z: 0 }
   const entries = []
   const counts = {}
-  for (const r of (p.requests || [])) {
+  for (const q of (p.requests || [])) {
+    const r = { x: q.x ?? q.dx, y: q.y ?? q.dy, z: q.z ?? q.dz } // 1.26.20 names the offsets dx/dy/dz
     const e = world.subChunkEntry(r.x, r.y, r.z, origin.x + r.x, origin.y + r.y, origin.z + r.z, p.dimension)
     counts[e.result] = (counts[e.result] || 0) + 1
     entries.push(e)
@@ -1044,6 +1047,8 @@ async function main () {
     server,
     version: args.version,
     mcData,
+    // Packets are written in the 1.26.40+ shape; this puts them in the served version's.
+    fit: forVersion(mcData.protocol.types),
     world: new World(mcData, { hashes: args.blockHashes, name: args.world, map: args.world === 'flat' ? null : loadMap(args.world) }),
     chunkMode: args.chunks,
     sessions: new Map(), // address -> Session

@@ -115,8 +115,15 @@ class World {
     const key = name + JSON.stringify(Object.entries(states).sort())
     if (this._stateCache.has(key)) return this._stateCache.get(key)
     const bare = name.replace(/^minecraft:/, '')
-    const idx = this.states.findIndex(s => s.name === bare && Object.keys(s.states).length === Object.keys(states).length &&
+    let idx = this.states.findIndex(s => s.name === bare && Object.keys(s.states).length === Object.keys(states).length &&
       Object.entries(s.states).every(([k, v]) => states[k] !== undefined && String(states[k]) === String(v.value)))
+    if (idx < 0) {
+      // Maps are written for one version; another version may add or drop state keys (1.26.60
+      // stairs gained `minecraft:corner`). Take the first state (the default values) agreeing
+      // with every key this version has.
+      idx = this.states.findIndex(s => s.name === bare &&
+        Object.entries(s.states).every(([k, v]) => states[k] === undefined || String(states[k]) === String(v.value)))
+    }
     if (idx < 0) throw new Error(`block state ${name} ${JSON.stringify(states)} not in minecraft-data blockStates`)
     const id = this.hashes ? blockStateHash(this.states[idx]) : idx
     this._stateCache.set(key, id)

@@ -63,118 +63,8 @@ function toJson (v) {
   return v
 }
 
-// --- neutral values from the schema, so big packets only spell out what matters ----------------
-// `siblings` holds the fields decided so far (given values win), for switch compareTo lookups.
-function neutral (types, t, siblings, given) {
-  if (typeof t === 'string') {
-    switch (t) {
-      case 'bool': return false
-      case 'varint64': case 'zigzag64': case 'li64': case 'lu64': case 'i64': case 'u64': return 0n
-      case 'lf32': case 'lf64': case 'f32': case 'f64': return 0
-      case 'void': return undefined
-      case 'uuid': return U('00000000-0000-0000-0000-000000000000')
-      case 'nbt': return { type: 'compound', name: '', value: {} }
-      case 'restBuffer': return Buffer.alloc(0)
-      default:
-        if (types[t] === undefined || types[t] === 'native') return 0
-        return neutral(types, types[t], siblings, given)
-    }
-  }
-  const [kind, args] = t
-  switch (kind) {
-    case 'container': {
-      const o = {}
-      const g = (given && typeof given === 'object') ? given : {}
-      for (const f of args) {
-        const scope = { ...o, ...g }
-        const v = neutral(types, f.type, scope, f.anon ? g : g[f.name])
-        if (f.anon) Object.assign(o, v || {})
-        else o[f.name] = v
-      }
-      return o
-    }
-    case 'mapper': {
-      const keys = Object.keys(args.mappings).map(Number).sort((a, b) => a - b)
-      const k = keys.includes(0) ? 0 : keys[0]
-      return args.mappings[String(k)]
-    }
-    case 'switch': {
-      // `a.b` compares a property of an earlier field (e.g. `input_data.item_interact`).
-      const c = siblings ? args.compareTo.split('.').reduce((x, k) => (x == null ? undefined : x[k]), siblings) : undefined
-      const branch = args.fields[String(c)] ?? args.default ?? 'void'
-      return neutral(types, branch, siblings, given)
-    }
-    case 'option': return undefined
-    // Given elements are filled out too (big element types such as PlayerRecord's Skin); an
-    // element switch may compare against the enclosing container (older PlayerRecords).
-    case 'array': case 'maybeIncompleteArray':
-      return Array.isArray(given) ? given.map(e => neutral(types, args.type, siblings, e)) : []
-    case 'buffer': return Buffer.alloc(args.count || 0)
-    case 'pstring': return ''
-    case 'bitflags': return {}
-    case 'encapsulated': return undefined
-    default: return undefined
-  }
-}
-
-// Drops keys the version's type does not declare (in any switch branch), so one description can
-// serve versions that lack a field.
-function prune (types, t, v) {
-  if (v === undefined || v === null || typeof v !== 'object' || Buffer.isBuffer(v) || typeof v === 'bigint') return v
-  if (typeof t === 'string') {
-    if (types[t] === undefined || types[t] === 'native') return v
-    return prune(types, types[t], v)
-  }
-  const [kind, args] = t
-  switch (kind) {
-    case 'container': {
-      if (Array.isArray(v)) return v
-      const known = new Map()
-      const collect = (fields) => {
-        for (const f of fields) {
-          if (!f.anon) { known.set(f.name, [...(known.get(f.name) || []), f.type]); continue }
-          for (const b of branches(types, f.type)) if (b[0] === 'container') collect(b[1])
-        }
-      }
-      collect(args)
-      const o = {}
-      for (const [k, x] of Object.entries(v)) {
-        if (!known.has(k)) continue
-        const ts = known.get(k)
-        o[k] = ts.length === 1 ? prune(types, ts[0], x) : x
-      }
-      return o
-    }
-    case 'switch': {
-      const bs = branches(types, t).filter(b => b !== 'void')
-      return bs.length === 1 ? prune(types, bs[0], v) : v
-    }
-    case 'option': return prune(types, args, v)
-    case 'encapsulated': return prune(types, args.type, v)
-    case 'array': case 'maybeIncompleteArray': return Array.isArray(v) ? v.map(e => prune(types, args.type, e)) : v
-    default: return v
-  }
-}
-
-// The branches of a (possibly named) switch type, resolved to their definitions.
-function branches (types, t) {
-  const resolve = (x) => (typeof x === 'string' && types[x] !== undefined && types[x] !== 'native') ? resolve(types[x]) : x
-  t = resolve(t)
-  if (!Array.isArray(t) || t[0] !== 'switch') return [t]
-  return [...Object.values(t[1].fields), t[1].default ?? 'void'].map(resolve)
-}
-
-function merge (base, over) {
-  if (over === undefined) return base
-  if (Array.isArray(base) && Array.isArray(over) && base.length === over.length) return over.map((v, i) => merge(base[i], v))
-  if (base && over && typeof base === 'object' && typeof over === 'object' && !Array.isArray(over) &&
-      !Buffer.isBuffer(over) && typeof over !== 'bigint') {
-    const o = { ...base }
-    for (const [k, v] of Object.entries(over)) o[k] = merge(base[k], v)
-    return o
-  }
-  return over
-}
+// Neutral values, merging, pruning and layouts: shared with the peer.
+const { neutral, merge, prune, layouts } = require('../peer/shapes.js')
 
 // --- the packets -------------------------------------------------------------------------------
 const nbtState = {
@@ -185,25 +75,6 @@ const nbtState = {
     version: { type: 'int', value: 18100737 },
     big: { type: 'long', value: 1234567890123n },
     tags: { type: 'list', value: { type: 'string', value: ['a', 'b'] } }
-  }
-}
-
-// Which of the layouts that changed between supported versions a version uses, recognised from
-// its types (mirrors what plugins/protocol/src/codec/dialect.rs recognises, independently).
-function layouts (types) {
-  const has = (t, text) => JSON.stringify(types[t] || null).includes(text)
-  return {
-    flagBits: types.InputFlag !== undefined, // PlayerAuthInput flags as a bitset (pre-1.26.40)
-    presence: has('packet_player_auth_input', 'transaction_presence'), // 1.26.40-45 double optionals
-    actionsPresence: has('TransactionActions', 'container_presence'),
-    authActionsSwitch: has('TransactionActionsAuthInput', 'inventory_id') || (!has('TransactionActions', 'window_id') && has('TransactionActions', 'inventory_id')),
-    useItemHand: has('TransactionUseItem', '"hand"'),
-    deltaFlags: types.DeltaMoveFlags !== undefined,
-    chunkInCount: has('packet_level_chunk', '"-2"'),
-    requestDeltas: has('packet_subchunk_request', '"dx"'),
-    heightmapRows: !has('SubChunkEntry', '"count":256') && types.SubChunkEntry !== undefined,
-    groupedPlayerList: has('PlayerRecords', 'records_count'),
-    dimensionMinY: has('packet_dimension_data', 'min_y')
   }
 }
 

@@ -49,10 +49,21 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
+use clawcraft_protocol::version::{Advertised, VersionChoice};
 
 /// What a transport reports to the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TransportEvent {
+    /// The version the connection speaks, chosen from the server's pong (or forced), before
+    /// any game packet: the connection's protocol switches to it.
+    Version {
+        /// The compiled protocol of that version.
+        protocol: Arc<Protocol>,
+        /// Which version and why.
+        choice: VersionChoice,
+        /// What the server's pong said, if it answered.
+        advertised: Option<Advertised>,
+    },
     /// Game packet bodies (varu32 header + fields), in arrival order.
     Packets(Vec<Vec<u8>>),
     /// The connection is gone. `reason` is for humans; `error` tells a failure from a clean close.
@@ -74,18 +85,29 @@ pub trait Transport: Send + Sync + 'static {
 pub struct Connection {
     transport: Box<dyn Transport>,
     protocol: Arc<Protocol>,
+    version: Option<(VersionChoice, Option<Advertised>)>,
     outbox: Vec<Vec<u8>>,
     open: bool,
+    /// A close reported in the same poll as packets, handled the next tick.
+    pending_close: Option<TransportEvent>,
 }
 
 impl Connection {
+    /// A connection speaking `protocol` until the transport reports the version it chose (see
+    /// [`TransportEvent::Version`]).
     pub fn new(transport: Box<dyn Transport>, protocol: Arc<Protocol>) -> Self {
-        Self { transport, protocol, outbox: Vec::new(), open: true }
+        Self { transport, protocol, version: None, outbox: Vec::new(), open: true, pending_close: None }
     }
 
     /// The protocol version this connection speaks.
     pub fn protocol(&self) -> &Arc<Protocol> {
         &self.protocol
+    }
+
+    /// How the version was chosen and what the server's pong advertised (`None` until the
+    /// transport chose, and for transports that do not choose, e.g. in tests).
+    pub fn version_choice(&self) -> Option<&(VersionChoice, Option<Advertised>)> {
+        self.version.as_ref()
     }
 
     /// Queues a packet for this tick's batch. Encoding errors are bugs in our packet views, so
@@ -217,9 +239,19 @@ pub fn receive_packets(
         if !conn.open {
             continue;
         }
-        for event in conn.transport.poll() {
+        // A close that arrived with packets waited a tick, so the app read them first (a
+        // refused login's PlayStatus names a better reason than the transport's).
+        let mut incoming = conn.pending_close.take().into_iter().collect::<Vec<_>>();
+        incoming.extend(conn.transport.poll());
+        let mut delivered = false;
+        for event in incoming {
             match event {
+                TransportEvent::Closed { reason, error } if delivered => {
+                    conn.pending_close = Some(TransportEvent::Closed { reason, error });
+                    break;
+                }
                 TransportEvent::Packets(bodies) => {
+                    delivered |= !bodies.is_empty();
                     for body in bodies {
                         match SharedPacket::new(body, conn.protocol.clone()) {
                             Ok(packet) => {
@@ -229,6 +261,10 @@ pub fn receive_packets(
                             Err(e) => tracing::warn!(error = %e, "packet without a readable header"),
                         }
                     }
+                }
+                TransportEvent::Version { protocol, choice, advertised } => {
+                    conn.protocol = protocol;
+                    conn.version = Some((choice, advertised));
                 }
                 TransportEvent::Closed { reason, error } => {
                     let reason = server_reason.map(|r| r.0.clone()).unwrap_or(reason);

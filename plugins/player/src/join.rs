@@ -47,7 +47,16 @@ pub fn handle_join_packets(
                     events.write(AgentEvent::of(&Ready {}));
                 }
                 "player_spawn" => progress.player_spawn_status = true,
-                other => tracing::warn!(status = other, "server refused the login"),
+                refused => {
+                    // A refused login (wrong version, full server, …) ends the connection with
+                    // the server's reason, like a Disconnect packet.
+                    let reason = login_refusal(refused, conn.protocol().info().game_version);
+                    tracing::warn!(%reason, "server refused the login");
+                    events.write(AgentEvent::of(&Disconnected { reason: reason.clone() }));
+                    closed.write(ConnectionClosed { bot: packet.bot, reason, error: true });
+                    *lifecycle = Lifecycle::Disconnected;
+                    conn.close();
+                }
             }
         } else if packet.is::<ResourcePacksInfo>() {
             conn.send(&ResourcePackClientResponse::status("have_all_packs"));
@@ -97,6 +106,17 @@ pub fn handle_join_packets(
             conn.close();
         }
     }
+}
+
+/// The `disconnected` reason of a refused login (`PlayStatus` names from minecraft-data).
+fn login_refusal(status: &str, spoken: &str) -> String {
+    let why = match status {
+        "failed_client" => format!("the server runs a newer Bedrock version than {spoken}"),
+        "failed_spawn" => format!("the server runs an older Bedrock version than {spoken}"),
+        "failed_server_full" => "the server is full".to_owned(),
+        other => other.replace('_', " "),
+    };
+    format!("the server refused the login ({status}): {why}")
 }
 
 /// Sends SetLocalPlayerAsInitialized once StartGame, ChunkRadiusUpdated and

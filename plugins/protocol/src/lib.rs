@@ -7,6 +7,7 @@
 //! - [`codec`]: a data-driven packet codec interpreting minecraft-data's protocol definitions,
 //!   and [`packets`]: version-independent typed views of the packets the bot uses.
 //! - [`session`]: the sans-IO client connection that glues those together up to "logged in".
+//! - [`version`]: which supported version to speak, from the server's pong or the user's choice.
 
 pub mod codec;
 pub mod encryption;
@@ -16,3 +17,4 @@ pub mod login;
 pub mod packets;
 pub mod raknet;
 pub mod session;
+pub mod version;
