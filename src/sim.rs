@@ -67,9 +67,12 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// A bot speaking the default version (`data/versions.txt`), named `ClawBot`.
+    /// A bot speaking the default version (`data/versions.txt`), or `CLAWCRAFT_TEST_VERSION`
+    /// when set (to run the simulations at another version), named `ClawBot`.
     pub fn new() -> Self {
-        Self::with_version(Protocol::default_version().game_version)
+        let version = std::env::var("CLAWCRAFT_TEST_VERSION").ok();
+        let known = version.as_deref().and_then(|v| Protocol::versions().iter().find(|i| i.game_version == v));
+        Self::with_version(known.unwrap_or(&Protocol::default_version()).game_version)
     }
 
     pub fn with_version(game_version: &str) -> Self {

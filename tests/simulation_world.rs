@@ -108,6 +108,20 @@ fn column_payload(w: &World, cx: i32, cz: i32) -> Vec<u8> {
     out
 }
 
+/// `got` has every field of `want` with its value (objects compared recursively): the properties
+/// named here are those of the default version; a later version may add state keys (1.26.60
+/// stairs: `minecraft:corner`), so simulations also pass at another `CLAWCRAFT_TEST_VERSION`.
+fn assert_has(got: &Value, want: &Value) {
+    match (got, want) {
+        (Value::Object(g), Value::Object(w)) => {
+            for (k, v) in w {
+                assert_has(g.get(k).unwrap_or(&Value::Null), v);
+            }
+        }
+        _ => assert_eq!(got, want),
+    }
+}
+
 /// A spawned bot at feet (0.5, −60, 0.5) whose columns −1..=1 × −1..=1 are loaded in full mode.
 fn world(hashed: bool, pitch: f32, yaw: f32) -> World {
     let mut sim = Simulation::new();
@@ -149,7 +163,7 @@ fn block_reports_names_states_and_unloaded_in_both_id_modes() {
         let r = w.ok(r#"{"action":"block","x":1.7,"y":-59.5,"z":1.2}"#);
         assert_eq!(r["pos"], json!({"x": 1, "y": -60, "z": 1}), "coordinates are floored");
         assert_eq!(r["block"]["name"], "minecraft:oak_stairs");
-        assert_eq!(r["block"]["properties"], json!({"upside_down_bit": false, "weirdo_direction": 2}));
+        assert_has(&r["block"]["properties"], &json!({"upside_down_bit": false, "weirdo_direction": 2}));
         let r = w.ok(r#"{"action":"block","x":0,"y":100,"z":0}"#);
         assert_eq!(r["block"]["name"], "minecraft:air", "above the sent sub-chunks is air");
         let r = w.ok(r#"{"action":"block","x":40,"y":-61,"z":0}"#);
@@ -246,9 +260,9 @@ fn blocks_filters_by_name_and_bounds_volume() {
     let r =
         w.ok(r#"{"action":"blocks","x1":-4,"y1":-61,"z1":-4,"x2":4,"y2":-59,"z2":4,"filter":"minecraft:Oak_Stairs"}"#);
     assert_eq!(r["count"], 1);
-    assert_eq!(
-        r["blocks"][0],
-        json!({"x":1,"y":-60,"z":1,"stateId": w.id("oak_stairs", &[("upside_down_bit", StateValue::Byte(0)), ("weirdo_direction", StateValue::Int(2))]),"name":"minecraft:oak_stairs","properties":{"upside_down_bit":false,"weirdo_direction":2}})
+    assert_has(
+        &r["blocks"][0],
+        &json!({"x":1,"y":-60,"z":1,"stateId": w.id("oak_stairs", &[("upside_down_bit", StateValue::Byte(0)), ("weirdo_direction", StateValue::Int(2))]),"name":"minecraft:oak_stairs","properties":{"upside_down_bit":false,"weirdo_direction":2}}),
     );
     let r = w.ok(r#"{"action":"blocks","x1":30,"y1":-61,"z1":0,"x2":33,"y2":-61,"z2":0}"#);
     assert_eq!(r["count"], 2, "two grass cells, two unloaded");

@@ -11,6 +11,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// The version the peer serves in these tests: `CLAWCRAFT_TEST_VERSION`, else the default.
+pub fn test_version() -> clawcraft::protocol::codec::VersionInfo {
+    use clawcraft::protocol::codec::Protocol;
+    std::env::var("CLAWCRAFT_TEST_VERSION")
+        .ok()
+        .and_then(|v| Protocol::versions().iter().find(|i| i.game_version == v).copied())
+        .unwrap_or_else(Protocol::default_version)
+}
+
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -69,15 +78,19 @@ impl Peer {
     }
 
     /// Like [`Peer::start`] with extra `server.js` arguments (`--version 1.26.20`,
-    /// `--online-auth URL`, …).
+    /// `--online-auth URL`, …). Without `--version` it serves `CLAWCRAFT_TEST_VERSION` if set (to
+    /// run the whole suite at another version), else the default version.
     pub fn start_args(scenario: &str, extra: &[&str]) -> Peer {
         ensure_peer_installed();
+        let version = std::env::var("CLAWCRAFT_TEST_VERSION").ok().filter(|_| !extra.contains(&"--version"));
+        let version_args: Vec<&str> = version.as_deref().map(|v| vec!["--version", v]).unwrap_or_default();
         let dir = TempDir::new("peer");
         let log = dir.path().join("packets.jsonl");
         let port = free_udp_port();
         let mut child = Command::new("node")
             .arg(repo_root().join("tests/peer/server.js"))
             .args(["--port", &port.to_string(), "--scenario", scenario])
+            .args(&version_args)
             .arg("--log")
             .arg(&log)
             .args(extra)

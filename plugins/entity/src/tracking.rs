@@ -132,8 +132,10 @@ pub fn handle_lifecycle(
             if Some(p.runtime_id) == own_runtime {
                 continue;
             }
+            // Absent (1.26.40+ may omit it) or `Undefined` (what older layouts carry when the
+            // server does not say): the roster knows the platform.
             let platform = match p.device_os.as_deref() {
-                Some(os) if !os.is_empty() => device_os_name(os),
+                Some(os) if !os.is_empty() && os != "Undefined" => device_os_name(os),
                 _ => roster.players.get(&p.uuid).map_or_else(|| "unknown".to_owned(), |r| r.platform.clone()),
             };
             let (tag, flags) = metadata_values(&p.metadata);
