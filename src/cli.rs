@@ -101,6 +101,41 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     }
 }
 
+/// The app of `clawcraft doctor`: the bot with the configured settings, no channels (stdout
+/// carries only the report), and the doctor's plugin deciding when to stop.
+pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugin) -> ExitCode {
+    let forced = config.forced_version();
+    if let Err(e) = clawcraft_protocol::version::choose(None, forced) {
+        fail("CONFIG", &e.to_string());
+        return ExitCode::from(2);
+    }
+    let server = match resolve(&config.host, config.port) {
+        Ok(a) => a,
+        Err(e) => {
+            fail("RESOLVE", &format!("cannot resolve {}:{}: {e}", config.host, config.port));
+            return ExitCode::from(2);
+        }
+    };
+    let mut app = App::new();
+    app.add_plugins(ClawcraftPlugins)
+        .add_plugins(IoPlugin { stdin: false, signals: true, stdout: false, exit_on_disconnect: false })
+        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
+        .add_plugins(doctor);
+    apply_agent_settings(&mut app, config.agent_settings());
+    if !config.offline {
+        app.insert_resource(OnlineAuth(Arc::new(Authenticator::new(auth_config(config)))));
+    }
+    if let Err(e) = connect_bot(&mut app, &config.username, &config.host, server, forced) {
+        fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
+        return ExitCode::from(2);
+    }
+    app.set_runner(run_ticks);
+    match app.run() {
+        AppExit::Success => ExitCode::SUCCESS,
+        AppExit::Error(code) => ExitCode::from(code.get()),
+    }
+}
+
 /// Hands the flags/environment to the plugins that use them (they default to the environment
 /// alone when run without the CLI).
 fn apply_agent_settings(app: &mut App, settings: AgentSettings) {
@@ -157,12 +192,18 @@ pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
         }
         Tool::Skill { action: SkillAction::Install { dir, source } } => skill_install(dir, source),
         Tool::Auth { action } => auth_tool(config, action),
+        Tool::Doctor { duration, spawn_timeout } => {
+            crate::doctor::run(config, Duration::from_secs(duration), Duration::from_secs(spawn_timeout))
+        }
     }
 }
 
 /// The sign-in settings of `config` (USERNAME is the cache key).
 pub fn auth_config(config: &Config) -> AuthConfig {
-    let mut auth = AuthConfig::new(&config.username, config.auth_dir.clone(), &config.game_version);
+    // The sign-in happens before the server's pong is known: a forced version, else the default
+    // (`auto` is not a version the Minecraft services know).
+    let version = config.forced_version().unwrap_or(crate::protocol::codec::Protocol::default_version().game_version);
+    let mut auth = AuthConfig::new(&config.username, config.auth_dir.clone(), version);
     if let Some(base) = config.auth_base_url.as_deref().filter(|b| !b.is_empty()) {
         auth.endpoints = Endpoints::with_base(base);
     }

@@ -21,6 +21,7 @@ Channels:
                  CLAWCRAFT_MAX_EVENTS_MB; read it with `clawcraft events`.
 
 Tools:
+  clawcraft doctor                        read-only check of the server: one JSON report
   clawcraft cmd '{\"action\":\"pos\"}'      one TCP round trip, prints the response
   clawcraft events --since SEQ --follow   events from the file (rotation-safe)
   clawcraft skill install                 links skill/ into ~/.kiro/skills/clawcraft
@@ -179,6 +180,19 @@ pub enum Tool {
     Auth {
         #[command(subcommand)]
         action: AuthAction,
+    },
+    /// Check your server, read-only: connect as configured (HOST, PORT, USERNAME,
+    /// --game-version), spawn, stand still and ask `/list`; print one JSON report (version
+    /// picked, login mode, connect → spawn time, chunks decoded, block ids named, corrections
+    /// per minute, whether commands answer, decode errors) and a summary on stderr. Exit 0 when
+    /// all is well, 1 when something is wrong.
+    Doctor {
+        /// Seconds to stand still (after the chunks around the spawn arrived).
+        #[arg(long, default_value_t = 20)]
+        duration: u64,
+        /// Seconds to wait for the spawn.
+        #[arg(long = "spawn-timeout", default_value_t = 60)]
+        spawn_timeout: u64,
     },
     /// The agent skill (skill/SKILL.md).
     Skill {

@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod config;
 pub mod online;
+pub mod doctor;
 pub mod reconnect;
 pub mod sim;
 pub mod simworld;

@@ -38,6 +38,8 @@ pub struct StatusStats {
     pub corrections: u64,
     pub teleports: u64,
     pub packets_received: u64,
+    /// Packets received that did not decode in the spoken version (dropped).
+    pub decode_errors: u64,
 }
 
 /// The Bedrock version the bot speaks.
@@ -143,6 +145,7 @@ impl AgentCommand for Status {
                 corrections: stats.corrections,
                 teleports: stats.teleports,
                 packets_received: stats.packets_received,
+                decode_errors: stats.decode_errors,
             },
             bedrock: world.get::<clawcraft_network::Connection>(bot).map(bedrock_version),
             supported_versions: supported_versions(),

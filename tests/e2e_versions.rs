@@ -16,22 +16,27 @@ use serde_json::{Value, json};
 const SPAWN_TIMEOUT: Duration = Duration::from_secs(40);
 const ANSWER: Duration = Duration::from_secs(10);
 
-/// One smoke test per supported version (the list must name them all: see the test below).
-macro_rules! smoke {
-    ($($name:ident => $version:literal),* $(,)?) => {
+/// One smoke test and one `clawcraft doctor` test per supported version (the list must name
+/// them all: see the test below).
+macro_rules! matrix {
+    ($($smoke:ident, $doctor:ident => $version:literal),* $(,)?) => {
         $(#[test]
-        fn $name() {
+        fn $smoke() {
             smoke_test($version);
+        }
+        #[test]
+        fn $doctor() {
+            doctor_test($version);
         })*
         const MATRIX: &[&str] = &[$($version),*];
     };
 }
 
-smoke! {
-    smoke_1_26_20 => "1.26.20",
-    smoke_1_26_30 => "1.26.30",
-    smoke_1_26_45 => "1.26.45",
-    smoke_1_26_60 => "1.26.60",
+matrix! {
+    smoke_1_26_20, doctor_1_26_20 => "1.26.20",
+    smoke_1_26_30, doctor_1_26_30 => "1.26.30",
+    smoke_1_26_45, doctor_1_26_45 => "1.26.45",
+    smoke_1_26_60, doctor_1_26_60 => "1.26.60",
 }
 
 #[test]
@@ -101,6 +106,60 @@ fn smoke_test(version: &str) {
     bot.close_stdin();
     let status = bot.wait_exit(ANSWER).expect("exits");
     assert!(status.success(), "{version}: exit {status:?}");
+}
+
+/// `clawcraft doctor` against the peer serving `version` (BDS-like world): one JSON report on
+/// stdout saying all is well, the summary on stderr, exit 0.
+fn doctor_test(version: &str) {
+    let info = Protocol::versions().iter().find(|v| v.game_version == version).copied().expect("supported");
+    let peer = Peer::start_with("bds", &["--version", version]);
+    let port = peer.port.to_string();
+    let out = common::run_tool(
+        &["doctor", "--duration", "2", "--spawn-timeout", "40"],
+        &[("HOST", "127.0.0.1"), ("PORT", &port), ("USERNAME", "DoctorBot")],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{version}: {e}: {stdout}"));
+    assert_eq!(stdout.trim().lines().count(), 1, "one JSON line: {stdout}");
+    assert_eq!(report["ok"], true, "{version}: {report}");
+    assert!(out.status.success(), "{version}: exit {:?}", out.status);
+    assert_eq!(report["version"]["gameVersion"], version);
+    assert_eq!(report["version"]["protocol"], info.protocol);
+    assert_eq!(report["version"]["source"], "pong");
+    assert_eq!(report["version"]["server"]["protocol"], info.protocol);
+    assert_eq!(report["login"]["mode"], "offline");
+    assert!(report["connectToSpawnMs"].as_u64().is_some_and(|ms| ms > 0 && ms < 40_000), "{report}");
+    let w = &report["world"];
+    assert!(w["columns"].as_u64().is_some_and(|c| c > 100), "{report}");
+    assert!(w["subChunks"].as_u64().is_some_and(|c| c > 100), "sub-chunk requests answered: {report}");
+    assert_eq!(w["resolvedShare"], 1.0, "every hashed block id named: {report}");
+    assert!(w["blockIds"].as_u64().is_some_and(|n| n > 5), "{report}");
+    assert_eq!(report["standingStill"]["corrections"], 0);
+    assert!(report["standingStill"]["seconds"].as_f64().is_some_and(|s| s >= 2.0));
+    assert_eq!(report["commands"]["answered"], true, "{report}");
+    assert_eq!(report["decodeErrors"]["count"], 0);
+    assert_eq!(report["problems"], json!([]));
+    assert!(stderr.contains("clawcraft doctor: OK"), "{stderr}");
+    // Read-only: the doctor moved nowhere and said nothing but the probe.
+    assert!(peer.packets_named("text").is_empty(), "no chat");
+    let commands = peer.packets_named("command_request");
+    assert_eq!(commands.len(), 1);
+    assert_eq!(commands[0]["params"]["command"], "/list");
+}
+
+/// The doctor against a server outside the list: a report naming the problem, exit 1.
+#[test]
+fn doctor_reports_an_unsupported_server() {
+    let peer = Peer::start_with("flat", &["--version", "1.26.10"]);
+    let port = peer.port.to_string();
+    let out = common::run_tool(&["doctor", "--duration", "1"], &[("HOST", "127.0.0.1"), ("PORT", &port)]);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert_eq!(report["ok"], false);
+    let problems = report["problems"].to_string();
+    assert!(problems.contains("1.26.10") && problems.contains("944"), "{report}");
+    assert!(report["connectToSpawnMs"].is_null());
 }
 
 /// A server outside the supported list (bedrock-protocol serving 1.26.10, protocol 944) is

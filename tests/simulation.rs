@@ -225,6 +225,13 @@ fn garbage_packets_do_not_stop_the_bot() {
     let inputs = sim.sent_as::<PlayerAuthInput>();
     assert_eq!(inputs.len(), 500, "an input every tick despite garbage");
     assert!(sim.warnings() > 0, "bad packets are logged");
+    // Each garbage StartGame is one decode error (logged once, counted once), reported by status.
+    let stats = sim.component::<clawcraft::core::BotStats>().expect("stats");
+    assert!(stats.decode_errors > 0 && stats.decode_errors <= 500, "{stats:?}");
+    let errors = sim.component::<clawcraft::network::DecodeErrors>().expect("kept");
+    assert!(errors.0.iter().all(|e| e.contains("start_game")), "{errors:?}");
+    let status = sim.command(r#"{"action":"status"}"#);
+    assert_eq!(status["stats"]["decodeErrors"], stats.decode_errors);
 }
 
 #[test]

@@ -221,6 +221,7 @@ impl Plugin for NetworkPlugin {
             .add_message::<ConnectionClosed>()
             .add_message::<ShutdownRequest>()
             .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive))
+            .add_systems(bevy_app::Last, count_decode_errors)
             .add_systems(bevy_app::Update, interrupt_on_shutdown.in_set(TickSet::HandlePackets))
             .add_systems(PostUpdate, (close_on_shutdown, flush_outbox).chain().in_set(TickSet::Send));
     }
@@ -298,6 +299,41 @@ fn set_codec_variables(conn: &mut Connection, packet: SharedPacket) -> SharedPac
         None => tracing::debug!("item registry without a shield"),
     }
     packet
+}
+
+/// The last packets a bot could not decode (with [`BotStats::decode_errors`] counting all).
+#[derive(Component, Debug, Clone, Default, PartialEq, Eq)]
+pub struct DecodeErrors(pub Vec<String>);
+
+/// How many decode errors [`DecodeErrors`] keeps.
+const KEEP_DECODE_ERRORS: usize = 8;
+
+/// After every reader had its turn: counts the tick's packets whose view failed to decode.
+pub fn count_decode_errors(
+    mut packets: MessageReader<'_, '_, ClientboundPacket>,
+    mut bots: Query<'_, '_, (&mut clawcraft_core::BotStats, Option<&mut DecodeErrors>)>,
+    mut commands: Commands<'_, '_>,
+) {
+    for packet in packets.read() {
+        let errors = packet.packet.errors();
+        if errors.is_empty() {
+            continue;
+        }
+        let Ok((mut stats, kept)) = bots.get_mut(packet.bot) else { continue };
+        stats.decode_errors += 1;
+        let text = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ");
+        match kept {
+            Some(mut kept) => {
+                if kept.0.len() == KEEP_DECODE_ERRORS {
+                    kept.0.remove(0);
+                }
+                kept.0.push(text);
+            }
+            None => {
+                commands.entity(packet.bot).insert(DecodeErrors(vec![text]));
+            }
+        }
+    }
 }
 
 /// Sends each bot's queued packets as one batch.

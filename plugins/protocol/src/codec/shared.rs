@@ -105,6 +105,13 @@ impl SharedPacket {
         self.inner.decodes.load(Ordering::Relaxed)
     }
 
+    /// The errors of the views that failed to build so far (each reported once by
+    /// [`SharedPacket::view`]); the network layer counts them per bot at the end of the tick.
+    pub fn errors(&self) -> Vec<CodecError> {
+        let views = self.inner.views.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        views.iter().filter_map(|(_, v)| v.as_ref().err().cloned()).collect()
+    }
+
     /// The typed view `P` if this packet is one: `Ok(None)` for another packet, `Err` if the body
     /// does not decode as `P`. The view is built once and shared (same `Arc`) by every caller.
     pub fn try_view<P: Packet>(&self) -> Result<Option<Arc<P>>, CodecError> {
