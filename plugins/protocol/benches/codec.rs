@@ -4,11 +4,13 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use clawcraft_protocol::codec::Protocol;
+use std::sync::Arc;
+
+use clawcraft_protocol::codec::{Protocol, SharedPacket};
 use clawcraft_protocol::packets::{PlayerAuthInput, StartGame};
 
-fn vector(name: &str) -> Vec<u8> {
-    let path = format!("{}/../../tests/vectors/1.26.45.json", env!("CARGO_MANIFEST_DIR"));
+fn vector(version: &str, name: &str) -> Vec<u8> {
+    let path = format!("{}/../../tests/vectors/{version}.json", env!("CARGO_MANIFEST_DIR"));
     let list: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(path).expect("vectors")).expect("json");
     let hex = list.iter().find(|v| v["name"] == name).and_then(|v| v["hex"].as_str()).expect("vector");
@@ -23,15 +25,16 @@ fn time(label: &str, iters: u32, mut f: impl FnMut()) {
     for _ in 0..iters {
         f();
     }
-    println!("{label:<40} {:>8.0} ns", t.elapsed().as_nanos() as f64 / f64::from(iters));
+    println!("{label:<44} {:>8.0} ns", t.elapsed().as_nanos() as f64 / f64::from(iters));
 }
 
 fn main() {
+    let default = Protocol::default_version().game_version;
     let t = Instant::now();
-    let p = Protocol::load("1.26.45").expect("load");
-    println!("{:<40} {:>8.1} ms", "load + compile 1.26.45", t.elapsed().as_secs_f64() * 1e3);
+    let p = Protocol::load(default).expect("load");
+    println!("{:<44} {:>8.1} ms", format!("load + compile {default}"), t.elapsed().as_secs_f64() * 1e3);
     for (name, iters) in [("player_auth_input", 50_000), ("start_game", 5_000)] {
-        let bytes = vector(name);
+        let bytes = vector(default, name);
         time(&format!("decode {name} -> Value"), iters, || {
             black_box(p.decode(black_box(&bytes)).expect("decode"));
         });
@@ -40,20 +43,37 @@ fn main() {
             black_box(p.encode_value(name, black_box(&v)).expect("encode"));
         });
     }
-    let bytes = vector("player_auth_input");
-    time("decode_as PlayerAuthInput", 50_000, || {
-        black_box(p.decode_as::<PlayerAuthInput>(black_box(&bytes)).expect("decode"));
-    });
-    let typed: PlayerAuthInput = p.decode_as(&bytes).expect("decode");
-    time("encode PlayerAuthInput", 50_000, || {
-        black_box(p.encode(black_box(&typed)).expect("encode"));
-    });
-    let bytes = vector("start_game");
+    // The typed path includes the version-layout rewrite (codec/dialect.rs): per version.
+    for info in Protocol::versions() {
+        let p = Protocol::load(info.game_version).expect("load");
+        let bytes = vector(info.game_version, "player_auth_input");
+        time(&format!("decode_as PlayerAuthInput {}", info.game_version), 50_000, || {
+            black_box(p.decode_as::<PlayerAuthInput>(black_box(&bytes)).expect("decode"));
+        });
+        let typed: PlayerAuthInput = p.decode_as(&bytes).expect("decode");
+        time(&format!("encode PlayerAuthInput {}", info.game_version), 50_000, || {
+            black_box(p.encode(black_box(&typed)).expect("encode"));
+        });
+    }
+    let bytes = vector(default, "start_game");
     time("decode_as StartGame", 5_000, || {
         black_box(p.decode_as::<StartGame>(black_box(&bytes)).expect("decode"));
     });
     let typed: StartGame = p.decode_as(&bytes).expect("decode");
     time("encode StartGame", 5_000, || {
         black_box(p.encode(black_box(&typed)).expect("encode"));
+    });
+    // Four systems reading StartGame in a tick: one shared decode instead of four.
+    let shared = Arc::new(p);
+    time("StartGame read by 4 systems (shared view)", 5_000, || {
+        let packet = SharedPacket::new(bytes.clone(), shared.clone()).expect("header");
+        for _ in 0..4 {
+            black_box(packet.view::<StartGame>().expect("view"));
+        }
+    });
+    time("StartGame decoded by 4 systems (before)", 5_000, || {
+        for _ in 0..4 {
+            black_box(shared.decode_as::<StartGame>(black_box(&bytes)).expect("decode"));
+        }
     });
 }
