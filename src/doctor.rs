@@ -386,6 +386,11 @@ pub fn run(config: &Config, duration: Duration, spawn_timeout: Duration) -> std:
         )
         .with(Capture(warnings.clone()));
     let _guard = tracing::subscriber::set_default(subscriber);
-    let settings = DoctorSettings { server: format!("{}:{}", config.host, config.port), duration, spawn_timeout };
+    let settings = DoctorSettings {
+        server: format!("{}:{}", config.host, config.port),
+        duration,
+        spawn_timeout,
+        online: !config.offline,
+    };
     crate::cli::run_doctor_app(config, DoctorPlugin { settings, warnings })
 }

@@ -5,8 +5,8 @@
 
 pub mod cli;
 pub mod config;
-pub mod online;
 pub mod doctor;
+pub mod online;
 pub mod reconnect;
 pub mod sim;
 pub mod simworld;

@@ -16,6 +16,14 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::{ClawcraftPlugins, bot_bundle};
 
+/// The version simulations speak: `CLAWCRAFT_TEST_VERSION` if it names a supported version,
+/// else the default (`data/versions.txt`).
+pub fn sim_version() -> &'static str {
+    let version = std::env::var("CLAWCRAFT_TEST_VERSION").ok();
+    let known = version.as_deref().and_then(|v| Protocol::versions().iter().find(|i| i.game_version == v));
+    known.copied().unwrap_or_else(Protocol::default_version).game_version
+}
+
 /// Runtime id of the bot in [`start_game`].
 pub const SIM_RUNTIME_ID: u64 = 7;
 
@@ -70,9 +78,7 @@ impl Simulation {
     /// A bot speaking the default version (`data/versions.txt`), or `CLAWCRAFT_TEST_VERSION`
     /// when set (to run the simulations at another version), named `ClawBot`.
     pub fn new() -> Self {
-        let version = std::env::var("CLAWCRAFT_TEST_VERSION").ok();
-        let known = version.as_deref().and_then(|v| Protocol::versions().iter().find(|i| i.game_version == v));
-        Self::with_version(known.unwrap_or(&Protocol::default_version()).game_version)
+        Self::with_version(sim_version())
     }
 
     pub fn with_version(game_version: &str) -> Self {

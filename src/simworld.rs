@@ -31,7 +31,7 @@ pub struct SimWorld {
 impl SimWorld {
     /// Flat terrain, columns −`radius`..=`radius` (chunk coordinates).
     pub fn flat(radius: i32) -> Self {
-        let ids = IdTable::new("1.26.45", true).expect("embedded block data");
+        let ids = IdTable::new(crate::sim::sim_version(), true).expect("embedded block data");
         Self { ids, blocks: BTreeMap::new(), radius }
     }
 
@@ -168,7 +168,7 @@ pub fn assert_plausible(stream: &[clawcraft_protocol::packets::PlayerAuthInput])
         let flat = (dx * dx + dz * dz).sqrt();
         assert!(flat <= SPRINT_PER_TICK + 1e-3, "tick {} moved {flat} blocks", b.tick);
         assert!((b.position.y - a.position.y).abs() < 1.0, "no vertical teleport at tick {}", b.tick);
-        let flags = b.input_data.clone().unwrap_or_default();
+        let flags = b.input_data.clone();
         let moving_keys = ["up", "down", "left", "right"].iter().any(|k| flags.iter().any(|f| f == k));
         let mv = b.move_vector;
         assert_eq!(moving_keys, mv.x != 0.0 || mv.z != 0.0, "keys and move vector agree at tick {}", b.tick);

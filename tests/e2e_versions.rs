@@ -112,7 +112,7 @@ fn smoke_test(version: &str) {
 /// stdout saying all is well, the summary on stderr, exit 0.
 fn doctor_test(version: &str) {
     let info = Protocol::versions().iter().find(|v| v.game_version == version).copied().expect("supported");
-    let peer = Peer::start_with("bds", &["--version", version]);
+    let peer = Peer::start_args("bds", &["--version", version]);
     let port = peer.port.to_string();
     let out = common::run_tool(
         &["doctor", "--duration", "2", "--spawn-timeout", "40"],
@@ -151,7 +151,7 @@ fn doctor_test(version: &str) {
 /// The doctor against a server outside the list: a report naming the problem, exit 1.
 #[test]
 fn doctor_reports_an_unsupported_server() {
-    let peer = Peer::start_with("flat", &["--version", "1.26.10"]);
+    let peer = Peer::start_args("flat", &["--version", "1.26.10"]);
     let port = peer.port.to_string();
     let out = common::run_tool(&["doctor", "--duration", "1"], &[("HOST", "127.0.0.1"), ("PORT", &port)]);
     let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON report");

@@ -382,11 +382,11 @@ fn input_extras_ride_in_exactly_one_input() {
     sim.app.world_mut().entity_mut(sim.bot).insert(extras);
     sim.tick();
     let input = sim.sent_as::<PlayerAuthInput>().remove(0);
-    let flags = input.input_data.clone().unwrap_or_default();
+    let flags = input.input_data.clone();
     assert!(flags.contains(&"missed_swing".to_string()) && flags.contains(&"block_action".to_string()), "{flags:?}");
     let actions = input.block_action.expect("block actions");
     assert_eq!((actions[0].action.as_str(), actions[0].position.y), ("start_break", -61));
     sim.tick();
     let next = sim.sent_as::<PlayerAuthInput>().remove(0);
-    assert!(next.block_action.is_none() && next.input_data.unwrap_or_default().is_empty(), "drained once");
+    assert!(next.block_action.is_none() && next.input_data.is_empty(), "drained once");
 }

@@ -14,8 +14,11 @@ use clawcraft_world::ids::IdTable;
 /// without data, which the bot must not walk or fall into.
 pub const FULL_CUBE: [Aabb; 1] = [Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0)];
 
-/// Game version whose shapes are used when the connection's version has none.
-const FALLBACK_VERSION: &str = "1.26.45";
+/// Game version whose shapes are used when the connection's version has none: the default
+/// version of `data/versions.txt`.
+fn fallback_version() -> &'static str {
+    clawcraft_protocol::codec::Protocol::default_version().game_version
+}
 
 /// Tables by (game version, state count).
 type TableCache = HashMap<(String, usize), Arc<BlockTable>>;
@@ -79,7 +82,7 @@ impl BlockTable {
             })
             .collect();
         let shapes = ShapeTable::for_version(registry.game_version())
-            .or_else(|_| ShapeTable::for_version(FALLBACK_VERSION))
+            .or_else(|_| ShapeTable::for_version(fallback_version()))
             .ok();
         if shapes.is_none() {
             tracing::error!(version = registry.game_version(), "no collision shapes: every block is a cube");

@@ -16,7 +16,7 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{BotStats, EYE_HEIGHT, Lifecycle, Position, Rotation};
 use clawcraft_network::Connection;
 use clawcraft_protocol::codec::Value;
-use clawcraft_protocol::packets::{BlockAction, PlayerAuthInput, Vec2, Vec3 as WireVec3};
+use clawcraft_protocol::packets::{AuthInputTransaction, BlockAction, PlayerAuthInput, Vec2, Vec3 as WireVec3};
 
 /// Order inside `TickSet::Input`: the movement step, then the packet.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -86,8 +86,9 @@ pub struct InputExtras {
     pub flags: Vec<&'static str>,
     /// Block actions (start/continue/abort/predict break …) of this tick, in order.
     pub block_actions: Vec<BlockAction>,
-    /// Item interaction transaction (PlayerAuthInput's `transaction` field).
-    pub transaction: Option<Value>,
+    /// Item interaction transaction (PlayerAuthInput's `transaction` field, typed: legacy part,
+    /// actions, UseItem data; the codec writes each version's layout).
+    pub transaction: Option<AuthInputTransaction>,
     /// Item stack request riding in the input.
     pub item_stack_request: Option<Value>,
 }
@@ -109,7 +110,7 @@ impl InputExtras {
 
     /// Moves everything into `packet`, leaving this empty.
     pub fn drain_into(&mut self, packet: &mut PlayerAuthInput) {
-        let flags = packet.input_data.get_or_insert_with(Vec::new);
+        let flags = &mut packet.input_data;
         let mut add = |f: &str| {
             if !flags.iter().any(|x| x == f) {
                 flags.push(f.to_owned());
@@ -184,11 +185,8 @@ pub fn send_player_auth_input(
                 PlayerAuthInput::idle([eye.x, eye.y, eye.z], rot.yaw, rot.pitch, input.next_tick, &[])
             }
         };
-        if std::mem::take(&mut input.handled_teleport) {
-            let flags = packet.input_data.get_or_insert_with(Vec::new);
-            if !flags.iter().any(|f| f == "handled_teleport") {
-                flags.push("handled_teleport".into());
-            }
+        if std::mem::take(&mut input.handled_teleport) && !packet.has_flag("handled_teleport") {
+            packet.input_data.push("handled_teleport".into());
         }
         if let Some(mut extras) = extras
             && !extras.is_empty()
