@@ -1,5 +1,5 @@
-//! Entity packets: typed views, with minecraft-data's field names (checked against
-//! `data/bedrock/1.26.45/protocol.json`). Fields the bot does not use are left out: decoding
+//! Entity packets: typed views, with minecraft-data's field names (checked against every
+//! supported version's definition by `tests/views.rs`). Fields the bot does not use are left out: decoding
 //! ignores them and encoding (in tests) fills neutral defaults.
 
 use super::Vec3;
