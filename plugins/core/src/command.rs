@@ -233,7 +233,7 @@ impl CommandRegistry {
             }
         }
         let params_schema = serde_json::to_value(schemars::schema_for!(C)).unwrap_or(Value::Null);
-        let response_schema = serde_json::to_value(schemars::schema_for!(C::Response)).unwrap_or(Value::Null);
+        let response_schema = serialized_schema::<C::Response>();
         self.commands.insert(
             C::NAME,
             CommandEntry {
@@ -269,6 +269,14 @@ impl CommandRegistry {
         scored.sort();
         scored.into_iter().take(3).map(|(_, n)| n).collect()
     }
+}
+
+/// The JSON Schema of `T` as it is *written* (serde's serialize side): a field skipped when
+/// empty (`skip_serializing_if`) is optional, as it is in the output. Responses and events are
+/// only ever serialized; parameters, only deserialized (`schemars::schema_for!`).
+pub fn serialized_schema<T: JsonSchema + ?Sized>() -> Value {
+    let generator = schemars::generate::SchemaSettings::default().for_serialize().into_generator();
+    serde_json::to_value(generator.into_root_schema_for::<T>()).unwrap_or(Value::Null)
 }
 
 /// Registering commands on the `App`.
@@ -553,6 +561,18 @@ mod tests {
         assert!(e.message.contains("Invalid x: must be a number"));
         let nan = json!({"x": "NaN"}).as_object().cloned().unwrap_or_default();
         assert!(coerce_params(&schema, nan).is_err(), "NaN is not a number here");
+    }
+
+    #[test]
+    fn response_schemas_describe_what_is_written() {
+        #[derive(Serialize, schemars::JsonSchema)]
+        struct R {
+            always: u8,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            sometimes: Option<u8>,
+        }
+        let schema = serialized_schema::<R>();
+        assert_eq!(schema["required"], json!(["always"]), "a field skipped when empty is optional: {schema}");
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub struct EventRegistry {
 
 impl EventRegistry {
     pub fn register<E: EventKind>(&mut self, opt_in: Option<crate::subscription::OptIn>) {
-        let schema = serde_json::to_value(schemars::schema_for!(E)).unwrap_or(Value::Null);
+        let schema = crate::command::serialized_schema::<E>();
         // Two plugins may emit variants of one event (`danger` for mobs and for low health):
         // the schema then lists both shapes.
         if let Some(existing) = self.events.get_mut(E::NAME) {
