@@ -11,6 +11,7 @@ use bevy_app::{App, AppExit};
 use clawcraft_io::client::{self, ClientError};
 use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, Follower, read_events};
 use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
+use clawcraft_mcp::{HttpSettings, McpPlugin, McpSettings};
 use serde_json::{Value, json};
 
 use clawcraft_auth::{AuthConfig, AuthProgress, Authenticator, Endpoints, store};
@@ -23,14 +24,18 @@ use crate::{ClawcraftPlugins, IoPlugin, connect_bot, resolve, run_ticks};
 /// Connects one bot as configured and runs until shutdown (or runs the requested tool). Exit
 /// codes: 0 after a polite shutdown, 2 for a lost or refused connection or bad configuration.
 pub fn run(config: Config) -> ExitCode {
-    if let Some(tool) = config.tool.clone() {
-        return run_tool(&config, tool);
+    match config.tool.clone() {
+        None | Some(Tool::Mcp) => run_with(config, |_| {}),
+        Some(tool) => run_tool(&config, tool),
     }
-    run_with(config, |_| {})
 }
 
 /// Like [`run`], letting the caller add its own plugins (see `examples/spin.rs`).
 pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
+    // `clawcraft mcp`: stdin and stdout carry MCP messages only, so the JSON-lines channel is off
+    // and start-up failures go to stderr alone.
+    let mcp_stdio = matches!(config.tool, Some(Tool::Mcp));
+    let fail = |code: &str, message: &str| report_failure(code, message, !mcp_stdio);
     let forced = config.forced_version();
     if let Err(e) = clawcraft_protocol::version::choose(None, forced) {
         fail("CONFIG", &e.to_string());
@@ -67,9 +72,34 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         None
     };
 
+    let mcp = if mcp_stdio || config.mcp_http.is_some() {
+        let settings = McpSettings {
+            stdio: mcp_stdio,
+            http: config.mcp_http.map(|addr| HttpSettings { addr, token: config.token().map(String::from) }),
+            events_file: Some(config.events.clone()).filter(|p| !p.as_os_str().is_empty()),
+            ..McpSettings::default()
+        };
+        match McpPlugin::new(settings) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let addr = config.mcp_http.map_or_else(String::new, |a| a.to_string());
+                fail("CONFIG", &format!("cannot serve MCP over HTTP on {addr}: {e}"));
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+
     let mut app = App::new();
+    let io = IoPlugin {
+        stdin: !config.no_stdin && !mcp_stdio,
+        stdout: !mcp_stdio,
+        exit_on_disconnect: !config.reconnect,
+        ..IoPlugin::default()
+    };
     app.add_plugins(ClawcraftPlugins)
-        .add_plugins(IoPlugin { stdin: !config.no_stdin, exit_on_disconnect: !config.reconnect, ..IoPlugin::default() })
+        .add_plugins(io)
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.offline {
@@ -84,6 +114,9 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     }
     if let Some(tcp) = tcp {
         app.add_plugins(tcp);
+    }
+    if let Some(mcp) = mcp {
+        app.add_plugins(mcp);
     }
     customize(&mut app);
     tracing::info!(host = %config.host, %server, username = %config.username, version = forced.unwrap_or("the server's"), "connecting");
@@ -175,7 +208,15 @@ pub fn init_logging() {
 
 /// Reports a start-up failure as a JSON `error` event on stdout (the agent reads stdout) and on stderr.
 fn fail(code: &str, message: &str) {
+    report_failure(code, message, true);
+}
+
+/// [`fail`], with stdout left alone when it is not the agent's JSON-lines channel.
+fn report_failure(code: &str, message: &str, to_stdout: bool) {
     tracing::error!(code, message);
+    if !to_stdout {
+        return;
+    }
     println!("{}", json!({"type": "error", "code": code, "error": message, "timestamp": crate::core::event::now_ms()}));
 }
 
@@ -196,6 +237,7 @@ pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
         Tool::Doctor { duration, spawn_timeout } => {
             crate::doctor::run(config, Duration::from_secs(duration), Duration::from_secs(spawn_timeout))
         }
+        Tool::Mcp => run_with(config.clone(), |_| {}),
     }
 }
 

@@ -19,13 +19,17 @@ Channels:
                  non-loopback address requires CLAWCRAFT_TOKEN.
   events file    CLAWCRAFT_EVENTS gets every event, rotated to <file>.1 above
                  CLAWCRAFT_MAX_EVENTS_MB; read it with `clawcraft events`.
+  MCP            `clawcraft mcp`: an MCP server on stdin/stdout (no JSON lines there);
+                 --mcp-http ADDR: Streamable HTTP on http://ADDR/mcp (loopback, or any
+                 address with CLAWCRAFT_TOKEN as a bearer token). Every command is a tool.
 
 Tools:
   clawcraft doctor                        read-only check of the server: one JSON report
   clawcraft cmd '{\"action\":\"pos\"}'      one TCP round trip, prints the response
   clawcraft events --since SEQ --follow   events from the file (rotation-safe)
   clawcraft skill install                 links skill/ into ~/.kiro/skills/clawcraft
-  clawcraft auth status|login|logout      online-mode token cache (CLAWCRAFT_AUTH_DIR, per USERNAME)";
+  clawcraft auth status|login|logout      online-mode token cache (CLAWCRAFT_AUTH_DIR, per USERNAME)
+  clawcraft mcp                           the bot as an MCP server on stdio (for MCP clients)";
 
 /// `clawcraft --version`: the crate version and every Bedrock version spoken.
 pub fn version_text() -> &'static str {
@@ -105,6 +109,10 @@ pub struct Config {
     /// When set, every TCP request must carry `"token": "<this>"` (`clawcraft cmd` adds it).
     #[arg(long, env = "CLAWCRAFT_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Serve MCP's Streamable HTTP transport on http://ADDR/mcp (e.g. 127.0.0.1:4100). Anything
+    /// but loopback requires CLAWCRAFT_TOKEN, sent as `Authorization: Bearer <token>`.
+    #[arg(long = "mcp-http", env = "CLAWCRAFT_MCP_HTTP", global = true)]
+    pub mcp_http: Option<std::net::SocketAddr>,
     /// `clawcraft cmd`: milliseconds to wait for the response.
     #[arg(long, env = "CLAWCRAFT_TIMEOUT", default_value_t = 10_000)]
     pub timeout: u64,
@@ -194,6 +202,9 @@ pub enum Tool {
         #[arg(long = "spawn-timeout", default_value_t = 60)]
         spawn_timeout: u64,
     },
+    /// Run the bot as an MCP server on stdin/stdout (how MCP clients launch servers): every
+    /// command is a tool, events are resources and notifications. stdout carries MCP messages only.
+    Mcp,
     /// The agent skill (skill/SKILL.md).
     Skill {
         #[command(subcommand)]
@@ -326,6 +337,9 @@ mod tests {
             Config::parse_from(["clawcraft", "--offline", "false", "--auth-dir", "/tmp/a", "auth", "logout", "--all"]);
         assert!(!c.offline && c.auth_dir == Some(PathBuf::from("/tmp/a")));
         assert!(matches!(c.tool, Some(Tool::Auth { action: AuthAction::Logout { all: true } })));
+        let c = Config::parse_from(["clawcraft", "mcp", "--mcp-http", "127.0.0.1:4100"]);
+        assert!(matches!(c.tool, Some(Tool::Mcp)));
+        assert_eq!(c.mcp_http.map(|a| a.to_string()).as_deref(), Some("127.0.0.1:4100"));
         let c = Config::parse_from(["clawcraft", "--chat-whitelist", " a, b ,", "cmd", "{}"]);
         assert_eq!(c.agent_settings().chat_whitelist, vec!["a", "b"]);
     }

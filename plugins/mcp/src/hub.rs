@@ -1,0 +1,335 @@
+//! The MCP thread's shared state: calls waiting for their response, actions waiting for their
+//! completion event, and the ring of recent events behind `clawcraft://events`.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use clawcraft_core::command::next_request_id;
+use clawcraft_core::{CommandRequest, CommandWaker, Origin};
+use clawcraft_io::StampedEvent;
+use clawcraft_io::events_file::{Cursor, read_events};
+use crossbeam_channel::Sender;
+use serde_json::{Map, Value};
+use tokio::sync::{Semaphore, oneshot, watch};
+
+use crate::MCP_ORIGINS_START;
+use crate::bridge::{FromMcp, ToMcp};
+use crate::tools::Catalog;
+
+/// Tool calls and resource reads that may wait for the game loop at once; more wait their turn
+/// here, so an HTTP client firing requests cannot grow the command queue without bound.
+const MAX_IN_FLIGHT: usize = 256;
+
+/// The game loop is gone (the bot is shutting down).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameGone;
+
+/// Shared by every MCP session of the process.
+pub struct Hub {
+    pub catalog: Arc<Catalog>,
+    requests: Sender<FromMcp>,
+    waker: CommandWaker,
+    in_flight: Semaphore,
+    state: Mutex<State>,
+    /// The last `seq` seen: subscriptions wake on its changes.
+    last_seq: watch::Sender<u64>,
+    events_file: Option<PathBuf>,
+}
+
+struct State {
+    next_origin: Origin,
+    /// Calls waiting for their response, by origin (one origin per call).
+    calls: HashMap<Origin, oneshot::Sender<Arc<str>>>,
+    /// Calls waiting for an action's completion event, by request id (as JSON text).
+    completions: HashMap<String, Vec<oneshot::Sender<Value>>>,
+    ring: VecDeque<StampedEvent>,
+    ring_capacity: usize,
+}
+
+/// One page of the event log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventsPage {
+    /// The events as JSON texts, in `seq` order.
+    pub events: Vec<Arc<str>>,
+    /// Resume after this `seq` (the last event returned, or the cursor when none were).
+    pub last_seq: u64,
+    /// More events follow `last_seq` already.
+    pub more: bool,
+    /// Events after the cursor that are gone (older than the ring, no events file).
+    pub missed: u64,
+}
+
+impl EventsPage {
+    /// `{"events":[…],"lastSeq":N,"more":bool}` (and `missed` when some are gone).
+    pub fn to_json(&self) -> String {
+        let mut out = String::from("{\"events\":[");
+        for (i, e) in self.events.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(e);
+        }
+        out.push_str(&format!("],\"lastSeq\":{},\"more\":{}", self.last_seq, self.more));
+        if self.missed > 0 {
+            out.push_str(&format!(",\"missed\":{}", self.missed));
+        }
+        out.push('}');
+        out
+    }
+}
+
+impl Hub {
+    pub fn new(
+        catalog: Arc<Catalog>,
+        requests: Sender<FromMcp>,
+        waker: CommandWaker,
+        events_file: Option<PathBuf>,
+        ring_capacity: usize,
+    ) -> Self {
+        let state = State {
+            next_origin: MCP_ORIGINS_START,
+            calls: HashMap::new(),
+            completions: HashMap::new(),
+            ring: VecDeque::new(),
+            ring_capacity,
+        };
+        Self {
+            catalog,
+            requests,
+            waker,
+            in_flight: Semaphore::new(MAX_IN_FLIGHT),
+            state: Mutex::new(state),
+            last_seq: watch::Sender::new(0),
+            events_file,
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hands a message to the game loop and wakes it.
+    pub fn to_game(&self, msg: FromMcp) -> Result<(), GameGone> {
+        let sent = self.requests.send(msg).map_err(|_| GameGone);
+        self.waker.wake();
+        sent
+    }
+
+    /// Runs `action` through the command path and returns its response line. The request id is
+    /// `id` (`null` picks the next process-wide one). Dropping the future forgets the call (its
+    /// response is then discarded).
+    pub async fn run(&self, action: &str, id: Value, params: Map<String, Value>) -> Result<Arc<str>, GameGone> {
+        let _permit = self.in_flight.acquire().await.map_err(|_| GameGone)?;
+        let id = if id.is_null() { next_request_id() } else { id };
+        let (tx, rx) = oneshot::channel();
+        let origin = {
+            let mut state = self.state();
+            let origin = state.next_origin;
+            state.next_origin = if origin + 1 >= MCP_ORIGINS_START << 1 { MCP_ORIGINS_START } else { origin + 1 };
+            state.calls.insert(origin, tx);
+            origin
+        };
+        let _forget = Forget { hub: self, origin };
+        self.to_game(FromMcp::Request(CommandRequest { origin, id, action: action.to_owned(), params }))?;
+        rx.await.map_err(|_| GameGone)
+    }
+
+    /// Waits for the completion event carrying request id `id` (register before the command
+    /// runs: the action may end in the tick that starts it).
+    pub fn expect_completion(&self, id: &Value) -> oneshot::Receiver<Value> {
+        let (tx, rx) = oneshot::channel();
+        let mut state = self.state();
+        // Callers that went away (cancelled calls) leave closed senders behind.
+        state.completions.retain(|_, waiting| {
+            waiting.retain(|w| !w.is_closed());
+            !waiting.is_empty()
+        });
+        state.completions.entry(id.to_string()).or_default().push(tx);
+        rx
+    }
+
+    /// One output pass of the game loop: answers waiting calls, records the events, wakes
+    /// subscriptions.
+    pub fn deliver(&self, out: ToMcp) {
+        let mut state = self.state();
+        for (origin, line) in out.responses {
+            if let Some(call) = state.calls.remove(&origin) {
+                let _ = call.send(line);
+            }
+        }
+        let Some(last) = out.events.last().map(|e| e.seq) else { return };
+        for event in out.events.iter() {
+            if !state.completions.is_empty() {
+                self.complete(&mut state, event);
+            }
+            if state.ring.len() >= state.ring_capacity {
+                state.ring.pop_front();
+            }
+            if state.ring_capacity > 0 {
+                state.ring.push_back(event.clone());
+            }
+        }
+        drop(state);
+        self.last_seq.send_replace(last);
+    }
+
+    /// Hands a completion event to the call waiting for it.
+    fn complete(&self, state: &mut State, event: &StampedEvent) {
+        let is_completion =
+            self.catalog.completion_events().any(|name| event.line.contains(&format!("\"type\":\"{name}\"")));
+        if !is_completion {
+            return;
+        }
+        let Ok(value) = serde_json::from_str::<Value>(&event.line) else { return };
+        let key = value.get("id").map(Value::to_string).unwrap_or_default();
+        let Some(waiting) = state.completions.get_mut(&key) else { return };
+        if !waiting.is_empty() {
+            let call = waiting.remove(0);
+            let _ = call.send(value);
+        }
+        if waiting.is_empty() {
+            state.completions.remove(&key);
+        }
+    }
+
+    /// Subscriptions watch this for new events.
+    pub fn watch_seq(&self) -> watch::Receiver<u64> {
+        self.last_seq.subscribe()
+    }
+
+    /// The last `seq` the MCP thread has seen.
+    pub fn last_seq(&self) -> u64 {
+        *self.last_seq.borrow()
+    }
+
+    /// Events after `since` from memory, at most `limit`.
+    pub fn ring_page(&self, since: u64, limit: usize) -> EventsPage {
+        let state = self.state();
+        let first = state.ring.front().map_or(u64::MAX, |e| e.seq);
+        let start = state.ring.partition_point(|e| e.seq <= since);
+        let events: Vec<Arc<str>> = state.ring.iter().skip(start).take(limit).map(|e| e.line.clone()).collect();
+        let last_seq = state.ring.get(start + events.len().saturating_sub(1)).filter(|_| !events.is_empty());
+        let last_seq = last_seq.map_or(since, |e| e.seq);
+        let more = start + events.len() < state.ring.len();
+        let missed = if first != u64::MAX && first > since + 1 { first - since - 1 } else { 0 };
+        EventsPage { events, last_seq, more, missed }
+    }
+
+    /// The last `limit` events in memory.
+    pub fn recent(&self, limit: usize) -> EventsPage {
+        let since = {
+            let state = self.state();
+            let n = state.ring.len();
+            match n.checked_sub(limit.min(n) + 1) {
+                Some(i) => state.ring[i].seq,
+                None => state.ring.front().map_or(self.last_seq(), |e| e.seq.saturating_sub(1)),
+            }
+        };
+        let mut page = self.ring_page(since, limit);
+        page.missed = 0;
+        page
+    }
+
+    /// Events after `since`, at most `limit`: from memory, or from the events file (on a
+    /// blocking thread) when the ring no longer reaches back that far.
+    pub async fn events_page(self: &Arc<Self>, since: u64, limit: usize) -> EventsPage {
+        let page = self.ring_page(since, limit);
+        let Some(path) = self.events_file.clone().filter(|_| page.missed > 0) else { return page };
+        let read = tokio::task::spawn_blocking(move || read_events(&path, Cursor::AfterSeq(since))).await;
+        let from_file = read.unwrap_or_default();
+        let file_last = from_file.last().and_then(|v| v["seq"].as_u64()).unwrap_or(since);
+        let mut events: Vec<Arc<str>> = from_file.iter().take(limit).map(|v| Arc::from(v.to_string())).collect();
+        let mut last_seq =
+            events.len().checked_sub(1).and_then(|i| from_file.get(i)).and_then(|v| v["seq"].as_u64()).unwrap_or(since);
+        let mut more = from_file.len() > events.len();
+        // The file may lag the ring (it is written on its own thread): the rest from memory.
+        if !more && events.len() < limit {
+            let rest = self.ring_page(file_last.max(since), limit - events.len());
+            if !rest.events.is_empty() {
+                last_seq = rest.last_seq;
+            }
+            more = rest.more;
+            events.extend(rest.events);
+        }
+        let missed = if events.is_empty() { page.missed } else { 0 };
+        EventsPage { events, last_seq, more, missed }
+    }
+}
+
+/// Forgets a call whose future was dropped before its answer came.
+struct Forget<'a> {
+    hub: &'a Hub,
+    origin: Origin,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        self.hub.state().calls.remove(&self.origin);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clawcraft_core::CommandRegistry;
+
+    fn hub(ring: usize) -> (Arc<Hub>, crossbeam_channel::Receiver<FromMcp>) {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let mut app = bevy_app::App::new();
+        app.add_plugins(clawcraft_core::CorePlugin);
+        let waker = app.world().resource::<CommandWaker>().clone();
+        let catalog = Arc::new(Catalog::new(&CommandRegistry::default()));
+        (Arc::new(Hub::new(catalog, tx, waker, None, ring)), rx)
+    }
+
+    fn events(seqs: std::ops::RangeInclusive<u64>) -> Arc<[StampedEvent]> {
+        seqs.map(|seq| StampedEvent { seq, line: format!("{{\"type\":\"tick\",\"seq\":{seq}}}").into() }).collect()
+    }
+
+    #[test]
+    fn pages_of_the_ring_resume_by_seq_and_report_what_is_gone() {
+        let (hub, _rx) = hub(5);
+        hub.deliver(ToMcp { responses: vec![], events: events(1..=8) });
+        assert_eq!(hub.last_seq(), 8);
+        let p = hub.ring_page(5, 2);
+        assert_eq!(p.events.len(), 2);
+        assert_eq!((p.last_seq, p.more, p.missed), (7, true, 0));
+        let p = hub.ring_page(7, 10);
+        assert_eq!((p.events.len(), p.last_seq, p.more), (1, 8, false));
+        let p = hub.ring_page(8, 10);
+        assert!(p.events.is_empty());
+        assert_eq!(p.last_seq, 8, "nothing new: the cursor stays");
+        let p = hub.ring_page(0, 10);
+        assert_eq!(p.missed, 3, "seq 1..=3 fell out of the ring of 5");
+        assert_eq!(p.events.first().map(|e| e.contains("\"seq\":4")), Some(true));
+        let r = hub.recent(2);
+        assert_eq!(
+            r.to_json(),
+            r#"{"events":[{"type":"tick","seq":7},{"type":"tick","seq":8}],"lastSeq":8,"more":false}"#
+        );
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_call_gets_the_response_of_its_origin_and_a_dropped_call_is_forgotten() {
+        let (hub, rx) = hub(10);
+        let h = hub.clone();
+        let call = tokio::spawn(async move { h.run("pos", Value::from("x"), Map::new()).await });
+        tokio::task::yield_now().await;
+        let Ok(FromMcp::Request(req)) = rx.try_recv() else { panic!("no request reached the game loop") };
+        assert_eq!((req.action.as_str(), &req.id), ("pos", &Value::from("x")));
+        assert!(crate::is_mcp_origin(req.origin));
+        let other = (req.origin + 1, Arc::from("{\"other\":true}"));
+        hub.deliver(ToMcp { responses: vec![other, (req.origin, "{\"mine\":true}".into())], events: events(1..=1) });
+        assert_eq!(call.await.expect("joined").expect("answered").as_ref(), "{\"mine\":true}");
+
+        let h = hub.clone();
+        let dropped = tokio::spawn(async move { h.run("pos", Value::Null, Map::new()).await });
+        tokio::task::yield_now().await;
+        let Ok(FromMcp::Request(req)) = rx.try_recv() else { panic!("no request") };
+        assert!(req.id.is_u64(), "a null id gets the next process-wide id");
+        dropped.abort();
+        let _ = dropped.await;
+        assert!(hub.state().calls.is_empty(), "the aborted call left nothing behind");
+    }
+}
