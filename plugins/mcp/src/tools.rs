@@ -84,6 +84,7 @@ pub fn input_schema(params: &Value) -> JsonObject {
         });
     }
     tidy_properties(&mut schema);
+    strip_numeric_formats(&mut schema);
     schema
 }
 
@@ -100,6 +101,7 @@ pub fn output_schema(response: &Value) -> JsonObject {
         let mut out = schema.clone();
         out.insert("type".into(), Value::from("object"));
         tidy_properties(&mut out);
+        strip_numeric_formats(&mut out);
         return out;
     }
     if types == ["null"] {
@@ -115,7 +117,34 @@ pub fn output_schema(response: &Value) -> JsonObject {
     }
     out.insert("properties".into(), json!({"result": inner}));
     out.insert("required".into(), json!(["result"]));
+    strip_numeric_formats(&mut out);
     out
+}
+
+/// The Rust integer and float names schemars writes as `format` (`uint64`, `double`, …) are not
+/// JSON Schema formats: validators warn about every one of them. The type and the bounds
+/// (`minimum`, `maximum`) already say the same.
+fn strip_numeric_formats(schema: &mut JsonObject) {
+    const RUST_FORMATS: &[&str] = &[
+        "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128",
+        "float", "double",
+    ];
+    if schema.get("format").and_then(Value::as_str).is_some_and(|f| RUST_FORMATS.contains(&f)) {
+        schema.remove("format");
+    }
+    for value in schema.values_mut() {
+        match value {
+            Value::Object(inner) => strip_numeric_formats(inner),
+            Value::Array(items) => {
+                for item in items.iter_mut() {
+                    if let Value::Object(inner) = item {
+                        strip_numeric_formats(inner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn object_schema() -> JsonObject {
@@ -201,6 +230,15 @@ mod tests {
         assert!(!out["properties"]["result"].as_object().is_some_and(|r| r.contains_key("$defs")));
 
         assert_eq!(Value::Object(output_schema(&json!({"type": "null"}))), json!({"type": "object"}));
+        let formats = json!({"type": "object", "properties": {
+            "n": {"type": "integer", "format": "uint64", "minimum": 0},
+            "when": {"type": "string", "format": "date-time"},
+            "list": {"type": "array", "items": {"anyOf": [{"type": "number", "format": "double"}]}}
+        }});
+        let out = Value::Object(output_schema(&formats));
+        assert_eq!(out["properties"]["n"], json!({"type": "integer", "minimum": 0}), "Rust type names are not formats");
+        assert_eq!(out["properties"]["when"]["format"], "date-time", "real formats stay");
+        assert_eq!(out["properties"]["list"]["items"]["anyOf"][0], json!({"type": "number"}));
         let any = json!({"anyOf": [{"type": "object", "properties": {}}, {"type": "object"}]});
         let out = output_schema(&any);
         assert_eq!(out["type"], "object");
