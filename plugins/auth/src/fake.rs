@@ -192,6 +192,19 @@ impl FakeServices {
         self.set_code(user_code, CodeStatus::Declined)
     }
 
+    /// `user_code` runs out now (as if the human waited past its lifetime), without the test
+    /// racing a real clock against the poll interval.
+    pub fn expire(&self, user_code: &str) -> bool {
+        let mut st = lock(&self.state);
+        match st.codes.iter_mut().find(|c| c.user_code == user_code && c.status == CodeStatus::Pending) {
+            Some(c) => {
+                c.expires_at = now_unix() - 1;
+                true
+            }
+            None => false,
+        }
+    }
+
     fn set_code(&self, user_code: &str, status: CodeStatus) -> bool {
         let mut st = lock(&self.state);
         match st.codes.iter_mut().find(|c| c.user_code == user_code && c.status == CodeStatus::Pending) {

@@ -242,9 +242,9 @@ fn a_revoked_refresh_token_fails_clearly_then_the_next_attempt_asks_for_a_code()
 
 #[test]
 fn an_expired_code_fails_and_a_retry_does_not_request_another_code_at_once() {
-    let h = Harness::new("expired", FakeConfig { code_expires_in: 2, ..FakeConfig::default() });
+    let h = Harness::new("expired", FakeConfig::default());
     let (rx, handle) = h.start(&login_key());
-    code_of(&rx);
+    assert!(h.fake.expire(&code_of(&rx)));
     let err = handle.join().expect("thread").expect_err("expired");
     assert_eq!(err, AuthError::CodeExpired);
     let again = h.silent(&login_key()).expect_err("cool-down");
