@@ -30,28 +30,6 @@ pub struct BlockTable {
     shapes: Option<Arc<ShapeTable>>,
     /// States the shape table knows (vanilla); later ones are custom blocks.
     shaped_states: usize,
-    /// Boxes computed here instead of taken from the shape table, by state: doors, whose
-    /// vendored shape is the same for every state (closed, east) — see [`door_box`].
-    overrides: HashMap<u32, [Aabb; 1]>,
-}
-
-/// Door panel thickness.
-const DOOR: f32 = 0.1825;
-
-/// The panel of a door state from its facing, hinge and open bit (Java's door shapes, which
-/// Bedrock's `minecraft:cardinal_direction` follows): closed, the panel lies across the facing
-/// direction on the side it faces away from; open, it swings to the hinge side.
-pub fn door_box(facing: &str, open: bool, hinge_right: bool) -> Aabb {
-    let east = Aabb::new(0.0, 0.0, 0.0, DOOR, 1.0, 1.0);
-    let west = Aabb::new(1.0 - DOOR, 0.0, 0.0, 1.0, 1.0, 1.0);
-    let south = Aabb::new(0.0, 0.0, 0.0, 1.0, 1.0, DOOR);
-    let north = Aabb::new(0.0, 0.0, 1.0 - DOOR, 1.0, 1.0, 1.0);
-    match (facing, open, hinge_right) {
-        ("east", false, _) | ("south", true, true) | ("north", true, false) => east,
-        ("west", false, _) | ("south", true, false) | ("north", true, true) => west,
-        ("south", false, _) | ("east", true, false) | ("west", true, true) => south,
-        _ => north,
-    }
 }
 
 impl BlockTable {
@@ -88,16 +66,7 @@ impl BlockTable {
             tracing::error!(version = registry.game_version(), "no collision shapes: every block is a cube");
         }
         let shaped_states = shapes.as_ref().map_or(0, |s| s.state_count());
-        let mut overrides = HashMap::new();
-        for (i, st) in registry.states().iter().enumerate() {
-            if !(st.name.ends_with("_door") || &*st.name == "minecraft:wooden_door") {
-                continue;
-            }
-            let Some(StateValue::Str(facing)) = st.property("minecraft:cardinal_direction") else { continue };
-            let flag = |k: &str| st.property(k).and_then(StateValue::as_bool).unwrap_or(false);
-            overrides.insert(i as u32, [door_box(facing, flag("open_bit"), flag("door_hinge_bit"))]);
-        }
-        Self { physics, shapes, shaped_states, overrides }
+        Self { physics, shapes, shaped_states }
     }
 
     /// The block of a state: its physics and collision boxes (block-local).
@@ -107,9 +76,6 @@ impl BlockTable {
         let physics = self.physics.get(i).copied().unwrap_or(BlockPhysics::PLAIN);
         if physics.air {
             return Block::AIR;
-        }
-        if let Some(boxes) = self.overrides.get(&state.0) {
-            return Block { physics, shapes: boxes };
         }
         let shapes: &[Aabb] = match &self.shapes {
             Some(table) if i < self.shaped_states => table.shapes(state.0),
