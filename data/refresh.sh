@@ -30,5 +30,7 @@ grep -v '^\s*#' "$here/versions.txt" | while read -r ver proto _; do
   NODE_PATH="$tmp/node_modules" node "$here/gen-blocks.js" "$ver"
   NODE_PATH="$tmp/node_modules" node "$here/gen-shapes.js" "$ver" # collision boxes (clawcraft-physics)
   NODE_PATH="$tmp/node_modules" node "$here/make-entities.js" "$ver" # entity table (clawcraft-entity)
+  # Item stack sizes, durability, food, mining speeds per material (data/bedrock/<ver>/items.json).
+  NODE_PATH="$tmp/node_modules" node "$here/gen-items.js" "$ver"
 done
 # The npm tarball ships no LICENSE file; data/SOURCE.md carries the MIT notice.

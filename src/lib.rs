@@ -55,6 +55,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(online::OnlineAuthPlugin)
             .add(clawcraft_skills::SkillsPlugin)
             .add(clawcraft_pathfind::NavigationPlugin)
+            .add(clawcraft_inventory::InventoryPlugin)
     }
 }
 

@@ -109,14 +109,15 @@ impl EventKind for Death {
 pub struct DeathDetails {
     /// Feet position at death.
     pub pos: Option<Vec3>,
-    /// Carried items. Always empty until the inventory plugin exists.
+    /// Carried items when death showed: item objects with `slot` and `windowId`.
     pub items: Vec<Value>,
     pub cause: String,
     pub messages: Vec<String>,
 }
 impl EventKind for DeathDetails {
     const NAME: &'static str = "death_details";
-    const DESCRIPTION: &'static str = "Snapshot at death: position, items (empty until inventory exists), cause";
+    const DESCRIPTION: &'static str =
+        "Snapshot at death: position, the inventory carried (items with slot and windowId), cause";
 }
 
 /// `respawn`: the bot respawned.

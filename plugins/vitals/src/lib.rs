@@ -86,6 +86,14 @@ impl Plugin for VitalsPlugin {
                 .chain()
                 .in_set(TickSet::HandlePackets),
         )
+        // The inventory at death is read before this tick's inventory packets empty it.
+        .add_systems(
+            Update,
+            capture_inventory_at_death
+                .after(handle_vitals_packets)
+                .before(clawcraft_inventory::InventorySet::Apply)
+                .in_set(TickSet::HandlePackets),
+        )
         .add_agent_command::<commands::VitalsCmd>()
         .add_agent_command::<commands::RespawnCmd>()
         .add_agent_event::<DamageTaken>()
@@ -308,14 +316,34 @@ fn check_danger(
     }
 }
 
+/// Keeps the inventory as it was when death first showed (health 0, a death animation or
+/// DeathInfo), because servers empty it right after.
+pub fn capture_inventory_at_death(mut bots: Query<(&Vitals, &mut DeathState, &clawcraft_inventory::Inventory)>) {
+    for (v, mut death, inv) in &mut bots {
+        let dying =
+            v.alive && (v.health <= 0.0 && v.seen.contains("minecraft:health") || death.pending_since.is_some());
+        if dying && death.items.is_none() {
+            death.items = Some(inv.items_json());
+        }
+    }
+}
+
 /// Reports a death once DeathInfo is known (or after waiting for it in vain).
+#[allow(clippy::type_complexity)]
 pub fn report_death(
-    mut bots: Query<(Entity, &mut Vitals, &mut DeathState, &DamageWindow, Option<&Position>)>,
+    mut bots: Query<(
+        Entity,
+        &mut Vitals,
+        &mut DeathState,
+        &DamageWindow,
+        Option<&Position>,
+        Option<&clawcraft_inventory::Inventory>,
+    )>,
     ticks: Res<TickCount>,
     mut events: MessageWriter<AgentEvent>,
     mut interrupts: MessageWriter<InterruptActions>,
 ) {
-    for (bot, mut v, mut death, window, pos) in &mut bots {
+    for (bot, mut v, mut death, window, pos, inv) in &mut bots {
         let Some(since) = death.pending_since else { continue };
         // The fatal hit's damage_taken comes first.
         if window.start.is_some() {
@@ -329,6 +357,7 @@ pub fn report_death(
             continue;
         }
         let (cause, messages) = death.info.take().unwrap_or_else(|| ("unknown".into(), Vec::new()));
+        let items = death.items.take().or_else(|| inv.map(|i| i.items_json())).unwrap_or_default();
         death.pending_since = None;
         v.alive = false;
         v.health = 0.0;
@@ -336,11 +365,11 @@ pub fn report_death(
         events.write(AgentEvent::of(&Death { cause: cause.clone(), messages: messages.clone() }));
         events.write(AgentEvent::of(&DeathDetails {
             pos,
-            items: Vec::new(),
+            items: items.clone(),
             cause: cause.clone(),
             messages: messages.clone(),
         }));
-        v.last_death = Some(LastDeath { pos, items: Vec::new(), cause, messages });
+        v.last_death = Some(LastDeath { pos, items, cause, messages });
         interrupts.write(InterruptActions { bot, cause: Interruption::Death });
     }
 }

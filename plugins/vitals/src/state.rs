@@ -75,7 +75,7 @@ pub struct ActiveEffect {
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct LastDeath {
     pub pos: Option<Vec3>,
-    /// Empty until the inventory plugin exists.
+    /// The inventory when the bot died (item objects with `slot` and `windowId`).
     pub items: Vec<Value>,
     pub cause: String,
     pub messages: Vec<String>,
@@ -283,6 +283,8 @@ pub struct DeathState {
     pub info: Option<(String, Vec<String>)>,
     /// The server said it is ready to respawn us (Respawn state 1), with the eye position.
     pub respawn_ready: Option<clawcraft_protocol::packets::Vec3>,
+    /// The inventory when death showed (health 0), before the server empties it.
+    pub items: Option<Vec<Value>>,
 }
 
 /// Last tick each danger threat was reported (debounce).

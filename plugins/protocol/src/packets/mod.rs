@@ -1005,11 +1005,13 @@ packet!(InventoryTransaction, "inventory_transaction");
 
 pub mod chat;
 pub mod entity;
+pub mod items;
 pub mod vitals;
 pub mod world;
 
 pub use chat::*;
 pub use entity::*;
+pub use items::*;
 pub use vitals::*;
 pub use world::*;
 

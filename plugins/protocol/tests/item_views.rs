@@ -1,0 +1,254 @@
+//! The item and inventory typed views survive encode → decode with the bundled protocol, keep
+//! the fields each action kind puts on the wire, and read item NBT (damage, enchantments).
+
+use clawcraft_protocol::codec::{Nbt, NbtTag, Packet, Protocol, Value};
+use clawcraft_protocol::packets::*;
+
+fn proto() -> Protocol {
+    Protocol::load("1.26.45").expect("bundled version")
+}
+
+fn round_trip<P: Packet + PartialEq + std::fmt::Debug>(p: &P) -> P {
+    let proto = proto();
+    let bytes = proto.encode(p).expect("encode");
+    let back: P = proto.decode_as(&bytes).expect("decode");
+    assert_eq!(&back, p, "{} round trip", P::NAME);
+    back
+}
+
+fn pickaxe(damage: i32, efficiency: i16) -> ItemInstance {
+    let ench = NbtTag::List(
+        10,
+        vec![NbtTag::Compound(vec![("id".into(), NbtTag::Short(15)), ("lvl".into(), NbtTag::Short(efficiency))])],
+    );
+    ItemInstance {
+        network_id: 320,
+        count: 1,
+        metadata: 0,
+        has_stack_id: true,
+        stack_id: Some(17),
+        block_runtime_id: 0,
+        extra: ItemExtra {
+            has_nbt: "true".into(),
+            nbt: Some(ItemNbt {
+                version: 1,
+                nbt: Nbt {
+                    name: String::new(),
+                    tag: NbtTag::Compound(vec![("Damage".into(), NbtTag::Int(damage)), ("ench".into(), ench)]),
+                },
+            }),
+            ..ItemExtra::default()
+        },
+    }
+}
+
+#[test]
+fn inventory_content_and_slot_round_trip_with_nbt_and_air() {
+    let content = InventoryContent {
+        window_id: "inventory".into(),
+        input: vec![
+            pickaxe(7, 5),
+            ItemInstance::air(),
+            ItemInstance { network_id: 3, count: 12, ..ItemInstance::default() },
+        ],
+        container: FullContainerName::of("anvil_input"),
+        storage_item: ItemInstance::air(),
+    };
+    let back = round_trip(&content);
+    assert_eq!(back.input[0].tag_int("Damage"), Some(7));
+    assert_eq!(back.input[0].enchantments(), vec![(15, 5)]);
+    assert!(back.input[1].is_air());
+    round_trip(&InventorySlot {
+        window_id: "armor".into(),
+        slot: 2,
+        container: Some(FullContainerName::of("armor")),
+        storage_item: Some(ItemInstance::air()),
+        item: pickaxe(0, 1),
+    });
+}
+
+#[test]
+fn an_air_item_with_empty_user_data_decodes_as_air() {
+    // gophertunnel writes air's user data with length 0; minecraft-data writes a 10-byte blob.
+    let proto = proto();
+    let mut bytes = proto
+        .encode(&MobEquipment { runtime_entity_id: 7, window_id: "inventory".into(), ..MobEquipment::default() })
+        .expect("encode");
+    let full = bytes.clone();
+    // header, runtime id (7), item: i16 id, u16 count, varint meta, bool, varint block id, then the blob
+    let blob_at = 1 + 1 + 2 + 2 + 1 + 1 + 1;
+    assert_eq!(full[blob_at], 10, "minecraft-data's 10-byte air blob");
+    bytes.splice(blob_at..blob_at + 11, [0u8]);
+    let e: MobEquipment = proto.decode_as(&bytes).expect("decode");
+    assert!(e.item.is_air());
+    assert_eq!(e.window_id, "inventory");
+}
+
+#[test]
+fn stack_requests_keep_each_action_kinds_fields() {
+    let slot = |c: &str, s: u8, id: i32| Some(StackSlot { slot_type: FullContainerName::of(c), slot: s, stack_id: id });
+    let req = ItemStackRequest {
+        requests: vec![StackRequest {
+            request_id: -3,
+            actions: vec![
+                StackAction {
+                    type_id: "place".into(),
+                    legacy_type_id: 1,
+                    count: Some(4),
+                    source: slot("inventory", 12, 9),
+                    destination: slot("hotbar", 0, 0),
+                    ..StackAction::default()
+                },
+                StackAction {
+                    type_id: "swap".into(),
+                    legacy_type_id: 2,
+                    source: slot("hotbar", 1, 3),
+                    destination: slot("inventory", 20, 4),
+                    ..StackAction::default()
+                },
+                StackAction {
+                    type_id: "drop".into(),
+                    legacy_type_id: 3,
+                    count: Some(1),
+                    source: slot("hotbar", 2, 5),
+                    randomly: Some(false),
+                    ..StackAction::default()
+                },
+                StackAction {
+                    type_id: "mine_block".into(),
+                    legacy_type_id: 11,
+                    hotbar_slot: Some(0),
+                    predicted_durability: Some(8),
+                    network_id: Some(17),
+                    ..StackAction::default()
+                },
+            ],
+            custom_names: vec![],
+            cause: "chat_public".into(),
+        }],
+    };
+    let proto = proto();
+    let bytes = proto.encode(&req).expect("encode");
+    let (_, value) = proto.decode(&bytes).expect("generic decode");
+    let first = value.get("requests").and_then(|r| match r {
+        Value::Array(a) => a.first().cloned(),
+        _ => None,
+    });
+    let actions = first.as_ref().and_then(|r| r.get("actions")).cloned().expect("actions");
+    let Value::Array(actions) = actions else { panic!("actions array") };
+    assert_eq!(actions[2].get("randomly"), Some(&Value::Bool(false)));
+    assert!(actions[1].get("count").is_none(), "swap carries no count");
+    let back: ItemStackRequest = proto.decode_as(&bytes).expect("typed decode");
+    assert_eq!(back.requests[0].actions[0].count, Some(4));
+    assert_eq!(back.requests[0].actions[3].predicted_durability, Some(8));
+    assert_eq!(back.requests[0].actions[1].destination, slot("inventory", 20, 4));
+}
+
+#[test]
+fn stack_responses_round_trip() {
+    round_trip(&ItemStackResponse {
+        responses: vec![
+            StackResponse {
+                status: "ok".into(),
+                request_id: -1,
+                containers_presence: true,
+                containers: Some(vec![ResponseContainer {
+                    slot_type: FullContainerName::of("hotbar"),
+                    slots: vec![ResponseSlot {
+                        slot: 0,
+                        hotbar_slot: 0,
+                        count: 3,
+                        item_stack_id_presence: true,
+                        item_stack_id: Some(41),
+                        ..ResponseSlot::default()
+                    }],
+                }]),
+            },
+            StackResponse { status: "error".into(), request_id: -3, ..StackResponse::default() },
+        ],
+    });
+}
+
+#[test]
+fn transactions_round_trip_per_kind() {
+    let base = |kind: &str, data: TransactionData| InventoryTransaction {
+        transaction: Transaction {
+            legacy: TransactionLegacy::default(),
+            transaction_type: Some(kind.into()),
+            actions: Some(vec![]),
+            transaction_data: data,
+        },
+    };
+    let use_on_block = base(
+        "item_use",
+        TransactionData {
+            action_type: "click_block".into(),
+            trigger_type: "player_input".into(),
+            block_position: BlockPos { x: 1, y: -61, z: 2 },
+            face: 1,
+            hotbar_slot: 3,
+            held_item: pickaxe(1, 1),
+            player_pos: Vec3 { x: 0.5, y: -58.38, z: 0.5 },
+            click_pos: Vec3 { x: 0.5, y: 1.0, z: 0.5 },
+            block_runtime_id: 0xdead_beef,
+            client_prediction: "success".into(),
+            client_cooldown_state: "off".into(),
+            ..TransactionData::default()
+        },
+    );
+    round_trip(&use_on_block);
+    let attack = base(
+        "item_use_on_entity",
+        TransactionData {
+            action_type: "attack".into(),
+            entity_runtime_id: 99,
+            hotbar_slot: 0,
+            held_item: ItemInstance::air(),
+            player_pos: Vec3 { x: 1.0, y: 2.0, z: 3.0 },
+            ..TransactionData::default()
+        },
+    );
+    let proto = proto();
+    let bytes = proto.encode(&attack).expect("encode");
+    let back: InventoryTransaction = proto.decode_as(&bytes).expect("decode");
+    assert_eq!(back.transaction.transaction_data.entity_runtime_id, 99);
+    assert_eq!(back.transaction.transaction_data.action_type, "attack");
+    let release = base(
+        "item_release",
+        TransactionData {
+            action_type: "release".into(),
+            hotbar_slot: 1,
+            head_pos: Vec3 { x: 0.0, y: 1.0, z: 0.0 },
+            ..TransactionData::default()
+        },
+    );
+    let bytes = proto.encode(&release).expect("encode");
+    let back: InventoryTransaction = proto.decode_as(&bytes).expect("decode");
+    assert_eq!(back.transaction.transaction_data.head_pos.y, 1.0);
+}
+
+#[test]
+fn small_item_packets_round_trip() {
+    round_trip(&PlayerHotbar { selected_slot: 4, window_id: "inventory".into(), select_slot: true });
+    round_trip(&CompletedUsingItem { used_item_id: 261, use_method: "eat".into() });
+    round_trip(&Animate {
+        action_id: "swing_arm".into(),
+        runtime_entity_id: 7,
+        data: 0.0,
+        has_swing_source: true,
+        swing_source: Some("attack".into()),
+    });
+    round_trip(&Interact {
+        action_id: "open_inventory".into(),
+        target_entity_id: 7,
+        has_position: false,
+        position: None,
+    });
+    round_trip(&ContainerOpen {
+        window_id: "inventory".into(),
+        window_type: "inventory".into(),
+        coordinates: BlockPos { x: 0, y: -60, z: 0 },
+        runtime_entity_id: -1,
+    });
+    round_trip(&ContainerClose { window_id: "inventory".into(), window_type: "inventory".into(), server: false });
+}
