@@ -56,6 +56,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_skills::SkillsPlugin)
             .add(clawcraft_pathfind::NavigationPlugin)
             .add(clawcraft_inventory::InventoryPlugin)
+            .add(clawcraft_interact::InteractPlugin)
     }
 }
 

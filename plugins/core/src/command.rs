@@ -89,6 +89,13 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("NO_ITEM", "the inventory holds no such item (or the server has not sent the inventory yet)"),
     ("INVENTORY_FULL", "no free inventory slot for the move"),
     ("REJECTED", "the server refused the request; the inventory view stays the server's"),
+    ("NOT_LOADED", "the target block is not loaded (no chunk data there)"),
+    (
+        "INVALID_TARGET",
+        "the target is not something this action works on (air to mine, an unbreakable block, not a door or bed, …)",
+    ),
+    ("OUT_OF_REACH", "the target is beyond reach (5 blocks from the eye); walk closer first"),
+    ("NO_LINE_OF_SIGHT", "another block stands between the eye and every face of the target"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];
 

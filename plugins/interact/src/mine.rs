@@ -1,0 +1,555 @@
+//! `mine` / `abort_mine`: break a block the way server-authoritative block breaking expects,
+//! and report only what the server confirmed.
+//!
+//! The command checks the block (loaded, not air, breakable), reach and line of sight (the face
+//! is chosen by raycast from the eye, or given), optionally picks the best tool (`autoTool`: a
+//! hotbar slot is selected, a main-inventory tool is swapped in first and mining starts when the
+//! server confirmed the swap), computes the break time ([`crate::mining`]) and turns to the face.
+//! Then, inside the tick's PlayerAuthInput: `start_break`, `continue_break` every tick, and on
+//! the last tick `continue_break` + `predict_break`. `mine_done` has `confirmed:true` only when
+//! the server's block update shows the block gone; a server that puts the block back refuses
+//! the break (`status:"failed"`, `reason:"rejected"`). The drops are the item entities that
+//! appeared at the block, with `pickedUp` when a TakeItemEntity of ours took them (the receipt
+//! waits up to [`DROP_WAIT_TICKS`] for them). `abort_mine` (and a timeout, death, disconnect)
+//! sends `abort_break`.
+
+use bevy_ecs::prelude::*;
+use bevy_ecs::world::EntityRef;
+use clawcraft_core::event::EventKind;
+use clawcraft_core::{
+    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, EntityIds, Outcome,
+    Position, TickCount, Vec3,
+};
+use clawcraft_entity::{EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
+use clawcraft_inventory::{AQUA_AFFINITY, EFFICIENCY, Inventory, InventoryJobs, ItemIds, JobResult, Move, SlotRef};
+use clawcraft_network::{ClientboundPacket, Connection};
+use clawcraft_player::InputExtras;
+use clawcraft_protocol::packets::BlockAction;
+use clawcraft_vitals::Vitals;
+use clawcraft_world::block::BlockInfo;
+use clawcraft_world::chunk::{BlockLookup, World as BlockWorld};
+use clawcraft_world::ids::BlockIds;
+use clawcraft_world::raycast::Face;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::common::{
+    BlockXyz, Senses, aim_at, block_pos, cell_of, face_from_id, hand_free, inventory, runtime_id, swing, turn_to,
+};
+use crate::mining::{BreakConditions, best_tool, break_ticks};
+
+/// Ticks after `predict_break` to wait for the server's block update.
+pub const CONFIRM_TICKS: u64 = 20;
+/// Ticks after the confirmation to wait for drops to appear and be picked up.
+pub const DROP_WAIT_TICKS: u64 = 20;
+/// Ticks to wait for an autoTool swap.
+const EQUIP_WAIT_TICKS: u64 = 60;
+
+/// Where mining is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Waiting for the server to confirm the autoTool swap (inventory job id).
+    Equipping(u64),
+    /// `start_break` goes out this tick.
+    Start,
+    /// Ticks of breaking done.
+    Breaking(u32),
+    /// `predict_break` went out at this tick; waiting for the server.
+    Predicted(u64),
+    /// The server showed the block gone at this tick; collecting drops.
+    Confirmed(u64),
+}
+
+/// A dropped item seen at the block.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DropSeen {
+    pub name: String,
+    pub count: u16,
+    /// Whether a TakeItemEntity of ours took it.
+    pub picked_up: bool,
+    /// The item entity's runtime id.
+    pub runtime_id: u64,
+}
+
+/// The running `mine` action.
+#[derive(Component, Debug, Clone)]
+pub struct Mining {
+    pub pos: [i32; 3],
+    pub face: Face,
+    pub block: String,
+    /// The block's network id when mining started.
+    pub original: u32,
+    pub expected_ticks: u32,
+    pub phase: Phase,
+    /// Ticks of breaking sent (start → predict).
+    pub ticks: u32,
+    /// Ticks from `predict_break` to the server's confirmation.
+    pub confirm_ticks: Option<u64>,
+    pub confirmed: bool,
+    pub tool: Option<String>,
+    pub drops: Vec<DropSeen>,
+    /// Item entities already lying near the block when mining began (not drops of this break).
+    pub preexisting: Vec<u64>,
+    /// The server answered with something other than air at the block (`rejected`, `changed`).
+    pub refused: Option<&'static str>,
+    /// When the action started (tick), for the equip wait.
+    pub started_tick: u64,
+}
+
+/// `mine_done`.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct MineDone {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    pub block: String,
+    pub pos: BlockXyz,
+    /// Face clicked (0 down … 5 east).
+    pub face: u8,
+    /// Ticks from `start_break` to `predict_break`.
+    pub ticks: u32,
+    /// Ticks the break should take (the Bedrock rules).
+    pub expected_ticks: u32,
+    /// Ticks from `predict_break` to the server's block update.
+    pub confirm_ticks: Option<u64>,
+    /// True only when the server's block update showed the block broken.
+    pub confirmed: bool,
+    /// The held item (null = hand).
+    pub tool: Option<String>,
+    /// Items that dropped at the block.
+    pub drops: Vec<DropSeen>,
+}
+impl EventKind for MineDone {
+    const NAME: &'static str = "mine_done";
+    const DESCRIPTION: &'static str = "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)";
+}
+
+impl AsyncAction for Mining {
+    const SLOT: &'static str = "mine";
+    const ABORT: &'static str = "abort_mine";
+    const IDLE: &'static str = "Not mining";
+    type Done = MineDone;
+
+    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> MineDone {
+        MineDone {
+            outcome,
+            block: self.block.clone(),
+            pos: self.pos.into(),
+            face: self.face.id(),
+            ticks: self.ticks,
+            expected_ticks: self.expected_ticks,
+            confirm_ticks: self.confirm_ticks,
+            confirmed: self.confirmed,
+            tool: self.tool.clone(),
+            drops: self.drops.clone(),
+        }
+    }
+}
+
+/// `mine`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Mine {
+    pub x: f64,
+    pub y: f64,
+    pub z: f64,
+    /// Hold the fastest tool first (from anywhere in the inventory).
+    #[serde(default)]
+    pub auto_tool: bool,
+    /// Face to hit (0 down … 5 east); default: the nearest visible face, by raycast.
+    pub face: Option<i64>,
+}
+
+/// Response of `mine`.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MineResponse {
+    pub mining: bool,
+    pub block: String,
+    pub pos: BlockXyz,
+    pub face: u8,
+    /// Expected break time in ticks (with the tool that will be held).
+    pub break_time: u32,
+    /// The item that will be held (null = hand).
+    pub tool: Option<String>,
+    /// True when autoTool first swaps a tool in from the main inventory.
+    pub equipping: bool,
+}
+
+/// What changes the break time besides the tool, from the bot's state.
+pub fn conditions(world: &World, bot: Entity, held_efficiency: u8) -> BreakConditions {
+    let mut c = BreakConditions { efficiency: held_efficiency, ..BreakConditions::default() };
+    if let Some(v) = world.get::<Vitals>(bot) {
+        for e in v.effects.values() {
+            let level = u8::try_from(e.amplifier.saturating_add(1).clamp(0, 255)).unwrap_or(0);
+            match e.name.as_str() {
+                "haste" => c.haste = level,
+                "mining_fatigue" => c.mining_fatigue = level,
+                "conduit_power" => c.conduit_power = level,
+                _ => {}
+            }
+        }
+    }
+    if let Some(inv) = world.get::<Inventory>(bot) {
+        c.aqua_affinity = inv.armor[0].as_ref().is_some_and(|h| h.enchantment_level(AQUA_AFFINITY) > 0);
+    }
+    let (Some(feet), Some(blocks), Some(ids)) =
+        (world.get::<Position>(bot), world.get::<BlockWorld>(bot), world.get::<BlockIds>(bot))
+    else {
+        c.on_ground = true;
+        return c;
+    };
+    let f = feet.0;
+    let is = |x: f64, y: f64, z: f64, test: &dyn Fn(&BlockInfo, u32) -> bool| match blocks.get_block(
+        x.floor() as i32,
+        y.floor() as i32,
+        z.floor() as i32,
+    ) {
+        BlockLookup::Loaded(id, l1) => {
+            ids.0.info(id).is_some_and(|i| test(i, id)) || l1.and_then(|l| ids.0.info(l)).is_some_and(|i| test(i, 0))
+        }
+        BlockLookup::Unloaded => false,
+    };
+    // Feet resting on top of a solid block (f32 wire positions: a thousandth of slack).
+    let resting = (f.y - f.y.round()).abs() < 1e-3;
+    c.on_ground = resting && is(f.x, f.y.round() - 0.5, f.z, &|i, _| i.shape.is_solid());
+    let eye = f.offset_y(clawcraft_core::EYE_HEIGHT);
+    c.in_water = is(eye.x, eye.y, eye.z, &|i, _| i.is_liquid() && i.name.contains("water"));
+    c
+}
+
+/// Expected ticks for `block` with the item in inventory slot `slot` (`None` = hand).
+fn ticks_with(world: &World, bot: Entity, block: &BlockInfo, slot: Option<u8>) -> Option<u32> {
+    let inv = world.get::<Inventory>(bot);
+    let item = slot.and_then(|s| inv?.get(SlotRef::Inv(s)));
+    let data = world.get::<ItemIds>(bot).and_then(|i| i.data.clone());
+    let material = data.as_ref().map_or("default", |d| d.block_material(&block.name)).to_owned();
+    let info = item.and_then(|it| data.as_ref()?.info(&it.name).cloned());
+    let c = conditions(world, bot, item.map_or(0, |i| i.enchantment_level(EFFICIENCY)));
+    break_ticks(block, &material, info.as_ref(), &c)
+}
+
+impl AgentCommand for Mine {
+    const NAME: &'static str = "mine";
+    const SUMMARY: &'static str = "Break the block at x,y,z (reach and line of sight checked, face by raycast, break time by the Bedrock rules, optional autoTool); async, ends in mine_done (confirmed by the server)";
+    const EXAMPLE: &'static str = r#"{"action":"mine","x":2,"y":-61,"z":0,"autoTool":true}"#;
+    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<Mining>());
+    type Response = MineResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<MineResponse, CommandError> {
+        hand_free(ctx)?;
+        let cell = cell_of(self.x, self.y, self.z)?;
+        let want = match self.face {
+            Some(f) => Some(face_from_id(f).ok_or_else(|| CommandError::out_of_range("face must be 0-5"))?),
+            None => None,
+        };
+        let s = Senses::of(ctx)?;
+        let id = s.id_at(cell)?;
+        if s.is_empty(id) {
+            return Err(CommandError::new(
+                "INVALID_TARGET",
+                format!("Nothing to mine at {} {} {}", cell[0], cell[1], cell[2]),
+            ));
+        }
+        let block = s.name(id);
+        let info =
+            s.info(id).cloned().ok_or_else(|| CommandError::new("INVALID_TARGET", format!("Unknown block {block}")))?;
+        if info.is_unbreakable() {
+            return Err(CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")));
+        }
+        let aim = aim_at(&s, cell, want)?;
+        drop(s);
+        let held_slot = ctx.world.get::<Inventory>(ctx.bot).filter(|i| i.synced).map(|i| i.held_slot);
+        let mut slot_to_use = held_slot;
+        let mut equip: Option<Move> = None;
+        if self.auto_tool {
+            let inv = inventory(ctx)?;
+            let data = ctx.world.get::<ItemIds>(ctx.bot).and_then(|i| i.data.clone());
+            if let Some(data) = data {
+                let c = conditions(ctx.world, ctx.bot, 0);
+                let candidates: Vec<(u8, String, u8)> =
+                    inv.indexed().map(|(s, it)| (s, it.name.to_string(), it.enchantment_level(EFFICIENCY))).collect();
+                let best = best_tool(&info, &data, candidates.iter().map(|(s, n, e)| (*s, n.as_str(), *e)), &c);
+                if let Some(best) = best
+                    && Some(best) != held_slot
+                {
+                    if best < clawcraft_inventory::HOTBAR_SLOTS {
+                        let rid = runtime_id(ctx)?;
+                        let mut events = Vec::new();
+                        let mut q = ctx.world.query::<(&mut Connection, &mut Inventory)>();
+                        if let Ok((mut conn, mut inv)) = q.get_mut(ctx.world, ctx.bot) {
+                            clawcraft_inventory::hold(&mut conn, rid, &mut inv, best, &mut events);
+                        }
+                        for e in events {
+                            ctx.world.write_message(e);
+                        }
+                        slot_to_use = Some(best);
+                    } else {
+                        let held = inv.held_slot;
+                        equip = Some(if inv.held().is_some() {
+                            Move::Swap { a: SlotRef::Inv(best), b: SlotRef::Inv(held) }
+                        } else {
+                            Move::Place { from: SlotRef::Inv(best), to: SlotRef::Inv(held), count: 1 }
+                        });
+                        slot_to_use = Some(best);
+                    }
+                }
+            }
+        }
+        let expected = ticks_with(ctx.world, ctx.bot, &info, slot_to_use)
+            .ok_or_else(|| CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")))?;
+        let tool = slot_to_use
+            .and_then(|s| ctx.world.get::<Inventory>(ctx.bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
+        let now = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0);
+        let phase = match equip {
+            Some(mv) => {
+                let mut jobs = ctx.world.get_mut::<InventoryJobs>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
+                Phase::Equipping(jobs.submit("equip", vec![mv]))
+            }
+            None => Phase::Start,
+        };
+        let preexisting = items_near(ctx.world, ctx.bot, cell, 2.0).into_iter().map(|(rid, _)| rid).collect();
+        turn_to(ctx.world, ctx.bot, aim.point);
+        let mining = Mining {
+            pos: cell,
+            face: aim.face,
+            block: block.clone(),
+            original: id,
+            expected_ticks: expected,
+            phase,
+            ticks: 0,
+            confirm_ticks: None,
+            confirmed: false,
+            tool: tool.clone(),
+            drops: Vec::new(),
+            preexisting,
+            refused: None,
+            started_tick: now,
+        };
+        let timeout = u64::from(expected) + EQUIP_WAIT_TICKS + CONFIRM_TICKS + DROP_WAIT_TICKS + 100;
+        ctx.start(Self::NAME, mining, timeout)?;
+        Ok(MineResponse {
+            mining: true,
+            block,
+            pos: cell.into(),
+            face: aim.face.id(),
+            break_time: expected,
+            tool,
+            equipping: equip.is_some(),
+        })
+    }
+}
+
+/// Item entities of `bot` within `radius` of `cell`'s centre: `(runtime id, position)`.
+fn items_near(world: &mut World, bot: Entity, cell: [i32; 3], radius: f64) -> Vec<(u64, Vec3)> {
+    let centre = Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5);
+    let mut q = world.query::<(&SeenBy, &WorldEntity, &EntityPosition, &ItemEntity)>();
+    q.iter(world)
+        .filter(|(seen, _, p, _)| seen.0 == bot && p.0.distance(centre) <= radius)
+        .map(|(_, w, p, _)| (w.runtime_id, p.0))
+        .collect()
+}
+
+fn action(name: &str, pos: [i32; 3], face: Face) -> BlockAction {
+    BlockAction { action: name.into(), position: block_pos(pos), face: i32::from(face.id()) }
+}
+
+/// Records the server's block updates at the mined block, the drops that appear and the
+/// pickups of them.
+#[allow(clippy::type_complexity)]
+pub fn watch_mining(
+    mut packets: MessageReader<ClientboundPacket>,
+    mut picked: MessageReader<ItemPickedUp>,
+    mut bots: Query<(Entity, &mut Mining, &mut MineTrace, &BlockWorld, Option<&BlockIds>)>,
+    items: Query<(&SeenBy, &WorldEntity, &EntityPosition, &ItemEntity)>,
+    ticks: Res<TickCount>,
+) {
+    let now = ticks.0;
+    for pkt in packets.read() {
+        let Ok((_, mut m, mut trace, blocks, ids)) = bots.get_mut(pkt.bot) else { continue };
+        for (cell, layer, id) in crate::common::block_updates(pkt) {
+            if cell != m.pos || layer != 0 {
+                continue;
+            }
+            let air = id == blocks.air_id() || ids.is_some_and(|t| t.0.is_air(id));
+            let predicted = matches!(m.phase, Phase::Predicted(_));
+            if air {
+                if let Phase::Predicted(at) = m.phase {
+                    m.confirm_ticks = Some(now.saturating_sub(at));
+                }
+                if !matches!(m.phase, Phase::Confirmed(_)) {
+                    m.confirmed = true;
+                    m.phase = Phase::Confirmed(now);
+                    trace.open = None;
+                }
+            } else if predicted && id == m.original {
+                m.refused = Some("rejected");
+            } else if id != m.original {
+                m.refused = Some("changed");
+            }
+        }
+    }
+    for p in picked.read() {
+        let Ok((_, mut m, ..)) = bots.get_mut(p.bot) else { continue };
+        if !p.by_self || !matches!(m.phase, Phase::Predicted(_) | Phase::Confirmed(_)) {
+            continue;
+        }
+        if let Some(d) = m.drops.iter_mut().find(|d| d.runtime_id == p.item_runtime_id) {
+            d.picked_up = true;
+        } else if let (Some(item), Some(pos)) = (&p.item, p.position)
+            && near(pos, m.pos, 2.0)
+            && !m.preexisting.contains(&p.item_runtime_id)
+        {
+            m.drops.push(DropSeen {
+                name: item.name.clone(),
+                count: item.count,
+                picked_up: true,
+                runtime_id: p.item_runtime_id,
+            });
+        }
+    }
+    for (bot, mut m, ..) in &mut bots {
+        if !matches!(m.phase, Phase::Predicted(_) | Phase::Confirmed(_)) {
+            continue;
+        }
+        for (seen, w, p, item) in &items {
+            if seen.0 != bot || !near(p.0, m.pos, 2.0) || m.preexisting.contains(&w.runtime_id) {
+                continue;
+            }
+            if !m.drops.iter().any(|d| d.runtime_id == w.runtime_id) {
+                m.drops.push(DropSeen {
+                    name: item.name.clone(),
+                    count: item.count,
+                    picked_up: false,
+                    runtime_id: w.runtime_id,
+                });
+            }
+        }
+    }
+}
+
+fn near(p: Vec3, cell: [i32; 3], radius: f64) -> bool {
+    p.distance(Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5)) <= radius
+}
+
+/// Advances every mining action one tick: the block actions of this tick's PlayerAuthInput,
+/// the autoTool wait, the confirmation and drop windows.
+#[allow(clippy::type_complexity)]
+pub fn step_mining(
+    mut commands: Commands,
+    mut bots: Query<(
+        Entity,
+        &mut Mining,
+        &mut MineTrace,
+        &mut InputExtras,
+        &InventoryJobs,
+        &mut Connection,
+        &EntityIds,
+    )>,
+    ticks: Res<TickCount>,
+) {
+    let now = ticks.0;
+    for (bot, mut m, mut trace, mut input, jobs, mut conn, ids) in &mut bots {
+        if let Some(reason) = m.refused {
+            commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some(reason.into()));
+            continue;
+        }
+        match m.phase {
+            Phase::Equipping(job) => match jobs.result(job) {
+                Some(JobResult::Confirmed) => {
+                    m.phase = Phase::Start;
+                    // The swapped-in tool's break time is known now; recomputed by `retime_after_equip`.
+                    commands.queue(move |world: &mut World| retime_after_equip(world, bot));
+                }
+                Some(JobResult::Rejected(status)) => {
+                    let reason = format!("tool swap refused ({status})");
+                    commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some(reason));
+                }
+                None if now > m.started_tick + EQUIP_WAIT_TICKS => {
+                    commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some("tool swap unanswered".into()));
+                }
+                None => {}
+            },
+            Phase::Start => {
+                input.block_actions.push(action("start_break", m.pos, m.face));
+                trace.open = Some((m.pos, m.face));
+                conn.send(&swing(ids.runtime_id, "mine"));
+                if m.expected_ticks == 0 {
+                    input.block_actions.push(action("predict_break", m.pos, m.face));
+                    m.phase = Phase::Predicted(now);
+                } else {
+                    m.phase = Phase::Breaking(0);
+                }
+            }
+            Phase::Breaking(done) => {
+                let done = done + 1;
+                m.ticks = done;
+                input.block_actions.push(action("continue_break", m.pos, m.face));
+                if done >= m.expected_ticks {
+                    input.block_actions.push(action("predict_break", m.pos, m.face));
+                    m.phase = Phase::Predicted(now);
+                } else {
+                    m.phase = Phase::Breaking(done);
+                    if done % 7 == 0 {
+                        conn.send(&swing(ids.runtime_id, "mine"));
+                    }
+                }
+            }
+            Phase::Predicted(at) if now >= at + CONFIRM_TICKS => {
+                commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some("unconfirmed".into()));
+            }
+            Phase::Predicted(_) => {}
+            Phase::Confirmed(at) => {
+                let all_picked = !m.drops.is_empty() && m.drops.iter().all(|d| d.picked_up);
+                if all_picked || now >= at + DROP_WAIT_TICKS {
+                    commands.end_action(bot, Mining::SLOT, ActionStatus::Done, None);
+                }
+            }
+        }
+    }
+}
+
+/// After an autoTool swap the held item changed: recompute the break time with it.
+fn retime_after_equip(world: &mut World, bot: Entity) {
+    let Some(m) = world.get::<Mining>(bot) else { return };
+    let pos = m.pos;
+    let held = world.get::<Inventory>(bot).map(|i| i.held_slot);
+    let info = match world.get::<BlockWorld>(bot).map(|w| w.get_block(pos[0], pos[1], pos[2])) {
+        Some(BlockLookup::Loaded(id, _)) => world.get::<BlockIds>(bot).and_then(|t| t.0.info(id).cloned()),
+        _ => None,
+    };
+    let Some(info) = info else { return };
+    let expected = ticks_with(world, bot, &info, held);
+    let tool = held.and_then(|s| world.get::<Inventory>(bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
+    if let Some(mut m) = world.get_mut::<Mining>(bot) {
+        if let Some(t) = expected {
+            m.expected_ticks = t;
+        }
+        m.tool = tool;
+    }
+}
+
+/// Whether a break is in progress at the server, so an interrupted one can be called off.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct MineTrace {
+    /// Block and face of a break in progress at the server (between start and confirmation).
+    pub open: Option<([i32; 3], Face)>,
+}
+
+/// Sends `abort_break` when a break in progress at the server ended without the block breaking
+/// (abort, timeout, death, refusal); [`MineTrace`] says whether one was in progress.
+pub fn abort_unfinished_breaks(
+    mut removed: RemovedComponents<Mining>,
+    mut bots: Query<(&mut MineTrace, Option<&Mining>, &mut InputExtras)>,
+) {
+    for bot in removed.read() {
+        let Ok((mut trace, running, mut input)) = bots.get_mut(bot) else { continue };
+        if running.is_some() {
+            continue;
+        }
+        if let Some((pos, face)) = trace.open.take() {
+            input.block_actions.push(action("abort_break", pos, face));
+        }
+    }
+}
