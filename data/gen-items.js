@@ -14,7 +14,7 @@
 //     "enchantments": { "efficiency": 15, ... } }
 // - Item names and properties only: network ids always come from the server (ItemRegistry).
 // - durability: maxDurability (0 = not damageable). food: nutrition and saturation_modifier of the item's
-//   minecraft:food component. use_ticks: minecraft:use_duration (ticks), else the item_properties use_duration,
+//   minecraft:food component (always: edible when not hungry). use_ticks: minecraft:use_duration (ticks), else the item_properties use_duration,
 //   else 32 for foods; drinks without components (potion, milk_bucket) get 32.
 // - speeds: the item's mining speed per block material (materials.json lists, for each material string, the
 //   speed of every item that mines it faster); absent when the item speeds nothing up.
@@ -50,6 +50,7 @@ function itemLine (item, speedsOf) {
   const food = c['minecraft:food'] && c['minecraft:food'].value
   if (food) {
     out.food = { nutrition: num(food.nutrition) || 0, saturation: round(num(food.saturation_modifier) || 0) }
+    if (num(food.can_always_eat)) out.food.always = true
   }
   const props = c.item_properties && c.item_properties.value
   const useTicks = num(c['minecraft:use_duration']) ?? (props && num(props.use_duration))

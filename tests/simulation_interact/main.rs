@@ -1,6 +1,7 @@
 //! Acting on the world in simulation: every action's packets as the server would read them, and
 //! receipts built only from what the (simulated) server answers.
 
+mod actions;
 mod mine;
 mod world;
 

@@ -96,6 +96,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ),
     ("OUT_OF_REACH", "the target is beyond reach (5 blocks from the eye); walk closer first"),
     ("NO_LINE_OF_SIGHT", "another block stands between the eye and every face of the target"),
+    ("OCCUPIED", "place: the cell already holds a block (or you stand in it)"),
+    ("NO_SUPPORT", "place: no block next to the cell to place against"),
+    ("NO_TARGET", "no such entity or player in view"),
+    ("NOT_HUNGRY", "eat: hunger is full and the food is not always edible"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];
 

@@ -174,6 +174,24 @@ pub fn face_centre(cell: [i32; 3], face: Face) -> Vec3 {
     Vec3::new(c(0), c(1), c(2))
 }
 
+/// Points of a face a ray may aim at: the centre first, then four points towards its corners
+/// (a ray through the centre can graze the edge of a neighbouring block where a slightly
+/// different aim sees the face).
+fn face_points(cell: [i32; 3], face: Face) -> [Vec3; 5] {
+    let c = face_centre(cell, face);
+    let n = normal(face);
+    // The two axes lying in the face.
+    let axes: Vec<usize> = (0..3).filter(|i| n[*i] == 0).collect();
+    let at = |du: f64, dv: f64| {
+        let mut p = [c.x, c.y, c.z];
+        p[axes[0]] += du;
+        p[axes[1]] += dv;
+        Vec3::new(p[0], p[1], p[2])
+    };
+    const D: f64 = 0.3;
+    [c, at(-D, -D), at(D, -D), at(-D, D), at(D, D)]
+}
+
 /// Chooses the face of `cell` to click: among the faces turned towards the eye (or only `want`),
 /// those a ray from the eye reaches without another block in the way; the nearest wins. Errors:
 /// `OUT_OF_REACH` when every visible face is beyond [`REACH`], `NO_LINE_OF_SIGHT` when something
@@ -181,31 +199,34 @@ pub fn face_centre(cell: [i32; 3], face: Face) -> Vec3 {
 pub fn aim_at(s: &Senses<'_>, cell: [i32; 3], want: Option<Face>) -> Result<Aim, CommandError> {
     let eye = s.eye();
     let e = [eye.x, eye.y, eye.z];
+    let air = s.world.air_id();
     let mut nearest_seen: Option<f64> = None;
     let mut best: Option<Aim> = None;
     for face in FACES {
         if want.is_some_and(|w| w != face) {
             continue;
         }
-        let point = face_centre(cell, face);
+        let centre = face_centre(cell, face);
         let n = normal(face);
         // Only faces turned towards the eye can be clicked.
-        let p = [point.x, point.y, point.z];
+        let p = [centre.x, centre.y, centre.z];
         let facing: f64 = (0..3).map(|i| (e[i] - p[i]) * f64::from(n[i])).sum();
         if facing <= 0.0 {
             continue;
         }
-        let distance = eye.distance(point);
-        let dir = [point.x - eye.x, point.y - eye.y, point.z - eye.z];
-        let air = s.world.air_id();
-        let ray = cast(s.world, e, dir, distance + 0.01, |id| id != air && !s.is_empty(id));
-        let hits_target = matches!(ray.end, RayEnd::Hit { cell: Cell { x, y, z }, .. } if [x, y, z] == cell);
-        if !hits_target {
-            continue;
-        }
-        nearest_seen = Some(nearest_seen.map_or(distance, |d: f64| d.min(distance)));
-        if distance <= REACH && best.is_none_or(|b| distance < b.distance) {
-            best = Some(Aim { face, point, distance });
+        for point in face_points(cell, face) {
+            let distance = eye.distance(point);
+            let dir = [point.x - eye.x, point.y - eye.y, point.z - eye.z];
+            let ray = cast(s.world, e, dir, distance + 0.01, |id| id != air && !s.is_empty(id));
+            let hits_target = matches!(ray.end, RayEnd::Hit { cell: Cell { x, y, z }, .. } if [x, y, z] == cell);
+            if !hits_target {
+                continue;
+            }
+            nearest_seen = Some(nearest_seen.map_or(distance, |d: f64| d.min(distance)));
+            if distance <= REACH && best.is_none_or(|b| distance < b.distance) {
+                best = Some(Aim { face, point, distance });
+            }
+            break;
         }
     }
     match (best, nearest_seen) {
@@ -379,5 +400,67 @@ mod tests {
         assert_eq!(aim.click_pos([2, -61, 3]), WireVec3 { x: 0.25, y: 1.0, z: 0.75 });
         assert!(cell_of(f64::NAN, 0.0, 0.0).is_err());
         assert_eq!(cell_of(-0.5, 64.9, 3.0).ok(), Some([-1, 64, 3]));
+    }
+}
+
+/// Whether the right item is in the hand yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ready {
+    /// It is held now.
+    Now,
+    /// An equip job (inventory job id) must be confirmed first.
+    Job(u64),
+}
+
+/// Makes the first item matching `query` the held item: already held or in the hotbar → held now
+/// (a hotbar selection needs no answer); in the main inventory → swapped into the held slot by an
+/// inventory job the action waits for. `NO_ITEM` when the inventory has none.
+pub fn hold_item(ctx: &mut CommandCtx<'_>, query: &str) -> Result<Ready, CommandError> {
+    let inv = inventory(ctx)?;
+    let found = inv.find(query);
+    let held = inv.held_slot;
+    if found.contains(&held) {
+        return Ok(Ready::Now);
+    }
+    if let Some(&slot) = found.iter().find(|s| **s < clawcraft_inventory::HOTBAR_SLOTS) {
+        let rid = runtime_id(ctx)?;
+        let mut events = Vec::new();
+        let mut q = ctx.world.query::<(&mut clawcraft_network::Connection, &mut Inventory)>();
+        if let Ok((mut conn, mut inv)) = q.get_mut(ctx.world, ctx.bot) {
+            clawcraft_inventory::hold(&mut conn, rid, &mut inv, slot, &mut events);
+        }
+        for e in events {
+            ctx.world.write_message(e);
+        }
+        return Ok(Ready::Now);
+    }
+    let Some(&from) = found.first() else {
+        return Err(CommandError::new("NO_ITEM", format!("No item matching {query:?} in the inventory")));
+    };
+    use clawcraft_inventory::{Move, SlotRef};
+    let mv = if inv.held().is_some() {
+        Move::Swap { a: SlotRef::Inv(from), b: SlotRef::Inv(held) }
+    } else {
+        let count = inv.get(SlotRef::Inv(from)).map_or(1, |i| u8::try_from(i.count).unwrap_or(u8::MAX));
+        Move::Place { from: SlotRef::Inv(from), to: SlotRef::Inv(held), count }
+    };
+    let mut jobs =
+        ctx.world.get_mut::<clawcraft_inventory::InventoryJobs>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
+    Ok(Ready::Job(jobs.submit("equip", vec![mv])))
+}
+
+/// The state of an equip job: `None` while pending, `Some(Err(reason))` when refused.
+pub fn job_outcome(jobs: &clawcraft_inventory::InventoryJobs, job: u64) -> Option<Result<(), String>> {
+    match jobs.result(job)? {
+        clawcraft_inventory::JobResult::Confirmed => Some(Ok(())),
+        clawcraft_inventory::JobResult::Rejected(s) => Some(Err(format!("item swap refused ({s})"))),
+    }
+}
+
+/// The item a query names, for responses: the held item after [`hold_item`], or the match.
+pub fn item_named(inv: &Inventory, query: Option<&str>) -> Option<Item> {
+    match query {
+        Some(q) => inv.find(q).first().and_then(|s| inv.get(clawcraft_inventory::SlotRef::Inv(*s))).cloned(),
+        None => inv.held().cloned(),
     }
 }

@@ -12,13 +12,19 @@
 //!
 //! [`mining`] is the break-time table (the Bedrock rules, from the vendored data).
 
+pub mod attack;
+pub mod block_use;
 pub mod common;
+pub mod eat;
+pub mod items_out;
 pub mod mine;
 pub mod mining;
+pub mod place;
+pub mod use_slot;
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, CorePlugin, LocalBot};
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, CorePlugin, LocalBot, TickSet};
 use clawcraft_player::InputExtras;
 
 /// Acting on the world with server-confirmed receipts.
@@ -29,13 +35,47 @@ impl Plugin for InteractPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        app.add_systems(Update, attach.before(ActionSet::Step))
+        app.add_systems(Update, attach.in_set(TickSet::HandlePackets))
+            .add_systems(Update, block_use::track_sleep.in_set(TickSet::HandlePackets).after(attach))
             .add_systems(
                 Update,
-                (mine::watch_mining, mine::step_mining, mine::abort_unfinished_breaks).chain().in_set(ActionSet::Step),
+                (
+                    (mine::watch_mining, mine::step_mining, mine::abort_unfinished_breaks).chain(),
+                    (eat::watch_eating, eat::step_eating, eat::release_unfinished_uses).chain(),
+                    (place::watch_placing, place::step_placing).chain(),
+                    block_use::step_interacting,
+                    block_use::step_sleeping,
+                    block_use::step_waking,
+                    block_use::step_using,
+                    attack::step_attacking,
+                    items_out::step_throwing,
+                    items_out::step_dropping,
+                )
+                    .in_set(ActionSet::Step),
             )
             .add_agent_command::<mine::Mine>()
-            .add_async_action::<mine::Mining>();
+            .add_async_action::<mine::Mining>()
+            .add_agent_command::<eat::Eat>()
+            .add_async_action::<eat::Eating>()
+            .add_agent_command::<place::Place>()
+            .add_async_action::<place::Placing>()
+            .add_agent_command::<block_use::BlockTarget>()
+            .add_async_action::<block_use::Interacting>()
+            .add_agent_command::<block_use::Sleep>()
+            .add_async_action::<block_use::Sleeping>()
+            .add_agent_event::<block_use::SleepStarted>()
+            .add_agent_command::<block_use::Wake>()
+            .add_async_action::<block_use::Waking>()
+            .add_agent_command::<block_use::Use>()
+            .add_async_action::<block_use::Using>()
+            .add_agent_command::<attack::Attack>()
+            .add_async_action::<attack::Attacking>()
+            .add_agent_command::<items_out::Throw>()
+            .add_async_action::<items_out::Throwing>()
+            .add_agent_command::<items_out::DropCmd>()
+            .add_async_action::<items_out::Dropping>()
+            .add_agent_command::<items_out::Give>()
+            .add_async_action::<items_out::Giving>();
     }
 }
 
@@ -44,7 +84,7 @@ impl Plugin for InteractPlugin {
 fn attach(mut commands: Commands, bots: Query<(Entity, Has<InputExtras>), (With<LocalBot>, Without<mine::MineTrace>)>) {
     for (bot, has_input) in &bots {
         let mut e = commands.entity(bot);
-        e.insert(mine::MineTrace::default());
+        e.insert((mine::MineTrace::default(), eat::EatTrace::default(), block_use::SleepState::default()));
         if !has_input {
             e.insert(InputExtras::default());
         }

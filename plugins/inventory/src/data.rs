@@ -25,6 +25,9 @@ pub struct Food {
     pub nutrition: u32,
     /// Saturation modifier (saturation gained = nutrition × modifier × 2).
     pub saturation: f32,
+    /// Edible when not hungry (golden apples, chorus fruit, …).
+    #[serde(default)]
+    pub always: bool,
 }
 
 /// Facts about one item.
@@ -210,7 +213,8 @@ mod tests {
         assert_eq!(pick.speed_on("mineable/axe"), None);
         assert_eq!(d.info("diamond_pickaxe").and_then(|i| i.speed_on("mineable/pickaxe")), Some(8.0));
         let bread = d.info("minecraft:bread").expect("bread");
-        assert_eq!(bread.food, Some(Food { nutrition: 5, saturation: 0.6 }));
+        assert_eq!(bread.food, Some(Food { nutrition: 5, saturation: 0.6, always: false }));
+        assert!(d.info("minecraft:golden_apple").and_then(|i| i.food).is_some_and(|f| f.always));
         assert_eq!(bread.use_ticks, Some(32));
         assert!(bread.is_consumable());
         assert_eq!(d.info("minecraft:dried_kelp").and_then(|i| i.use_ticks), Some(16));
