@@ -100,7 +100,7 @@ fn place_clicks_the_support_face_and_is_confirmed_by_the_block_update_and_the_st
     w.sim.sent();
     w.ok(r#"{"action":"place","x":-1,"y":-60,"z":1,"id":"p2"}"#);
     let tx = w.sim.sent_as::<InventoryTransaction>();
-    let data = &tx[0].transaction.transaction_data;
+    let data = tx[0].use_item_data().expect("item use");
     assert_eq!((data.action_type.as_str(), data.trigger_type.as_str(), data.face), ("click_block", "player_input", 1));
     assert_eq!((data.block_position.x, data.block_position.y, data.block_position.z), (-1, -61, 1));
     assert_eq!((data.held_item.network_id, data.held_item.stack_id), (DIRT, Some(1)), "the server's exact stack");
@@ -138,7 +138,7 @@ fn eat_ends_on_completed_using_item_with_hunger_and_count_and_abort_releases() {
         (json!(true), json!("minecraft:bread"), json!(1600))
     );
     let tx = w.sim.sent_as::<InventoryTransaction>();
-    let data = &tx[0].transaction.transaction_data;
+    let data = tx[0].use_item_data().expect("item use");
     assert_eq!((data.action_type.as_str(), data.face, data.held_item.network_id), ("click_air", 255, BREAD));
     w.sim.ticks(21);
     assert_eq!(w.sim.sent_as::<InventoryTransaction>().len(), 1, "the click is repeated each second");
@@ -175,8 +175,8 @@ fn interact_reports_the_doors_new_state_from_the_server() {
     let r = w.ok(r#"{"action":"interact","x":3,"y":-60,"z":0,"id":"i1"}"#);
     assert_eq!((r["interacted"].clone(), r["block"].clone()), (json!(true), json!("minecraft:wooden_door")));
     let tx = w.sim.sent_as::<InventoryTransaction>();
-    assert_eq!(tx[0].transaction.transaction_data.action_type, "click_block");
-    assert_eq!(tx[0].transaction.transaction_data.face, 4, "the west face looks at the bot");
+    let data = tx[0].use_item_data().expect("item use");
+    assert_eq!((data.action_type.as_str(), data.face), ("click_block", 4), "the west face looks at the bot");
     let open = w.id("wooden_door", &door(0, 1));
     w.set_block([3, -60, 0], open);
     w.sim.tick();
@@ -307,8 +307,7 @@ fn attack_is_confirmed_by_the_hurt_animation_and_a_death_is_killed() {
     w.sim.sent();
     w.ok(r#"{"action":"attack","entity":50}"#);
     let tx = w.sim.sent_as::<InventoryTransaction>();
-    let data = &tx[0].transaction.transaction_data;
-    assert_eq!(tx[0].transaction.transaction_type.as_deref(), Some("item_use_on_entity"));
+    let data = tx[0].use_on_entity_data().expect("use on entity");
     assert_eq!(
         (data.action_type.as_str(), data.entity_runtime_id, data.held_item.network_id),
         ("attack", ZOMBIE, DIRT)
@@ -344,7 +343,7 @@ fn throw_is_confirmed_by_the_stack_and_the_projectile() {
     let r = w.ok(r#"{"action":"throw","x":5,"y":-59,"z":0,"id":"t1"}"#);
     assert_eq!((r["thrown"].clone(), r["item"].clone()), (json!(true), json!("minecraft:snowball")));
     let tx = w.sim.sent_as::<InventoryTransaction>();
-    assert_eq!(tx[0].transaction.transaction_data.action_type, "click_air");
+    assert_eq!(tx[0].use_item_data().map(|d| d.action_type), Some("click_air".into()));
     let yaw = w.ok(r#"{"action":"pos"}"#)["yawDegrees"].as_f64().unwrap_or(0.0);
     assert!(yaw < -80.0, "turned towards +x: {yaw}");
     slot(&mut w, 2, stack(SNOWBALL, 3, 3));

@@ -78,6 +78,9 @@ const nbtState = {
   }
 }
 
+// An empty slot as minecraft-data writes it (air in full, 10-byte user data).
+const AIR = { network_id: 0, count: 0, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }
+
 function packets (types, protocolVersion) {
   const L = layouts(types)
   const item = (id, count, meta) => ({ network_id: id, count, metadata: meta, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } })
@@ -476,8 +479,79 @@ function packets (types, protocolVersion) {
     ['death_info', { cause: 'death.attack.mob', messages: ['Alex_Builder', 'entity.zombie.name'] }],
     ['set_health', { health: 14 }],
     ['player_action', { runtime_entity_id: 2049n, action: 'respawn', position: { x: 0, y: 0, z: 0 }, result_position: { x: 0, y: 0, z: 0 }, face: -1 }],
-    ['player_action', { runtime_entity_id: 2049n, action: 'start_break', position: { x: -120, y: 63, z: 301 }, result_position: { x: -120, y: 64, z: 301 }, face: 1 }]
+    ['player_action', { runtime_entity_id: 2049n, action: 'start_break', position: { x: -120, y: 63, z: 301 }, result_position: { x: -120, y: 64, z: 301 }, face: 1 }],
+    // --- items and inventory -----------------------------------------------------------------------
+    ['inventory_content', {
+      window_id: 'inventory',
+      input: [
+        { network_id: 320, count: 1, metadata: 0, has_stack_id: true, stack_id: 17, block_runtime_id: 0, extra: { has_nbt: true, nbt: { version: 1, nbt: { type: 'compound', name: '', value: { Damage: { type: 'int', value: 7 }, ench: { type: 'list', value: { type: 'compound', value: [{ id: { type: 'short', value: 15 }, lvl: { type: 'short', value: 5 } }] } } } } }, can_place_on: [], can_destroy: [] } },
+        AIR,
+        { network_id: 3, count: 12, metadata: 0, has_stack_id: true, stack_id: 18, block_runtime_id: 2186211206, extra: { has_nbt: 'false', can_place_on: ['minecraft:stone'], can_destroy: [] } }
+      ],
+      container: { container_id: 'anvil_input', dynamic_container_id: undefined },
+      storage_item: AIR
+    }],
+    ['inventory_slot', { window_id: 'armor', slot: 2, container: { container_id: 'armor', dynamic_container_id: undefined }, storage_item: AIR, item: { network_id: 350, count: 1, metadata: 0, has_stack_id: true, stack_id: 44, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } } }],
+    ['mob_equipment', { runtime_entity_id: 2049n, item: { network_id: 261, count: 5, metadata: 0, has_stack_id: true, stack_id: 2, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }, slot: 1, selected_slot: 1, window_id: 'inventory' }],
+    ['player_hotbar', { selected_slot: 4, window_id: 'inventory', select_slot: true }],
+    ['item_stack_request', {
+      requests: [{
+        request_id: -3,
+        actions: [
+          { type_id: 'place', legacy_type_id: 1, count: 4, source: { slot_type: { container_id: 'inventory', dynamic_container_id: undefined }, slot: 12, stack_id: 9 }, destination: { slot_type: { container_id: 'hotbar', dynamic_container_id: undefined }, slot: 0, stack_id: 0 } },
+          { type_id: 'swap', legacy_type_id: 2, source: { slot_type: { container_id: 'hotbar', dynamic_container_id: undefined }, slot: 1, stack_id: 3 }, destination: { slot_type: { container_id: 'inventory', dynamic_container_id: undefined }, slot: 20, stack_id: 4 } },
+          { type_id: 'drop', legacy_type_id: 3, count: 1, source: { slot_type: { container_id: 'hotbar', dynamic_container_id: undefined }, slot: 2, stack_id: 5 }, randomly: false },
+          { type_id: 'mine_block', legacy_type_id: 11, hotbar_slot: 0, predicted_durability: 8, network_id: 17 }
+        ],
+        custom_names: [],
+        cause: 'chat_public'
+      }]
+    }],
+    ['item_stack_response', {
+      responses: [
+        { status: 'ok', request_id: -1, containers_presence: true, containers: [{ slot_type: { container_id: 'hotbar', dynamic_container_id: undefined }, slots: [{ slot: 0, hotbar_slot: 0, count: 3, item_stack_id_presence: true, item_stack_id: 41, custom_name: '', filtered_custom_name: '', durability_correction: 0 }] }] },
+        { status: 'error', request_id: -3, containers_presence: false, containers: undefined }
+      ]
+    }],
+    ['inventory_transaction', {
+      transaction: {
+        legacy: { legacy_request_id: 0, legacy_transactions: undefined },
+        transaction_type: 'item_use',
+        actions: [],
+        transaction_data: {
+          action_type: 'click_block', trigger_type: 'player_input', block_position: { x: 1, y: -61, z: 2 }, face: 1, hotbar_slot: 3,
+          held_item: { network_id: 3, count: 12, metadata: 0, has_stack_id: true, stack_id: 18, block_runtime_id: 2186211206, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
+          player_pos: { x: 0.5, y: -58.375, z: 0.5 }, click_pos: { x: 0.5, y: 1, z: 0.25 }, block_runtime_id: 3727764076, client_prediction: 'success', client_cooldown_state: 'off'
+        }
+      }
+    }],
+    ['inventory_transaction', {
+      transaction: {
+        legacy: { legacy_request_id: 0, legacy_transactions: undefined },
+        transaction_type: 'item_use_on_entity',
+        actions: [],
+        transaction_data: { entity_runtime_id: 4097n, action_type: 'attack', hotbar_slot: 0, held_item: AIR, player_pos: { x: 1, y: 65.625, z: 2 }, click_pos: { x: 2.5, y: 64.5, z: 2 } }
+      }
+    }],
+    ['completed_using_item', { used_item_id: 261, use_method: 'eat' }],
+    ['animate', { action_id: 'swing_arm', runtime_entity_id: 2049n, data: 0, has_swing_source: true, swing_source: 'attack' }],
+    ['interact', { action_id: 'open_inventory', target_entity_id: 2049n, has_position: false, position: undefined }],
+    ['container_open', { window_id: 'inventory', window_type: 'inventory', coordinates: { x: 0, y: -60, z: 0 }, runtime_entity_id: -1n }],
+    ['container_close', { window_id: 'inventory', window_type: 'inventory', server: false }]
   ]
+}
+
+// bedrock-protocol writes item NBT only when the `has_nbt` mapper is given the boolean `true`
+// (its switch compares against a boolean); the mapper's value is the name "true", which is what
+// the recorded params (and the Rust codec) use.
+function mapperBooleans (v) {
+  if (Array.isArray(v)) return v.map(mapperBooleans)
+  if (v && typeof v === 'object') {
+    const o = {}
+    for (const [k, x] of Object.entries(v)) o[k] = k === 'has_nbt' && typeof x === 'boolean' ? String(x) : mapperBooleans(x)
+    return o
+  }
+  return v
 }
 
 function make (version) {
@@ -498,7 +572,7 @@ function make (version) {
       throw new Error(`${version} ${name}: ${e.message}\nparams ${JSON.stringify(toJson(params))}${buf ? '\nhex ' + buf.toString('hex') : ''}`)
     }
     if (back.data.name !== name) throw new Error(`${name}: read back as ${back.data.name}`)
-    out.push({ name, params: toJson(params), hex: buf.toString('hex') })
+    out.push({ name, params: mapperBooleans(toJson(params)), hex: buf.toString('hex') })
   }
   const file = path.join(__dirname, `${version}.json`)
   fs.writeFileSync(file, JSON.stringify(out, null, 1) + '\n')

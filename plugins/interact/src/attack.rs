@@ -13,9 +13,7 @@ use clawcraft_core::{
 use clawcraft_entity::{EntityCategory, EntityKind, EntityPosition, NameTag, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
-use clawcraft_protocol::packets::{
-    EntityEvent, InventoryTransaction, RemoveEntity, Transaction, TransactionData, UpdateAttributes,
-};
+use clawcraft_protocol::packets::{EntityEvent, InventoryTransaction, RemoveEntity, UpdateAttributes, UseOnEntityData};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -211,7 +209,7 @@ pub fn step_attacking(
             continue;
         }
         let rid = a.target.runtime_id;
-        if let Some(e) = pkt.decode::<EntityEvent>() {
+        if let Some(e) = pkt.view::<EntityEvent>() {
             if e.runtime_entity_id == rid {
                 match e.event_id.as_str() {
                     "hurt_animation" => {
@@ -222,7 +220,7 @@ pub fn step_attacking(
                     _ => {}
                 }
             }
-        } else if let Some(u) = pkt.decode::<UpdateAttributes>() {
+        } else if let Some(u) = pkt.view::<UpdateAttributes>() {
             if u.runtime_entity_id == rid
                 && let Some(h) = u.attributes.iter().find(|x| x.name == "minecraft:health")
             {
@@ -232,7 +230,7 @@ pub fn step_attacking(
                     a.killed = true;
                 }
             }
-        } else if let Some(r) = pkt.decode::<RemoveEntity>()
+        } else if let Some(r) = pkt.view::<RemoveEntity>()
             && r.entity_id_self == a.unique_id
             && a.hurt
         {
@@ -243,22 +241,14 @@ pub fn step_attacking(
         match a.sent {
             None => {
                 conn.send(&swing(ids.runtime_id, "attack"));
-                conn.send(&InventoryTransaction {
-                    transaction: Transaction {
-                        transaction_type: Some("item_use_on_entity".into()),
-                        actions: Some(Vec::new()),
-                        transaction_data: TransactionData {
-                            action_type: "attack".into(),
-                            entity_runtime_id: a.target.runtime_id,
-                            hotbar_slot: i32::from(inv.held_slot),
-                            held_item: held_wire(inv),
-                            player_pos: wire(pos.0.offset_y(EYE_HEIGHT)),
-                            click_pos: wire(a.point),
-                            ..TransactionData::default()
-                        },
-                        ..Transaction::default()
-                    },
-                });
+                conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
+                    entity_runtime_id: a.target.runtime_id,
+                    action_type: "attack".into(),
+                    hotbar_slot: i32::from(inv.held_slot),
+                    held_item: held_wire(inv),
+                    player_pos: wire(pos.0.offset_y(EYE_HEIGHT)),
+                    click_pos: wire(a.point),
+                }));
                 a.sent = Some(now);
             }
             Some(_) if a.killed => commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None),

@@ -294,7 +294,7 @@ pub fn track_sleep(
 ) {
     for pkt in packets.read() {
         let Ok((ids, mut st)) = bots.get_mut(pkt.bot) else { continue };
-        if let Some(d) = pkt.decode::<SetEntityData>() {
+        if let Some(d) = pkt.view::<SetEntityData>() {
             if d.runtime_entity_id != ids.runtime_id {
                 continue;
             }
@@ -310,7 +310,7 @@ pub fn track_sleep(
                 Some(false) => st.sleeping = false,
                 _ => {}
             }
-        } else if let Some(a) = pkt.decode::<Animate>()
+        } else if let Some(a) = pkt.view::<Animate>()
             && a.action_id == "wake_up"
             && a.runtime_entity_id == ids.runtime_id
         {
@@ -420,7 +420,7 @@ pub fn step_sleeping(
 ) {
     for pkt in packets.read() {
         let Ok((_, mut s, ..)) = bots.get_mut(pkt.bot) else { continue };
-        if let Some(t) = pkt.decode::<Text>()
+        if let Some(t) = pkt.view::<Text>()
             && let Some(key) = bed_message(&t)
         {
             s.refusal = Some(key);
@@ -675,8 +675,8 @@ pub fn step_using(
         if u.sent.is_none() {
             continue;
         }
-        if let Some(c) = pkt.decode::<CompletedUsingItem>() {
-            u.completed = Some(c.use_method);
+        if let Some(c) = pkt.view::<CompletedUsingItem>() {
+            u.completed = Some(c.use_method.clone());
         }
         let Some((at, ..)) = u.pos else { continue };
         for (cell, layer, id) in crate::common::block_updates(pkt) {

@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{ActiveActions, CommandCtx, CommandError, EYE_HEIGHT, EntityIds, Position, Rotation, Vec3};
 use clawcraft_inventory::{Inventory, Item};
 use clawcraft_protocol::packets::{
-    Animate, BlockPos, InventoryTransaction, ItemInstance, Transaction, TransactionData, Vec3 as WireVec3,
+    Animate, BlockPos, InventoryTransaction, ItemInstance, ReleaseData, UseItemData, Vec3 as WireVec3,
 };
 use clawcraft_world::block::BlockInfo;
 use clawcraft_world::chunk::{BlockLookup, World as BlockWorld};
@@ -293,26 +293,9 @@ pub fn swing(runtime_id: u64, source: &str) -> Animate {
     }
 }
 
-/// An `item_use` transaction.
-pub fn item_use(data: TransactionData) -> InventoryTransaction {
-    InventoryTransaction {
-        transaction: Transaction {
-            transaction_type: Some("item_use".into()),
-            actions: Some(Vec::new()),
-            transaction_data: data,
-            ..Transaction::default()
-        },
-    }
-}
-
-/// The wire vector of a point.
-pub fn wire(v: Vec3) -> WireVec3 {
-    WireVec3 { x: v.x as f32, y: v.y as f32, z: v.z as f32 }
-}
-
 /// A `click_block` use of the held item on `cell`'s `face` (placing, opening, pressing).
 pub fn click_block(inv: &Inventory, eye: Vec3, cell: [i32; 3], aim: &Aim, block_id: u32) -> InventoryTransaction {
-    item_use(TransactionData {
+    InventoryTransaction::item_use(&UseItemData {
         action_type: "click_block".into(),
         trigger_type: "player_input".into(),
         block_position: block_pos(cell),
@@ -324,13 +307,12 @@ pub fn click_block(inv: &Inventory, eye: Vec3, cell: [i32; 3], aim: &Aim, block_
         block_runtime_id: block_id,
         client_prediction: "success".into(),
         client_cooldown_state: "off".into(),
-        ..TransactionData::default()
     })
 }
 
 /// A `click_air` use of the held item (eat, drink, throw, use).
 pub fn click_air(inv: &Inventory, eye: Vec3) -> InventoryTransaction {
-    item_use(TransactionData {
+    InventoryTransaction::item_use(&UseItemData {
         action_type: "click_air".into(),
         trigger_type: "player_input".into(),
         block_position: BlockPos::default(),
@@ -342,35 +324,31 @@ pub fn click_air(inv: &Inventory, eye: Vec3) -> InventoryTransaction {
         block_runtime_id: 0,
         client_prediction: "failure".into(),
         client_cooldown_state: "off".into(),
-        ..TransactionData::default()
     })
 }
 
 /// An `item_release` of the held item (stop eating, fire a bow).
 pub fn release(inv: &Inventory, eye: Vec3) -> InventoryTransaction {
-    InventoryTransaction {
-        transaction: Transaction {
-            transaction_type: Some("item_release".into()),
-            actions: Some(Vec::new()),
-            transaction_data: TransactionData {
-                action_type: "release".into(),
-                hotbar_slot: i32::from(inv.held_slot),
-                held_item: held_wire(inv),
-                head_pos: wire(eye),
-                ..TransactionData::default()
-            },
-            ..Transaction::default()
-        },
-    }
+    InventoryTransaction::release(&ReleaseData {
+        action_type: "release".into(),
+        hotbar_slot: i32::from(inv.held_slot),
+        held_item: held_wire(inv),
+        head_pos: wire(eye),
+    })
+}
+
+/// The wire vector of a point.
+pub fn wire(v: Vec3) -> WireVec3 {
+    WireVec3 { x: v.x as f32, y: v.y as f32, z: v.z as f32 }
 }
 
 /// Block updates a packet carries, as `(cell, layer, network id)`.
 pub fn block_updates(pkt: &clawcraft_network::ClientboundPacket) -> Vec<([i32; 3], u32, u32)> {
     use clawcraft_protocol::packets::{UpdateBlock, UpdateSubChunkBlocks};
-    if let Some(u) = pkt.decode::<UpdateBlock>() {
+    if let Some(u) = pkt.view::<UpdateBlock>() {
         return vec![([u.position.x, u.position.y, u.position.z], u.layer, u.block_runtime_id)];
     }
-    if let Some(u) = pkt.decode::<UpdateSubChunkBlocks>() {
+    if let Some(u) = pkt.view::<UpdateSubChunkBlocks>() {
         let mut out = Vec::new();
         for (layer, list) in [(0, &u.blocks), (1, &u.extra)] {
             out.extend(list.iter().map(|e| ([e.position.x, e.position.y, e.position.z], layer, e.runtime_id)));

@@ -191,11 +191,11 @@ pub fn watch_eating(
 ) {
     for pkt in packets.read() {
         let Ok((mut e, mut trace)) = bots.get_mut(pkt.bot) else { continue };
-        let Some(c) = pkt.decode::<CompletedUsingItem>() else { continue };
+        let Some(c) = pkt.view::<CompletedUsingItem>() else { continue };
         if let Phase::Using { since, .. } = e.phase {
             trace.using = false;
             e.completed = true;
-            e.use_method = Some(c.use_method);
+            e.use_method = Some(c.use_method.clone());
             e.took = Some(ticks.0.saturating_sub(since));
             e.phase = Phase::Completed(ticks.0);
         }

@@ -185,11 +185,11 @@ pub fn step_throwing(
         if t.sent.is_none() || t.spawned.is_some() {
             continue;
         }
-        if let Some(a) = pkt.decode::<AddEntity>()
+        if let Some(a) = pkt.view::<AddEntity>()
             && a.entity_type == t.projectile
             && let Some(p) = near_eye(pos, a.position)
         {
-            t.spawned = Some(Spawned { runtime_id: a.runtime_id, kind: a.entity_type, position: p.rounded() });
+            t.spawned = Some(Spawned { runtime_id: a.runtime_id, kind: a.entity_type.clone(), position: p.rounded() });
         }
     }
     for (bot, mut t, inv, mut conn, ids, pos) in &mut bots {
@@ -520,12 +520,12 @@ fn observe(d: &mut Dropping, pkt: &ClientboundPacket, pos: &Position, names: &cl
         return;
     }
     if d.entity.is_none()
-        && let Some(a) = pkt.decode::<AddItemEntity>()
+        && let Some(a) = pkt.view::<AddItemEntity>()
         && *names.name(a.item.network_id) == *d.item
         && let Some(p) = near_eye(pos, a.position)
     {
         d.entity = Some(Spawned { runtime_id: a.runtime_entity_id, kind: d.item.clone(), position: p.rounded() });
-    } else if let Some(t) = pkt.decode::<TakeItemEntity>()
+    } else if let Some(t) = pkt.view::<TakeItemEntity>()
         && let (Some(e), Some((_, to, _))) = (&d.entity, &d.to)
         && t.runtime_entity_id == e.runtime_id
         && u64::from(t.target) == *to

@@ -1,5 +1,4 @@
-//! Inventory packets from the server: ItemRegistry (and StartGame's item list on older servers)
-//! → [`ItemIds`]; InventoryContent / InventorySlot for the inventory (36), armour, offhand and
+//! Inventory packets from the server: ItemRegistry → [`ItemIds`]; InventoryContent / InventorySlot for the inventory (36), armour, offhand and
 //! cursor → [`Inventory`] and its events; MobEquipment of our own runtime id and PlayerHotbar →
 //! the held slot; TakeItemEntity naming us (the entity plugin's [`ItemPickedUp`]) → pickups.
 
@@ -7,27 +6,14 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, EntityIds, LocalBot, TickCount};
 use clawcraft_entity::ItemPickedUp;
 use clawcraft_network::{ClientboundPacket, Connection};
-use clawcraft_protocol::codec::Packet;
 use clawcraft_protocol::packets::{
-    InventoryContent, InventorySlot, ItemInstance, ItemRegistry, ItemState, MobEquipment, PlayerHotbar,
+    InventoryContent, InventorySlot, ItemInstance, ItemRegistry, MobEquipment, PlayerHotbar,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::events::HeldSlotChanged;
 use crate::inventory::{HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, Pickup, RecentPickups, SlotRef, slot_events};
 use crate::item::ItemIds;
 use crate::requests::InventoryJobs;
-
-/// `start_game`'s item list, which servers before 1.21.60 sent instead of `item_registry`
-/// (absent, hence empty, on newer ones).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-struct StartGameItems {
-    itemstates: Vec<ItemState>,
-}
-impl Packet for StartGameItems {
-    const NAME: &'static str = "start_game";
-}
 
 /// Gives every connected bot its inventory components.
 #[allow(clippy::type_complexity)]
@@ -90,13 +76,9 @@ pub fn handle_inventory_packets(
     for pkt in packets.read() {
         let Ok((mut inv, mut ids, mut pickups, own)) = bots.get_mut(pkt.bot) else { continue };
         let mut out = Vec::new();
-        if let Some(r) = pkt.decode::<ItemRegistry>() {
+        if let Some(r) = pkt.view::<ItemRegistry>() {
             ids.extend(&r.itemstates);
-        } else if pkt.is::<StartGameItems>() {
-            if let Some(s) = pkt.decode::<StartGameItems>() {
-                ids.extend(&s.itemstates);
-            }
-        } else if let Some(c) = pkt.decode::<InventoryContent>() {
+        } else if let Some(c) = pkt.view::<InventoryContent>() {
             let bit = window_bit(&c.window_id);
             let baseline = inv.windows_seen & bit == 0;
             let mut any = false;
@@ -113,16 +95,16 @@ pub fn handle_inventory_packets(
             } else {
                 tracing::debug!(window = %c.window_id, "inventory content of a window we do not track");
             }
-        } else if let Some(s) = pkt.decode::<InventorySlot>() {
+        } else if let Some(s) = pkt.view::<InventorySlot>() {
             match slot_in(&s.window_id, s.slot) {
                 Some(slot) => set_slot(&mut inv, &ids, slot, &s.item, Some(&mut *pickups), &mut out),
                 None => tracing::debug!(window = %s.window_id, slot = s.slot, "slot of a window we do not track"),
             }
-        } else if let Some(m) = pkt.decode::<MobEquipment>() {
+        } else if let Some(m) = pkt.view::<MobEquipment>() {
             if own.is_some_and(|o| o.runtime_id == m.runtime_entity_id) && m.selected_slot < HOTBAR_SLOTS {
                 select(&mut inv, m.selected_slot, "server", &mut out);
             }
-        } else if let Some(h) = pkt.decode::<PlayerHotbar>()
+        } else if let Some(h) = pkt.view::<PlayerHotbar>()
             && h.select_slot
             && let Ok(slot) = u8::try_from(h.selected_slot)
             && slot < HOTBAR_SLOTS

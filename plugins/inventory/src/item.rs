@@ -33,7 +33,7 @@ impl ItemIds {
         Self { by_id: HashMap::new(), by_name: HashMap::new(), data: ItemData::for_version_or_newest(game_version) }
     }
 
-    /// Adds the server's entries (ItemRegistry, or StartGame's item list on older servers).
+    /// Adds the server's entries (ItemRegistry).
     pub fn extend(&mut self, states: &[ItemState]) {
         for s in states {
             let name: Arc<str> = s.name.as_str().into();

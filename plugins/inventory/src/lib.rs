@@ -1,7 +1,6 @@
 //! `InventoryPlugin`: items and the bot's inventory, kept exactly as the server confirms them.
 //!
-//! - [`ItemIds`] — the server's item names and network ids (ItemRegistry; StartGame's list on
-//!   older servers) plus the static facts of [`data`] (stack size, durability, food, mining speed
+//! - [`ItemIds`] — the server's item names and network ids (ItemRegistry) plus the static facts of [`data`] (stack size, durability, food, mining speed
 //!   per block material, enchantment ids) from `data/bedrock/<ver>/items.json`.
 //! - [`Inventory`] — 36 slots (0–8 hotbar), armour, offhand, cursor and the held slot, from
 //!   InventoryContent / InventorySlot / MobEquipment / PlayerHotbar and the answers to our own

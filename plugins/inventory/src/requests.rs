@@ -28,7 +28,7 @@ use clawcraft_core::{AgentEvent, EntityIds, TickCount};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{
     ContainerClose, ContainerOpen, FullContainerName, Interact, InventoryTransaction, ItemInstance, ItemStackRequest,
-    ItemStackResponse, StackAction, StackRequest, StackResponse, StackSlot, Transaction, TransactionAction,
+    ItemStackResponse, StackAction, StackRequest, StackResponse, StackSlot, TransactionAction,
 };
 
 use crate::events::ItemRequestRejected;
@@ -302,13 +302,7 @@ pub fn legacy_move(from: SlotRef, to: SlotRef, inv: &Inventory) -> InventoryTran
             new_item: new,
         }
     };
-    InventoryTransaction {
-        transaction: Transaction {
-            transaction_type: Some("normal".into()),
-            actions: Some(vec![action(from, wire(from), wire(to)), action(to, wire(to), wire(from))]),
-            ..Transaction::default()
-        },
-    }
+    InventoryTransaction::normal(vec![action(from, wire(from), wire(to)), action(to, wire(to), wire(from))])
 }
 
 /// Applies an accepted response: replays the job's moves, then takes the listed slots' counts
@@ -457,7 +451,7 @@ pub fn handle_responses(
 ) {
     for pkt in packets.read() {
         let Ok((mut jobs, mut inv, mut pickups)) = bots.get_mut(pkt.bot) else { continue };
-        if let Some(r) = pkt.decode::<ItemStackResponse>() {
+        if let Some(r) = pkt.view::<ItemStackResponse>() {
             for resp in &r.responses {
                 let job = jobs.queue.iter().find(|j| j.state_request_id() == Some(resp.request_id)).cloned();
                 let Some(job) = job else {
@@ -481,12 +475,12 @@ pub fn handle_responses(
                 jobs.finish(job.id, result.clone());
                 done.write(InventoryJobDone { bot: pkt.bot, job: job.id, purpose: job.purpose, result });
             }
-        } else if let Some(open) = pkt.decode::<ContainerOpen>() {
+        } else if let Some(open) = pkt.view::<ContainerOpen>() {
             if open.window_type == "inventory" || open.window_id == "inventory" {
                 let by_us = matches!(jobs.screen, Screen::Opening(_));
                 jobs.screen = Screen::Open { window_id: static_window(&open.window_id), by_us };
             }
-        } else if let Some(close) = pkt.decode::<ContainerClose>()
+        } else if let Some(close) = pkt.view::<ContainerClose>()
             && matches!(jobs.screen, Screen::Open { window_id, .. } if window_id == static_window(&close.window_id))
         {
             jobs.screen = Screen::Closed;

@@ -5,7 +5,7 @@
 //! interactions and container windows.
 
 use super::{BlockPos, Rest, Vec3};
-use crate::codec::{Nbt, NbtTag, Packet};
+use crate::codec::{Nbt, NbtTag, Packet, Value};
 use serde::{Deserialize, Serialize};
 
 /// The NBT blob of an item (`has_nbt` = `"true"`): format version (1) and a little-endian compound.
@@ -62,8 +62,8 @@ pub struct ItemInstance {
     pub has_stack_id: bool,
     /// The server's stack network id (item-stack requests name stacks by it).
     pub stack_id: Option<i32>,
-    /// Block state id of a block item (0 for other items).
-    pub block_runtime_id: i32,
+    /// Block state id of a block item (0 for other items; a hash on hashed servers).
+    pub block_runtime_id: u32,
     /// NBT and restrictions.
     pub extra: ItemExtra,
 }
@@ -331,7 +331,7 @@ pub struct TransactionLegacy {
     /// 0 for a plain transaction.
     pub legacy_request_id: i32,
     /// Legacy slot changes (absent unless `legacy_request_id` ≠ 0).
-    pub legacy_transactions: Option<Vec<crate::codec::Value>>,
+    pub legacy_transactions: Option<Vec<Value>>,
 }
 
 /// One slot change of a `"normal"` (legacy) transaction.
@@ -356,41 +356,69 @@ pub struct TransactionAction {
     pub new_item: ItemInstance,
 }
 
-/// The data of an `item_use`, `item_use_on_entity` or `item_release` transaction (the fields of
-/// the other kinds stay neutral and are not written).
+/// `TransactionUseItem`: the data of an `item_use` transaction (click a block, use in the air).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct TransactionData {
-    /// item_use: `"click_block"`, `"click_air"`, `"break_block"`; item_use_on_entity:
-    /// `"interact"`, `"attack"`; item_release: `"release"`, `"consume"`.
+pub struct UseItemData {
+    /// `"click_block"`, `"click_air"`, `"break_block"`.
     pub action_type: String,
-    /// item_use: `"unknown"`, `"player_input"`, `"simulation_tick"`.
+    /// `"unknown"`, `"player_input"`, `"simulation_tick"`.
     pub trigger_type: String,
-    /// item_use: the clicked block.
+    /// The clicked block.
     pub block_position: BlockPos,
-    /// item_use: the clicked face (0 down … 5 east; 255 in the air).
+    /// The clicked face (0 down … 5 east; 255 in the air).
     pub face: u8,
     /// The selected hotbar slot.
     pub hotbar_slot: i32,
     /// The held item, exactly as the server has it.
     pub held_item: ItemInstance,
-    /// item_use / item_use_on_entity: eye position.
+    /// Eye position.
     pub player_pos: Vec3,
-    /// Hit point inside the block (0..1) or on the entity.
+    /// Hit point inside the block (0..1 per axis).
     pub click_pos: Vec3,
-    /// item_use: network id of the clicked block.
+    /// Network id of the clicked block.
     pub block_runtime_id: u32,
-    /// item_use: `"failure"` or `"success"`.
+    /// `"failure"` or `"success"`.
     pub client_prediction: String,
-    /// item_use: `"off"` or `"on"`.
+    /// `"off"` or `"on"`.
     pub client_cooldown_state: String,
-    /// item_use_on_entity: the target.
+}
+
+/// The data of an `item_use_on_entity` transaction (attack or interact with an entity).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UseOnEntityData {
+    /// The target.
     pub entity_runtime_id: u64,
-    /// item_release: eye position.
+    /// `"interact"` or `"attack"`.
+    pub action_type: String,
+    /// The selected hotbar slot.
+    pub hotbar_slot: i32,
+    /// The held item, exactly as the server has it.
+    pub held_item: ItemInstance,
+    /// Eye position.
+    pub player_pos: Vec3,
+    /// Hit point on the entity.
+    pub click_pos: Vec3,
+}
+
+/// The data of an `item_release` transaction (stop eating, fire a bow).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReleaseData {
+    /// `"release"` or `"consume"`.
+    pub action_type: String,
+    /// The selected hotbar slot.
+    pub hotbar_slot: i32,
+    /// The held item, exactly as the server has it.
+    pub held_item: ItemInstance,
+    /// Eye position.
     pub head_pos: Vec3,
 }
 
-/// `Transaction`.
+/// `Transaction`. `transaction_data` depends on `transaction_type`; build and read it through
+/// [`InventoryTransaction::item_use`], [`InventoryTransaction::use_item_data`] and their
+/// siblings, which keep the per-kind shapes typed.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Transaction {
@@ -400,8 +428,9 @@ pub struct Transaction {
     pub transaction_type: Option<String>,
     /// Slot changes (predicted).
     pub actions: Option<Vec<TransactionAction>>,
-    /// Type-specific data.
-    pub transaction_data: TransactionData,
+    /// The kind's data ([`UseItemData`], [`UseOnEntityData`], [`ReleaseData`]; absent for
+    /// `normal`).
+    pub transaction_data: Value,
 }
 
 /// `inventory_transaction` (client → server): use an item on a block, in the air or on an
@@ -413,6 +442,67 @@ pub struct InventoryTransaction {
     pub transaction: Transaction,
 }
 packet!(InventoryTransaction, "inventory_transaction");
+
+impl InventoryTransaction {
+    fn of<D: Serialize>(kind: &str, data: &D) -> Self {
+        Self {
+            transaction: Transaction {
+                transaction_type: Some(kind.into()),
+                actions: Some(Vec::new()),
+                transaction_data: crate::codec::to_value(data).unwrap_or_default(),
+                ..Transaction::default()
+            },
+        }
+    }
+
+    fn data<D: serde::de::DeserializeOwned>(&self, kind: &str) -> Option<D> {
+        if self.transaction.transaction_type.as_deref() != Some(kind) {
+            return None;
+        }
+        D::deserialize(crate::codec::ValueDeserializer::new(&self.transaction.transaction_data)).ok()
+    }
+
+    /// An `item_use` transaction.
+    pub fn item_use(data: &UseItemData) -> Self {
+        Self::of("item_use", data)
+    }
+
+    /// An `item_use_on_entity` transaction.
+    pub fn use_on_entity(data: &UseOnEntityData) -> Self {
+        Self::of("item_use_on_entity", data)
+    }
+
+    /// An `item_release` transaction.
+    pub fn release(data: &ReleaseData) -> Self {
+        Self::of("item_release", data)
+    }
+
+    /// A `normal` (legacy slot move) transaction.
+    pub fn normal(actions: Vec<TransactionAction>) -> Self {
+        Self {
+            transaction: Transaction {
+                transaction_type: Some("normal".into()),
+                actions: Some(actions),
+                ..Transaction::default()
+            },
+        }
+    }
+
+    /// The data of an `item_use` transaction.
+    pub fn use_item_data(&self) -> Option<UseItemData> {
+        self.data("item_use")
+    }
+
+    /// The data of an `item_use_on_entity` transaction.
+    pub fn use_on_entity_data(&self) -> Option<UseOnEntityData> {
+        self.data("item_use_on_entity")
+    }
+
+    /// The data of an `item_release` transaction.
+    pub fn release_data(&self) -> Option<ReleaseData> {
+        self.data("item_release")
+    }
+}
 
 /// `completed_using_item` (server → client): an item use finished (food eaten, potion drunk, …).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -1119,4 +1119,17 @@ views![
     DeathInfo,
     SetHealth,
     PlayerAction,
+    // items and inventory
+    InventoryContent,
+    InventorySlot,
+    MobEquipment,
+    PlayerHotbar,
+    ItemStackRequest,
+    ItemStackResponse,
+    InventoryTransaction,
+    CompletedUsingItem,
+    Animate,
+    Interact,
+    ContainerOpen,
+    ContainerClose,
 ];
