@@ -205,6 +205,42 @@ const CHECKS = {
     const ok = !r.spawned && r.errors.some(e => /checksum/i.test(e))
     return { ok, spawned: r.spawned, client_errors: r.errors, peer_log: names, events: peer.events.map(e => e.event) }
   },
+  async survival (bedrock) {
+    // the survival server side refuses a break that comes too early and accepts one on time: dirt by hand is
+    // 15 ticks (hardness 0.5 × 30); a predict_break 2 ticks after start_break is refused (the block is sent back),
+    // one 15 ticks after is accepted (air, a dirt drop)
+    const peer = await startPeer('survival')
+    const input = (tick, actions) => ({
+      pitch: 0, yaw: 0, position: { x: 0.5, y: -58.38, z: 0.5 }, move_vector: { x: 0, z: 0 }, head_yaw: 0,
+      input_data: actions.length ? ['block_action'] : [], input_mode: 'mouse', play_mode: 'normal', interaction_model: 'crosshair',
+      interact_rotation: { x: 0, z: 0 }, tick: BigInt(tick), delta: { x: 0, y: 0, z: 0 },
+      transaction_presence: true, item_stack_request_presence: true,
+      block_action_presence: true, block_action: actions.length ? actions : undefined,
+      vehicle_rotation_presence: true, predicted_vehicle_presence: true,
+      analogue_move_vector: { x: 0, z: 0 }, camera_orientation: { x: 0, y: 0, z: 1 }, raw_move_vector: { x: 0, z: 0 }
+    })
+    const pos = { x: -2, y: -60, z: 0 }
+    const act = (action) => ({ action, position: pos, face: 5 })
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 3500,
+      onSpawn: (c) => setTimeout(() => {
+        c.write('mob_equipment', { runtime_entity_id: 1n, item: { network_id: 0, count: 0, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }, slot: 6, selected_slot: 6, window_id: 'inventory' })
+        c.write('player_auth_input', input(100, [act('start_break')]))
+        c.write('player_auth_input', input(102, [act('continue_break'), act('predict_break')]))
+        c.write('player_auth_input', input(200, [act('start_break')]))
+        c.write('player_auth_input', input(215, [act('continue_break'), act('predict_break')]))
+      }, 500)
+    })
+    await sleep(300)
+    await peer.stop()
+    const refused = peer.events.find(e => e.event === 'break_refused')
+    const broken = peer.events.find(e => e.event === 'block_broken')
+    const updates = r.packets.filter(p => p.name === 'update_block' && p.params.position.x === -2)
+    const ok = r.spawned && refused?.why === 'too early' && refused.elapsed === 2 && refused.expected === 15 &&
+      broken?.elapsed === 15 && broken.expected === 15 && broken.drops[0] === 'dirt' && updates.length === 2 &&
+      r.packets.some(p => p.name === 'add_item_entity')
+    return { ok, spawned: r.spawned, refused, broken, update_blocks: updates.length }
+  },
   async 'decode-error' (bedrock) {
     // a truncated player_auth_input (id 0x90) must be logged as __decode_error and must not end the session
     const peer = await startPeer('flat')

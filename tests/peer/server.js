@@ -46,9 +46,10 @@ function parseArgs (argv) {
   if (!Number.isInteger(out.port) || out.port <= 0 || out.port > 65535) usage('--port N is required (1..65535)')
   // --scenario bds = BDS-like: mixed world + block hashes + request-mode chunks (explicit --world/--chunks still win)
   if (out.scenario === 'bds') { out.blockHashes = true; out.world = out.world || 'mixed'; out.chunks = out.chunks || 'request' }
+  if (out.scenario === 'survival') out.world = out.world || 'survival' // survival.js: the survival server side
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
-  if (!['flat', 'mixed'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed)`)
+  if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
   if (!['full', 'request'].includes(out.chunks)) usage(`unknown --chunks ${out.chunks} (have: full, request)`)
   return out
 }
@@ -294,9 +295,9 @@ function startGameParams (session, version) {
 const REGISTRY_ITEMS = ['stone', 'grass_block', 'dirt', 'cobblestone', 'oak_planks', 'oak_log', 'torch', 'wooden_pickaxe',
   'stone_pickaxe', 'diamond_pickaxe', 'diamond_sword', 'shield', 'bread', 'apple']
 
-function itemRegistryParams (mcData) {
+function itemRegistryParams (mcData, extra = []) {
   const itemstates = []
-  for (const name of REGISTRY_ITEMS) {
+  for (const name of [...REGISTRY_ITEMS, ...extra]) {
     const it = mcData.itemsByName[name]
     if (!it) continue
     itemstates.push({
@@ -416,7 +417,7 @@ function flatScenario (session) {
     sendStartGame () {
       session.startGameSent = true
       session.write('start_game', startGameParams(session, ctx.version))
-      session.write('item_registry', itemRegistryParams(ctx.mcData))
+      session.write('item_registry', itemRegistryParams(ctx.mcData, session.registryItems))
       session.write('set_time', { time: 6000 })
       session.write('update_attributes', updateAttributesParams(session))
       if (session.pendingRadius !== null) this.sendChunks(session.pendingRadius)
@@ -924,7 +925,9 @@ const SCENARIOS = {
   'bad-checksum': badChecksumScenario,
   teleport: teleportScenario,
   living: livingScenario,
-  bds: flatScenario // BDS-like: --world mixed --chunks request --block-hashes (set in parseArgs)
+  bds: flatScenario, // BDS-like: --world mixed --chunks request --block-hashes (set in parseArgs)
+  // survival.js: inventory, breaking, placing, eating, doors, a bed, a zombie (--world survival by default)
+  survival: (session) => require('./survival.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

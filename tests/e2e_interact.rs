@@ -1,0 +1,242 @@
+//! End to end against the peer's survival scenario (`tests/peer/survival.js`): the real binary
+//! mines blocks and receives their drops, places one back, eats, opens a door, kills the
+//! zombie, sleeps, moves items (one move refused) — each asserted on the bot's receipt and on
+//! the peer's own account of what it accepted. The peer computes break times itself from
+//! minecraft-data and refuses a break that comes too early.
+//!
+//! With `--nocapture` it prints the mining figures (ticks vs expected, wall time) for README.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Bot, Peer};
+use serde_json::{Value, json};
+
+const SPAWN: Duration = Duration::from_secs(40);
+const ANSWER: Duration = Duration::from_secs(10);
+const DONE: Duration = Duration::from_secs(15);
+
+fn ok(bot: &mut Bot, cmd: Value) -> Value {
+    let r = bot.request(cmd.clone(), ANSWER).unwrap_or_else(|| panic!("no answer to {cmd}"));
+    assert!(r.get("error").is_none(), "{cmd} failed: {r}");
+    r
+}
+
+/// The completion event `kind` of request `id`.
+fn done(bot: &mut Bot, kind: &str, id: &Value) -> Value {
+    bot.wait(|v| v["type"] == kind && v["id"] == *id, DONE).unwrap_or_else(|| panic!("no {kind} for {id}"))
+}
+
+fn peer_event(peer: &mut Peer, event: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    peer.wait_line(|v| v["event"] == event && pred(v), DONE).unwrap_or_else(|| panic!("peer never said {event}"))
+}
+
+struct Mined {
+    what: String,
+    expected: u64,
+    ticks: u64,
+    peer_elapsed: u64,
+    /// Command sent → the peer accepted the break.
+    accepted_ms: u64,
+    /// Command sent → `mine_done` (includes waiting for the drop to be picked up).
+    ms: u128,
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Mines `pos`, checks the receipt against the peer, returns the figures.
+fn mine(bot: &mut Bot, peer: &mut Peer, pos: [i64; 3], extra: Value, want_ticks: u64, drop: &str) -> Mined {
+    let mut cmd = json!({"action": "mine", "x": pos[0], "y": pos[1], "z": pos[2]});
+    if let (Some(c), Some(e)) = (cmd.as_object_mut(), extra.as_object()) {
+        c.extend(e.clone());
+    }
+    let start = Instant::now();
+    let sent_at = unix_ms();
+    let r = ok(bot, cmd);
+    assert_eq!(r["breakTime"], want_ticks, "{r}");
+    let d = done(bot, "mine_done", &r["id"]);
+    let ms = start.elapsed().as_millis();
+    let p = peer_event(peer, "block_broken", |v| v["pos"] == json!({"x": pos[0], "y": pos[1], "z": pos[2]}));
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    assert_eq!(d["ticks"], want_ticks, "{d}");
+    assert_eq!(p["expected"], want_ticks, "the peer's own break time agrees: {p}");
+    let elapsed = p["elapsed"].as_u64().unwrap_or(0);
+    assert!(elapsed >= want_ticks && elapsed <= want_ticks + 1, "accepted within one tick of the expected time: {p}");
+    let drops = d["drops"].as_array().cloned().unwrap_or_default();
+    assert!(
+        drops.iter().any(|x| x["name"] == format!("minecraft:{drop}") && x["pickedUp"] == true),
+        "drop {drop} received: {d}"
+    );
+    Mined {
+        what: format!("{} / {}", r["block"].as_str().unwrap_or("?"), r["tool"].as_str().unwrap_or("hand")),
+        expected: want_ticks,
+        ticks: d["ticks"].as_u64().unwrap_or(0),
+        peer_elapsed: elapsed,
+        accepted_ms: p["t"].as_u64().unwrap_or(0).saturating_sub(sent_at),
+        ms,
+    }
+}
+
+#[test]
+fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
+    let mut peer = Peer::start("survival");
+    let mut bot = Bot::start(peer.port, "Miner");
+    bot.wait_event("spawn", SPAWN).expect("spawn");
+    peer.wait_line(|v| v["event"] == "survival_ready", SPAWN).expect("survival ready");
+    // The inventory arrives right after spawn.
+    let deadline = Instant::now() + ANSWER;
+    let inv = loop {
+        let r = bot.request(json!({"action": "inventory"}), ANSWER).expect("inventory");
+        if r.get("code").is_none() || Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(inv["slots"][0]["name"], "minecraft:wooden_pickaxe", "{inv}");
+    assert_eq!(inv["slots"][3]["enchantments"], json!([{"id": 15, "level": 5}]));
+    assert_eq!(inv["slots"][30]["name"], "minecraft:barrier");
+    assert_eq!(
+        (inv["armor"][0]["name"].clone(), inv["offhand"]["name"].clone()),
+        (json!("minecraft:iron_helmet"), json!("minecraft:totem_of_undying"))
+    );
+    assert_eq!(inv["heldSlot"], 0);
+
+    let mut figures = Vec::new();
+    // By hand (an empty hotbar slot): dirt, then grass (vanilla 0.9 s; ClawCraft took 3.31 s).
+    ok(&mut bot, json!({"action": "equip", "slot": 6}));
+    peer_event(&mut peer, "held", |v| v["slot"] == 6);
+    figures.push(mine(&mut bot, &mut peer, [-2, -60, 0], json!({}), 15, "dirt"));
+    let pickup = bot
+        .wait(|v| (v["type"] == "item_count_changed" || v["type"] == "item_added") && v["source"] == "pickup", ANSWER)
+        .expect("the drop arrived as a pickup");
+    assert_eq!(pickup["item"]["name"], "minecraft:dirt");
+    assert!(pickup["entityPosition"].is_object(), "{pickup}");
+    figures.push(mine(&mut bot, &mut peer, [-1, -60, 2], json!({}), 18, "dirt"));
+    // Wooden pickaxe on stone; the pickaxe wears.
+    ok(&mut bot, json!({"action": "equip", "item": "wooden_pickaxe"}));
+    figures.push(mine(&mut bot, &mut peer, [2, -60, 1], json!({}), 23, "cobblestone"));
+    let worn = bot.wait_event("item_damaged", ANSWER).expect("item_damaged");
+    assert_eq!((worn["previousDurability"].clone(), worn["durability"].clone()), (json!(59), json!(58)));
+    // autoTool picks the Efficiency V diamond pickaxe for obsidian.
+    figures.push(mine(&mut bot, &mut peer, [0, -60, -2], json!({"autoTool": true}), 31, "obsidian"));
+
+    // Place dirt back where it was.
+    let r = ok(&mut bot, json!({"action": "place", "item": "dirt", "x": -2, "y": -60, "z": 0}));
+    let d = done(&mut bot, "place_done", &r["id"]);
+    assert_eq!(
+        (d["status"].clone(), d["confirmed"].clone(), d["block"].clone()),
+        (json!("done"), json!(true), json!("minecraft:dirt")),
+        "{d}"
+    );
+    let before = d["itemCount"]["before"].as_u64().unwrap_or(0);
+    assert_eq!(d["itemCount"]["after"].as_u64(), Some(before - 1), "{d}");
+    peer_event(&mut peer, "block_placed", |v| v["pos"] == json!({"x": -2, "y": -60, "z": 0}));
+
+    // Eat bread: hunger 14 → 19, one bread less.
+    let r = ok(&mut bot, json!({"action": "eat", "item": "bread"}));
+    let d = done(&mut bot, "eat_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    assert_eq!(d["hunger"], json!({"before": 14.0, "after": 19.0}));
+    assert_eq!(d["itemCount"], json!({"before": 5, "after": 4}));
+    peer_event(&mut peer, "ate", |v| v["item"] == "bread");
+
+    // Open the door.
+    let r = ok(&mut bot, json!({"action": "interact", "x": 3, "y": -60, "z": 3}));
+    let d = done(&mut bot, "interact_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["properties"]["open_bit"].clone()), (json!("done"), json!(true)), "{d}");
+    peer_event(&mut peer, "block_interacted", |v| v["open_bit"] == 1);
+
+    // Kill the zombie with the iron sword (10 health, 6 per hit).
+    ok(&mut bot, json!({"action": "equip", "item": "iron_sword"}));
+    let r = ok(&mut bot, json!({"action": "attack", "entity": "zombie"}));
+    assert_eq!(r["entity"]["name"], "zombie");
+    let d = done(&mut bot, "attack_done", &r["id"]);
+    assert_eq!(
+        (d["hurt"].clone(), d["health"].clone(), d["killed"].clone()),
+        (json!(true), json!(4.0), json!(false)),
+        "{d}"
+    );
+    let r = ok(&mut bot, json!({"action": "attack", "entity": "zombie"}));
+    let d = done(&mut bot, "attack_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["killed"].clone()), (json!("done"), json!(true)), "{d}");
+    peer_event(&mut peer, "zombie_killed", |_| true);
+
+    // Inventory moves: one the server refuses (the scenario's locked item), one it accepts.
+    let r = bot.request(json!({"action": "equip", "item": "barrier"}), DONE).expect("answer");
+    assert_eq!(r["code"], "REJECTED", "{r}");
+    peer_event(&mut peer, "stack_refused", |v| v["why"] == "locked item");
+    let r = ok(&mut bot, json!({"action": "equip", "item": "cooked_beef"}));
+    assert_eq!(
+        (r["confirmed"].clone(), r["item"]["name"].clone()),
+        (json!(true), json!("minecraft:cooked_beef")),
+        "{r}"
+    );
+    peer_event(&mut peer, "stack_ok", |_| true);
+    let r = ok(&mut bot, json!({"action": "unequip", "target": "offhand"}));
+    assert_eq!(
+        (r["confirmed"].clone(), r["item"]["name"].clone()),
+        (json!(true), json!("minecraft:totem_of_undying")),
+        "{r}"
+    );
+    peer_event(&mut peer, "legacy_move", |v| v["item"] == "totem_of_undying");
+
+    // Sleep (it is night) and wake.
+    let r = ok(&mut bot, json!({"action": "sleep", "x": -2, "y": -60, "z": -2}));
+    let d = done(&mut bot, "sleep_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    bot.wait_event("sleep_started", ANSWER).expect("sleep_started");
+    let r = ok(&mut bot, json!({"action": "wake"}));
+    let d = done(&mut bot, "wake_done", &r["id"]);
+    assert_eq!(d["confirmed"], true, "{d}");
+    peer_event(&mut peer, "woke", |_| true);
+
+    // The block actions went inside PlayerAuthInput, as server-authoritative breaking expects.
+    let actions: Vec<String> = peer
+        .packets_named("player_auth_input")
+        .iter()
+        .flat_map(|p| p["params"]["block_action"].as_array().cloned().unwrap_or_default())
+        .filter_map(|a| a["action"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(actions.iter().filter(|a| *a == "start_break").count(), 4);
+    assert_eq!(actions.iter().filter(|a| *a == "predict_break").count(), 4);
+    let flagged = peer
+        .packets_named("player_auth_input")
+        .into_iter()
+        .filter(|p| p["params"]["block_action"].is_array())
+        .all(|p| p["params"]["input_data"].as_array().is_some_and(|f| f.iter().any(|x| x == "block_action")));
+    assert!(flagged, "every input carrying block actions has the block_action flag");
+
+    eprintln!(
+        "mining figures (block / tool: bot ticks, expected, peer-measured ticks, command → server accepted, command → mine_done):"
+    );
+    for f in &figures {
+        eprintln!(
+            "  {}: {} ticks (expected {}), peer {} ticks, accepted after {} ms, mine_done after {} ms",
+            f.what, f.ticks, f.expected, f.peer_elapsed, f.accepted_ms, f.ms
+        );
+        assert_eq!(f.ticks, f.expected);
+    }
+}
+
+/// The peer's own check, run by its self-test with bedrock-protocol's client: a `predict_break`
+/// two ticks after `start_break` on dirt (15 ticks by hand) is refused and the block sent back;
+/// one fifteen ticks after is accepted with a dirt drop. (The bot never breaks early, so this is
+/// how the refusal path of the server side is shown to work.)
+#[test]
+fn the_peer_refuses_a_break_that_comes_too_early() {
+    common::ensure_peer_installed();
+    let out = std::process::Command::new("node")
+        .arg(common::repo_root().join("tests/peer/selftest.js"))
+        .arg("survival")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .expect("node selftest.js");
+    let line = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(line.trim()).unwrap_or(Value::Null);
+    assert!(out.status.success() && v["ok"] == true, "{line}");
+    assert_eq!((v["refused"]["why"].clone(), v["refused"]["elapsed"].clone()), (json!("too early"), json!(2)));
+    assert_eq!(v["broken"]["elapsed"], 15);
+}
