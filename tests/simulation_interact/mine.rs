@@ -6,6 +6,7 @@ use clawcraft::protocol::packets::{
     ResponseSlot, StackResponse, TakeItemEntity, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
+use clawcraft_vitals::packets::{DeathInfo, SetHealth};
 use serde_json::json;
 
 use crate::world::*;
@@ -168,4 +169,22 @@ fn auto_tool_swaps_the_best_tool_in_and_mines_with_its_break_time() {
     let actions: Vec<Vec<String>> = w.block_actions().into_iter().filter(|a| !a.is_empty()).collect();
     assert_eq!(actions.first(), Some(&vec!["start_break".to_owned()]));
     assert_eq!(actions.iter().position(|a| a.contains(&"predict_break".to_owned())), Some(6), "6 ticks with diamond");
+}
+
+#[test]
+fn dying_mid_break_ends_the_mine_and_calls_the_break_off() {
+    let mut w = quarry();
+    w.ok(r#"{"action":"mine","x":2,"y":-60,"z":0,"id":"m6"}"#);
+    w.sim.ticks(5);
+    w.block_actions();
+    w.sim.receive(&SetHealth { health: 0 });
+    w.sim.receive(&DeathInfo { cause: "death.attack.mob".into(), messages: vec![] });
+    w.sim.ticks(4);
+    let done = w.events_of("mine_done");
+    assert_eq!((done[0]["status"].clone(), done[0]["reason"].clone()), (json!("failed"), json!("died")));
+    let actions: Vec<String> = w.block_actions().into_iter().flatten().collect();
+    assert_eq!(actions.iter().filter(|a| *a == "abort_break").count(), 1, "{actions:?}");
+    assert!(
+        !actions.contains(&"continue_break".to_owned()) || actions.last().map(String::as_str) == Some("abort_break")
+    );
 }

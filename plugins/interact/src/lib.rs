@@ -40,8 +40,8 @@ impl Plugin for InteractPlugin {
             .add_systems(
                 Update,
                 (
-                    (mine::watch_mining, mine::step_mining, mine::abort_unfinished_breaks).chain(),
-                    (eat::watch_eating, eat::step_eating, eat::release_unfinished_uses).chain(),
+                    (mine::watch_mining, mine::step_mining).chain(),
+                    (eat::watch_eating, eat::step_eating).chain(),
                     (place::watch_placing, place::step_placing).chain(),
                     block_use::step_interacting,
                     block_use::step_sleeping,
@@ -52,6 +52,13 @@ impl Plugin for InteractPlugin {
                     items_out::step_dropping,
                 )
                     .in_set(ActionSet::Step),
+            )
+            // After the watchdog too, so every way an action ended this tick is seen.
+            .add_systems(
+                Update,
+                (mine::abort_unfinished_breaks, eat::release_unfinished_uses)
+                    .in_set(TickSet::Actions)
+                    .after(ActionSet::Watchdog),
             )
             .add_agent_command::<mine::Mine>()
             .add_async_action::<mine::Mining>()

@@ -46,6 +46,9 @@ const FINISHED_KEPT: usize = 32;
 pub enum Move {
     /// Move `count` items from `from` into `to` (empty, or holding the same item).
     Place { from: SlotRef, to: SlotRef, count: u8 },
+    /// Like `Place`, the client's wording for picking items up into the cursor (`to` is usually
+    /// [`SlotRef::Cursor`]).
+    Take { from: SlotRef, to: SlotRef, count: u8 },
     /// Exchange two slots.
     Swap { a: SlotRef, b: SlotRef },
     /// Throw `count` items of `from` on the ground.
@@ -60,7 +63,9 @@ pub enum Move {
 impl Move {
     fn slots(&self) -> [Option<SlotRef>; 2] {
         match *self {
-            Move::Place { from, to, .. } | Move::Legacy { from, to } => [Some(from), Some(to)],
+            Move::Place { from, to, .. } | Move::Take { from, to, .. } | Move::Legacy { from, to } => {
+                [Some(from), Some(to)]
+            }
             Move::Swap { a, b } => [Some(a), Some(b)],
             Move::Drop { from, .. } | Move::Destroy { from, .. } => [Some(from), None],
         }
@@ -74,7 +79,7 @@ impl Move {
     /// Replays the move on `inv` (what the server does when it accepts it).
     fn apply(&self, inv: &mut Inventory) {
         match *self {
-            Move::Place { from, to, count } => {
+            Move::Place { from, to, count } | Move::Take { from, to, count } => {
                 let Some(src) = inv.get(from).cloned() else { return };
                 let n = u16::from(count).min(src.count);
                 let moved = match inv.get(to) {
@@ -244,6 +249,14 @@ pub fn stack_actions(moves: &[Move], inv: &Inventory) -> Vec<StackAction> {
             Move::Place { from, to, count } => Some(StackAction {
                 type_id: "place".into(),
                 legacy_type_id: 1,
+                count: Some(count),
+                source: Some(stack_slot(from, inv)),
+                destination: Some(stack_slot(to, inv)),
+                ..StackAction::default()
+            }),
+            Move::Take { from, to, count } => Some(StackAction {
+                type_id: "take".into(),
+                legacy_type_id: 0,
                 count: Some(count),
                 source: Some(stack_slot(from, inv)),
                 destination: Some(stack_slot(to, inv)),
