@@ -4,6 +4,7 @@
 //! a refusal reported and nothing guessed), the offhand by a legacy transaction, the inventory
 //! in `death_details`.
 
+use clawcraft::core::InventoryView;
 use clawcraft::protocol::packets::{
     AddItemEntity, ContainerClose, ContainerOpen, FullContainerName, Interact, InventoryContent, InventorySlot,
     InventoryTransaction, ItemInstance, ItemRegistry, ItemStack, ItemStackRequest, ItemStackResponse, ItemState,
@@ -92,6 +93,8 @@ fn the_inventory_command_reports_the_servers_view_and_baselines_raise_no_events(
     let mut sim = Simulation::spawned_with(&start_game());
     let early = sim.command(r#"{"action":"inventory"}"#);
     assert_eq!(early["code"], "NO_ITEM", "nothing known before the server sent it: {early:?}");
+    sim.tick();
+    assert!(sim.component::<InventoryView>().is_none(), "no view for skill verifiers before the server's inventory");
     drop(sim);
     let mut sim = stocked();
     assert!(
@@ -118,8 +121,11 @@ fn the_inventory_command_reports_the_servers_view_and_baselines_raise_no_events(
     assert!(s.get("slots").is_none() && s["summary"]["occupied"] == 3, "{s:?}");
     let bad = sim.command(r#"{"action":"inventory","view":"tiny"}"#);
     assert_eq!(bad["code"], "INVALID_PARAMS");
-    let snap = inventory(&sim).snapshot();
-    assert_eq!((snap.count_of("dirt"), snap.held()), (10, Some("minecraft:dirt")));
+    // What skill verifiers read: the shared view, published once the server sent the inventory.
+    let view = sim.component::<InventoryView>().expect("published after InventoryContent");
+    assert_eq!(view.count("dirt"), 10);
+    assert_eq!(view.equipped["hand"].name, "minecraft:dirt");
+    assert_eq!((view.equipped["head"].name.as_str(), view.equipped["offhand"].slot), ("minecraft:iron_helmet", 40));
 }
 
 #[test]

@@ -188,3 +188,17 @@ fn dying_mid_break_ends_the_mine_and_calls_the_break_off() {
         !actions.contains(&"continue_break".to_owned()) || actions.last().map(String::as_str) == Some("abort_break")
     );
 }
+
+/// Off the ground the break takes five times as long (Bedrock's airborne penalty): the bot's
+/// floor is taken away and it is falling when the command arrives.
+#[test]
+fn a_break_started_in_the_air_takes_five_times_as_long() {
+    let mut w = quarry();
+    let air = w.id("air", &[]);
+    w.set_block([0, -61, 0], air);
+    w.sim.ticks(2);
+    let feet = w.sim.component::<clawcraft::core::Position>().expect("position").0;
+    assert!(feet.y < -60.05, "falling: {feet:?}");
+    let r = w.ok(r#"{"action":"mine","x":2,"y":-60,"z":0}"#);
+    assert_eq!(r["breakTime"], 113, "23 ticks on the ground, the progress per tick divided by 5");
+}

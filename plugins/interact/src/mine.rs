@@ -22,6 +22,7 @@ use clawcraft_core::{
 };
 use clawcraft_entity::{EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
 use clawcraft_inventory::{AQUA_AFFINITY, EFFICIENCY, Inventory, InventoryJobs, ItemIds, JobResult, Move, SlotRef};
+use clawcraft_movement::Mover;
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_player::InputExtras;
 use clawcraft_protocol::packets::BlockAction;
@@ -211,9 +212,12 @@ pub fn conditions(world: &World, bot: Entity, held_efficiency: u8) -> BreakCondi
         }
         BlockLookup::Unloaded => false,
     };
-    // Feet resting on top of a solid block (f32 wire positions: a thousandth of slack).
-    let resting = (f.y - f.y.round()).abs() < 1e-3;
-    c.on_ground = resting && is(f.x, f.y.round() - 0.5, f.z, &|i, _| i.shape.is_solid());
+    // On the ground as the movement engine simulated the last tick (on slabs and the like too),
+    // or feet resting on top of a solid block (f32 wire positions: a thousandth of slack) — the
+    // engine's first tick after a spawn or teleport has not touched the ground yet.
+    let simulated = world.get::<Mover>(bot).is_some_and(|m| m.simulated && m.state.on_ground);
+    let resting = (f.y - f.y.round()).abs() < 1e-3 && is(f.x, f.y.round() - 0.5, f.z, &|i, _| i.shape.is_solid());
+    c.on_ground = simulated || resting;
     let eye = f.offset_y(clawcraft_core::EYE_HEIGHT);
     c.in_water = is(eye.x, eye.y, eye.z, &|i, _| i.is_liquid() && i.name.contains("water"));
     c

@@ -164,3 +164,21 @@ pub fn hold(conn: &mut Connection, runtime_id: u64, inv: &mut Inventory, slot: u
     conn.send(&equipment_packet(runtime_id, inv, slot));
     select(inv, slot, "bot", out);
 }
+
+/// Keeps [`clawcraft_core::InventoryView`] (what skill verifiers read) equal to the inventory the
+/// server confirmed. Absent until the server sent the main inventory: readers take absence as
+/// "unknown", never as "empty".
+pub fn publish_inventory_view(
+    mut commands: Commands,
+    bots: Query<(Entity, &Inventory, Option<&clawcraft_core::InventoryView>), Changed<Inventory>>,
+) {
+    for (bot, inv, published) in &bots {
+        if !inv.synced {
+            continue;
+        }
+        let view = inv.view();
+        if published != Some(&view) {
+            commands.entity(bot).insert(view);
+        }
+    }
+}

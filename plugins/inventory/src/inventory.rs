@@ -2,11 +2,11 @@
 //! four armour slots, the offhand and the cursor, and the held hotbar slot — and the changes
 //! between two views turned into ClawCraft's events.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, Vec3};
+use clawcraft_core::{AgentEvent, InventoryView, ItemStackView, Vec3};
 
 use crate::events::{ItemAdded, ItemCountChanged, ItemDamaged, ItemRemoved, ToolBroken};
 use crate::item::Item;
@@ -17,6 +17,8 @@ pub const INVENTORY_SLOTS: usize = 36;
 pub const HOTBAR_SLOTS: u8 = 9;
 /// Armour slot names, in the armour window's order.
 pub const ARMOR_NAMES: [&str; 4] = ["helmet", "chestplate", "leggings", "boots"];
+/// The armour slots as [`InventoryView::equipped`] names them.
+const VIEW_ARMOR_NAMES: [&str; 4] = ["head", "chest", "legs", "feet"];
 
 /// A slot of the bot's own windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,15 +148,33 @@ impl Inventory {
         self.indexed().filter(|(_, it)| it.is_named(name)).map(|(_, it)| u32::from(it.count)).sum()
     }
 
-    /// A cheap copy of names and counts per slot, for verifiers and for `death_details`.
-    pub fn snapshot(&self) -> InventorySnapshot {
-        let entry = |it: &Option<Item>| it.as_ref().map(|i| (Arc::clone(&i.name), i.count));
-        InventorySnapshot {
-            slots: self.slots.iter().map(entry).collect(),
-            armor: self.armor.iter().map(entry).collect(),
-            offhand: entry(&self.offhand),
-            held_slot: self.held_slot,
-        }
+    /// The inventory as [`InventoryView`] — names and counts per slot, what skill verifiers
+    /// (`inventory_delta`, `inventory_at_least`, `equipped`) compare. Slots number 0–35 for the
+    /// main inventory (0–8 the hotbar), 36–39 for the armour (helmet to boots), 40 the offhand.
+    pub fn view(&self) -> InventoryView {
+        let stack = |slot: usize, it: &Item| ItemStackView {
+            name: it.name.to_string(),
+            count: u32::from(it.count),
+            slot: u32::try_from(slot).unwrap_or(u32::MAX),
+        };
+        let worn = self.armor.iter().chain(std::iter::once(&self.offhand));
+        let stacks = self
+            .slots
+            .iter()
+            .chain(worn)
+            .enumerate()
+            .filter_map(|(slot, it)| it.as_ref().map(|it| stack(slot, it)))
+            .collect::<Vec<_>>();
+        let held = self.slots.get(usize::from(self.held_slot)).and_then(Option::as_ref);
+        let named =
+            [("hand", usize::from(self.held_slot), held), ("offhand", INVENTORY_SLOTS + 4, self.offhand.as_ref())];
+        let armor = (0..4).map(|i| (VIEW_ARMOR_NAMES[i], INVENTORY_SLOTS + i, self.armor[i].as_ref()));
+        let equipped = named
+            .into_iter()
+            .chain(armor)
+            .filter_map(|(name, slot, it)| Some((name.to_owned(), stack(slot, it?))))
+            .collect::<BTreeMap<_, _>>();
+        InventoryView { stacks, equipped }
     }
 
     /// Every item carried, with its slot and window, as JSON objects (`death_details.items`).
@@ -180,31 +200,6 @@ impl Inventory {
             push(SlotRef::Offhand, it);
         }
         out
-    }
-}
-
-/// Names and counts per slot: what skill verifiers (`inventory_delta`, `inventory_at_least`,
-/// `equipped`) compare, without the wire records.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct InventorySnapshot {
-    /// 36 entries, `None` for empty slots.
-    pub slots: Vec<Option<(Arc<str>, u16)>>,
-    /// Four entries.
-    pub armor: Vec<Option<(Arc<str>, u16)>>,
-    pub offhand: Option<(Arc<str>, u16)>,
-    pub held_slot: u8,
-}
-
-impl InventorySnapshot {
-    /// Total count of items called `name` (`minecraft:` optional) in the 36 slots.
-    pub fn count_of(&self, name: &str) -> u32 {
-        let full = if name.contains(':') { name.to_owned() } else { format!("minecraft:{name}") };
-        self.slots.iter().flatten().filter(|(n, _)| **n == *full).map(|(_, c)| u32::from(*c)).sum()
-    }
-
-    /// The name of the held item.
-    pub fn held(&self) -> Option<&str> {
-        self.slots.get(usize::from(self.held_slot))?.as_ref().map(|(n, _)| &**n)
     }
 }
 
@@ -394,10 +389,15 @@ mod tests {
         assert_eq!(inv.count_of("dirt"), 14);
         assert_eq!(inv.first_empty(), Some(9));
         assert_eq!(inv.held().map(Item::short_name), Some("stone_pickaxe"));
-        let snap = inv.snapshot();
-        assert_eq!(snap.count_of("dirt"), 14);
-        assert_eq!(snap.held(), Some("minecraft:stone_pickaxe"));
-        assert_eq!(snap.armor[1].as_ref().map(|(n, _)| &**n), Some("minecraft:iron_chestplate"));
+        let view = inv.view();
+        assert_eq!(view.count("dirt"), 14);
+        assert_eq!(view.stacks.len(), 5);
+        assert_eq!(view.equipped["hand"].name, "minecraft:stone_pickaxe");
+        assert_eq!(
+            (view.equipped["chest"].name.as_str(), view.equipped["chest"].slot),
+            ("minecraft:iron_chestplate", 37)
+        );
+        assert!(!view.equipped.contains_key("offhand"));
         let items = inv.items_json();
         assert_eq!(items.len(), 5);
         assert_eq!(items[4]["windowId"], "armor");

@@ -27,9 +27,7 @@ use clawcraft_entity::EntitySet;
 
 pub use data::{Food, ItemData, ItemInfo};
 pub use handlers::{equipment_packet, hold, select};
-pub use inventory::{
-    ARMOR_NAMES, HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, InventorySnapshot, Pickup, RecentPickups, SlotRef,
-};
+pub use inventory::{ARMOR_NAMES, HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, Pickup, RecentPickups, SlotRef};
 pub use item::{AQUA_AFFINITY, EFFICIENCY, Item, ItemIds, ItemJson};
 pub use requests::{InventoryJobDone, InventoryJobs, JobResult, Move};
 
@@ -58,7 +56,12 @@ impl Plugin for InventoryPlugin {
             .configure_sets(Update, InventorySet::Jobs.in_set(TickSet::Actions).after(ActionSet::Step))
             .add_systems(
                 Update,
-                (handlers::attach_inventory, handlers::handle_inventory_packets, requests::handle_responses)
+                (
+                    handlers::attach_inventory,
+                    handlers::handle_inventory_packets,
+                    requests::handle_responses,
+                    handlers::publish_inventory_view,
+                )
                     .chain()
                     .in_set(InventorySet::Apply),
             )
