@@ -10,7 +10,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Bot, Peer};
+use common::{Bot, Peer, TempDir};
 use serde_json::{Value, json};
 
 const SPAWN: Duration = Duration::from_secs(40);
@@ -82,8 +82,10 @@ fn mine(bot: &mut Bot, peer: &mut Peer, pos: [i64; 3], extra: Value, want_ticks:
 
 #[test]
 fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
+    let dir = TempDir::new("interact-e2e");
+    let skills_dir = dir.path().join("skills");
     let mut peer = Peer::start("survival");
-    let mut bot = Bot::start(peer.port, "Miner");
+    let mut bot = Bot::start_with(peer.port, "Miner", &[("CLAWCRAFT_SKILLS_DIR", skills_dir.to_str().expect("utf-8"))]);
     bot.wait_event("spawn", SPAWN).expect("spawn");
     peer.wait_line(|v| v["event"] == "survival_ready", SPAWN).expect("survival ready");
     // The inventory arrives right after spawn.
@@ -192,6 +194,27 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
     let d = done(&mut bot, "wake_done", &r["id"]);
     assert_eq!(d["confirmed"], true, "{d}");
     peer_event(&mut peer, "woke", |_| true);
+
+    // The shipped buildPillar skill (on `place`) passes its trial: two dirt blocks one step east
+    // of the spawn, each confirmed by the server, judged on the blocks the bot then sees.
+    let path = common::repo_root().join("skill/skills/buildPillar.json");
+    let mut def: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("buildPillar.json")).expect("json");
+    def["id"] = json!("def-pillar");
+    bot.send_line(&def.to_string());
+    let r = bot.wait(|v| v["type"] == "response" && v["id"] == "def-pillar", ANSWER).expect("skill_define answer");
+    assert_eq!(r["state"], "candidate", "{r}");
+    let r = ok(&mut bot, json!({"action": "skill_trial", "skill": "buildPillar", "parameters": {"item": "dirt"}}));
+    let run = r["run"].clone();
+    let d = bot.wait(|v| v["type"] == "skill_finished" && v["run"] == run, DONE).expect("skill_finished");
+    let evidence = std::fs::read_to_string(d["evidence"].as_str().unwrap_or_default()).unwrap_or_default();
+    assert_eq!((d["status"].clone(), d["verdict"].clone()), (json!("done"), json!("passed")), "{d}\n{evidence}");
+    assert_eq!(d["lifecycle"]["after"], "promoted", "{d}");
+    for y in [-60, -59] {
+        peer_event(&mut peer, "block_placed", |v| v["pos"] == json!({"x": 1, "y": y, "z": 0}));
+    }
+    // A third block would need a click on the pillar's top face, above the eye: refused, not sent.
+    let r = bot.request(json!({"action": "place", "item": "dirt", "x": 1, "y": -58, "z": 0}), ANSWER).expect("answer");
+    assert_eq!(r["code"], "NO_LINE_OF_SIGHT", "{r}");
 
     // The block actions went inside PlayerAuthInput, as server-authoritative breaking expects.
     let actions: Vec<String> = peer
