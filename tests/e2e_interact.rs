@@ -216,6 +216,33 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
     let r = bot.request(json!({"action": "place", "item": "dirt", "x": 1, "y": -58, "z": 0}), ANSWER).expect("answer");
     assert_eq!(r["code"], "NO_LINE_OF_SIGHT", "{r}");
 
+    // The shipped collectLogs skill (find, walk, mine): three oak logs south-west of the spawn,
+    // each walked to, cut with the wooden axe autoTool picks, its drop picked up; judged on the
+    // inventory the server sent.
+    let path = common::repo_root().join("skill/skills/collectLogs.json");
+    let mut def: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("collectLogs.json")).expect("json");
+    def["id"] = json!("def-logs");
+    bot.send_line(&def.to_string());
+    let r = bot.wait(|v| v["type"] == "response" && v["id"] == "def-logs", ANSWER).expect("skill_define answer");
+    assert_eq!(r["state"], "candidate", "{r}");
+    let r = ok(&mut bot, json!({"action": "skill_trial", "skill": "collectLogs"}));
+    let run = r["run"].clone();
+    let d = bot
+        .wait(|v| v["type"] == "skill_finished" && v["run"] == run, Duration::from_secs(90))
+        .expect("skill_finished");
+    let evidence = std::fs::read_to_string(d["evidence"].as_str().unwrap_or_default()).unwrap_or_default();
+    assert_eq!((d["status"].clone(), d["verdict"].clone()), (json!("done"), json!("passed")), "{d}\n{evidence}");
+    assert_eq!(d["result"]["mined"], 3, "{d}");
+    assert_eq!(d["checks"]["observed"]["delta"], 3.0, "{d}");
+    for _ in 0..3 {
+        let b = peer_event(&mut peer, "block_broken", |v| v["block"] == "oak_log");
+        assert_eq!((b["tool"].clone(), b["drops"].clone()), (json!("wooden_axe"), json!(["oak_log"])), "{b}");
+        peer_event(&mut peer, "picked_up", |v| v["name"] == "oak_log");
+    }
+    let refused: Vec<Value> =
+        peer.packets_named("__auth_pos").into_iter().filter(|p| p["accepted"] == json!(false)).collect();
+    assert!(refused.is_empty(), "the walks were accepted by the peer's movement checks: {refused:?}");
+
     // The block actions went inside PlayerAuthInput, as server-authoritative breaking expects.
     let actions: Vec<String> = peer
         .packets_named("player_auth_input")
@@ -223,8 +250,9 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
         .flat_map(|p| p["params"]["block_action"].as_array().cloned().unwrap_or_default())
         .filter_map(|a| a["action"].as_str().map(str::to_owned))
         .collect();
-    assert_eq!(actions.iter().filter(|a| *a == "start_break").count(), 4);
-    assert_eq!(actions.iter().filter(|a| *a == "predict_break").count(), 4);
+    // Four mined by hand or tool above, three logs by collectLogs.
+    assert_eq!(actions.iter().filter(|a| *a == "start_break").count(), 7);
+    assert_eq!(actions.iter().filter(|a| *a == "predict_break").count(), 7);
     let flagged = peer
         .packets_named("player_auth_input")
         .into_iter()

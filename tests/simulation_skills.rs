@@ -728,27 +728,14 @@ fn shipped_skills_define_and_pending_ones_name_the_commands_they_wait_for() {
             ready += 1;
         }
     }
-    assert!(ready >= 4);
-    let waits_for = [("collectLogs", vec!["walk", "mine"])];
-    for (skill, missing) in waits_for {
-        let text = read(dir.join("pending").join(format!("{skill}.json")));
-        let r = sim.command(&text);
-        let registered: Vec<&str> = missing
-            .iter()
-            .copied()
-            .filter(|m| sim.command(&json!({"action":"help","topic":m}).to_string()).get("code").is_none())
-            .collect();
-        if registered.len() == missing.len() {
-            panic!(
-                "{skill}: {missing:?} have landed — move skill/skills/pending/{skill}.json up and trial it end to end ({r:?})"
-            );
-        }
-        assert_eq!(r["code"], "SKILL_INVALID", "{skill}: {r:?}");
-        for m in missing.iter().filter(|m| !registered.contains(m)) {
-            assert!(
-                r["error"].as_str().is_some_and(|e| e.contains(&format!("{m} is not a helper"))),
-                "{skill} names {m}: {r:?}"
-            );
-        }
+    assert!(ready >= 5);
+    // Pending skills (none today: collectLogs and buildPillar shipped when walk, mine and place
+    // landed) are refused, naming a helper that is not registered yet.
+    let pending = std::fs::read_dir(dir.join("pending")).into_iter().flatten();
+    for path in pending.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
+        let r = sim.command(&read(path.clone()));
+        assert_eq!(r["code"], "SKILL_INVALID", "{}: {r:?}", path.display());
+        assert!(r["error"].as_str().is_some_and(|e| e.contains("is not a helper")), "{}: {r:?}", path.display());
     }
 }

@@ -80,7 +80,7 @@ class Mover {
 
   // Why `next` (feet) is not a plausible move from the authoritative position, or null.
   check (next, flags) {
-    const world = this.session.ctx.world
+    const world = this.session.blockView || this.session.ctx.world // a scenario that changes blocks gives its own view
     const dx = next.x - this.pos.x
     const dz = next.z - this.pos.z
     const flat = Math.sqrt(dx * dx + dz * dz)
@@ -106,7 +106,7 @@ class Mover {
     if (reason === null) {
       this.pos = next
       this.accepted++
-      const world = this.session.ctx.world
+      const world = this.session.blockView || this.session.ctx.world
       if (supported(world, next) || flags.includes('vertical_collision')) this.groundY = next.y
       // Falling lowers the reference too: a fall is never "flying".
       if (next.y < this.groundY) this.groundY = next.y

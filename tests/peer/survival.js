@@ -29,6 +29,7 @@ const START_INVENTORY = {
   3: ['diamond_pickaxe', 1, { efficiency: 5 }],
   4: ['iron_sword', 1],
   5: ['snowball', 4],
+  7: ['wooden_axe', 1],
   9: ['cooked_beef', 3],
   12: ['stone_pickaxe', 1],
   30: ['barrier', 1] // a locked item: moving it is refused (the scenario's "some requests are refused")
@@ -36,7 +37,7 @@ const START_INVENTORY = {
 const START_ARMOR = ['iron_helmet', null, null, null]
 const START_OFFHAND = 'totem_of_undying'
 const REGISTRY_EXTRA = ['obsidian', 'cooked_beef', 'bed', 'wooden_door', 'snowball', 'iron_sword', 'iron_helmet',
-  'totem_of_undying', 'barrier', 'short_grass']
+  'totem_of_undying', 'barrier', 'short_grass', 'oak_log', 'wooden_axe']
 
 const FOOD = { bread: [5, 0.6], cooked_beef: [8, 0.8], apple: [4, 0.3] }
 const USE_TICKS = 32
@@ -137,6 +138,15 @@ function scenario (session, deps) {
   const baseNames = { '-64': 'bedrock', '-63': 'dirt', '-62': 'dirt', '-61': 'grass_block' }
   const blockAt = (p) => s.overlay.get(key(p)) || mapBlocks.get(key(p)) ||
     (baseNames[p.y] ? { name: baseNames[p.y], states: baseNames[p.y] === 'bedrock' ? { infiniburn_bit: 0 } : {} } : { name: 'air', states: {} })
+  // movement.js checks positions against this session's blocks (what was broken or placed), not the bare map
+  session.blockView = {
+    map: world.map,
+    stateId: (name, states) => world.stateId(name, states),
+    blockAt: (x, y, z) => {
+      const o = s.overlay.get(key({ x, y, z }))
+      return o ? { l0: world.stateId(o.name, o.states), l1: undefined } : world.blockAt(x, y, z)
+    }
+  }
   const setBlock = (p, name, states = {}) => {
     s.overlay.set(key(p), { name, states })
     session.write('update_block', { position: p, block_runtime_id: world.wireId(world.stateId(name, states)), flags: { network: true }, layer: 0 })
