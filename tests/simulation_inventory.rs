@@ -8,7 +8,7 @@ use clawcraft::core::InventoryView;
 use clawcraft::protocol::packets::{
     AddItemEntity, ContainerClose, ContainerOpen, FullContainerName, Interact, InventoryContent, InventorySlot,
     InventoryTransaction, ItemInstance, ItemRegistry, ItemStack, ItemStackRequest, ItemStackResponse, ItemState,
-    MobEquipment, PlayerHotbar, ResponseContainer, ResponseSlot, StackResponse, TakeItemEntity, Vec3,
+    MobEquipment, PlayerHotbar, ResponseSlot, TakeItemEntity, Vec3,
 };
 use clawcraft::sim::{SIM_RUNTIME_ID, Simulation, start_game};
 use clawcraft_inventory::{Inventory, SlotRef};
@@ -75,17 +75,6 @@ fn events_of(sim: &Simulation, kind: &str) -> Vec<Map<String, Value>> {
 
 fn inventory(sim: &Simulation) -> Inventory {
     sim.component::<Inventory>().expect("inventory")
-}
-
-fn slot_ok(slot: u8, count: u8, stack_id: i32) -> ResponseSlot {
-    ResponseSlot {
-        slot,
-        hotbar_slot: slot,
-        count,
-        item_stack_id_presence: true,
-        item_stack_id: Some(stack_id),
-        ..ResponseSlot::default()
-    }
 }
 
 #[test]
@@ -247,17 +236,10 @@ fn equip_from_the_main_inventory_swaps_through_the_screen_and_answers_when_the_s
     assert_eq!((src.slot_type.container_id.as_str(), src.slot, src.stack_id), ("inventory", 12, 3));
     assert_eq!((dst.slot_type.container_id.as_str(), dst.slot, dst.stack_id), ("hotbar", 0, 1));
     assert_eq!(inventory(&sim).get(SlotRef::Inv(0)).map(|i| i.count), Some(10), "nothing changes before the answer");
-    sim.receive(&ItemStackResponse {
-        responses: vec![StackResponse {
-            status: "ok".into(),
-            request_id: -1,
-            containers_presence: true,
-            containers: Some(vec![
-                ResponseContainer { slot_type: FullContainerName::of("hotbar"), slots: vec![slot_ok(0, 1, 3)] },
-                ResponseContainer { slot_type: FullContainerName::of("inventory"), slots: vec![slot_ok(12, 10, 1)] },
-            ]),
-        }],
-    });
+    sim.receive(&ItemStackResponse::ok(
+        -1,
+        vec![("hotbar", vec![ResponseSlot::stack(0, 1, 3)]), ("inventory", vec![ResponseSlot::stack(12, 10, 1)])],
+    ));
     sim.tick();
     let resp = sim.take_responses();
     let e = resp.iter().find(|r| r["id"] == "e2").expect("deferred answer");
@@ -286,9 +268,7 @@ fn a_refused_move_is_reported_and_the_view_stays_the_servers() {
     });
     sim.tick();
     let before = inventory(&sim);
-    sim.receive(&ItemStackResponse {
-        responses: vec![StackResponse { status: "error".into(), request_id: -1, ..StackResponse::default() }],
-    });
+    sim.receive(&ItemStackResponse::refused(-1, "error"));
     sim.tick();
     let resp = sim.take_responses();
     let e = resp.iter().find(|r| r["id"] == "e3").expect("answer");
@@ -371,17 +351,10 @@ fn unequip_moves_armour_by_request_and_the_offhand_by_a_legacy_transaction() {
         Some(("armor", 0, 4))
     );
     assert_eq!(a.destination.as_ref().map(|s| (s.slot_type.container_id.as_str(), s.slot)), Some(("inventory", 10)));
-    sim.receive(&ItemStackResponse {
-        responses: vec![StackResponse {
-            status: "ok".into(),
-            request_id: -1,
-            containers_presence: true,
-            containers: Some(vec![
-                ResponseContainer { slot_type: FullContainerName::of("armor"), slots: vec![slot_ok(0, 0, 0)] },
-                ResponseContainer { slot_type: FullContainerName::of("inventory"), slots: vec![slot_ok(10, 1, 4)] },
-            ]),
-        }],
-    });
+    sim.receive(&ItemStackResponse::ok(
+        -1,
+        vec![("armor", vec![ResponseSlot::stack(0, 0, 0)]), ("inventory", vec![ResponseSlot::stack(10, 1, 4)])],
+    ));
     sim.tick();
     let resp = sim.take_responses();
     let u = resp.iter().find(|r| r["id"] == "u2").expect("answer");

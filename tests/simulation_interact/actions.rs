@@ -3,10 +3,9 @@
 
 use clawcraft::protocol::codec::Value as WireValue;
 use clawcraft::protocol::packets::{
-    AddEntity, AddItemEntity, AddPlayer, Animate, Attribute, CompletedUsingItem, EntityEvent, FullContainerName,
-    InventorySlot, InventoryTransaction, ItemStack, ItemStackRequest, ItemStackResponse, MetadataEntry, PlayerAction,
-    PlayerList, PlayerRecord, ResponseContainer, ResponseSlot, SetEntityData, StackResponse, TakeItemEntity, Text,
-    UpdateAttributes, Vec3,
+    AddEntity, AddItemEntity, AddPlayer, Animate, Attribute, CompletedUsingItem, EntityEvent, InventorySlot,
+    InventoryTransaction, ItemStack, ItemStackRequest, ItemStackResponse, MetadataEntry, PlayerAction, PlayerList,
+    PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity, Text, UpdateAttributes, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
 use clawcraft::world::block::StateValue::{Byte, Int, Str};
@@ -362,24 +361,7 @@ fn throw_is_confirmed_by_the_stack_and_the_projectile() {
 }
 
 fn ok_response(request_id: i32, container: &str, s: u8, count: u8, stack_id: i32) -> ItemStackResponse {
-    ItemStackResponse {
-        responses: vec![StackResponse {
-            status: "ok".into(),
-            request_id,
-            containers_presence: true,
-            containers: Some(vec![ResponseContainer {
-                slot_type: FullContainerName::of(container),
-                slots: vec![ResponseSlot {
-                    slot: s,
-                    hotbar_slot: s,
-                    count,
-                    item_stack_id_presence: true,
-                    item_stack_id: Some(stack_id),
-                    ..ResponseSlot::default()
-                }],
-            }]),
-        }],
-    }
+    ItemStackResponse::ok(request_id, vec![(container, vec![ResponseSlot::stack(s, count, stack_id)])])
 }
 
 #[test]

@@ -2,8 +2,7 @@
 //! confirmation (or refusal), drops, autoTool, abort.
 
 use clawcraft::protocol::packets::{
-    AddItemEntity, ContainerOpen, FullContainerName, ItemStack, ItemStackRequest, ItemStackResponse, ResponseContainer,
-    ResponseSlot, StackResponse, TakeItemEntity, Vec3,
+    AddItemEntity, ContainerOpen, ItemStack, ItemStackRequest, ItemStackResponse, ResponseSlot, TakeItemEntity, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
 use clawcraft_vitals::packets::{DeathInfo, SetHealth};
@@ -146,25 +145,10 @@ fn auto_tool_swaps_the_best_tool_in_and_mines_with_its_break_time() {
     let a = &req[0].requests[0].actions[0];
     assert_eq!(a.type_id, "swap");
     assert!(w.block_actions().iter().all(Vec::is_empty), "no break before the tool is in hand");
-    let slot = |s: u8, id: i32| ResponseSlot {
-        slot: s,
-        hotbar_slot: s,
-        count: 1,
-        item_stack_id_presence: true,
-        item_stack_id: Some(id),
-        ..ResponseSlot::default()
-    };
-    w.sim.receive(&ItemStackResponse {
-        responses: vec![StackResponse {
-            status: "ok".into(),
-            request_id: req[0].requests[0].request_id,
-            containers_presence: true,
-            containers: Some(vec![
-                ResponseContainer { slot_type: FullContainerName::of("hotbar"), slots: vec![slot(0, 2)] },
-                ResponseContainer { slot_type: FullContainerName::of("inventory"), slots: vec![slot(20, 1)] },
-            ]),
-        }],
-    });
+    w.sim.receive(&ItemStackResponse::ok(
+        req[0].requests[0].request_id,
+        vec![("hotbar", vec![ResponseSlot::stack(0, 1, 2)]), ("inventory", vec![ResponseSlot::stack(20, 1, 1)])],
+    ));
     w.sim.ticks(8);
     let actions: Vec<Vec<String>> = w.block_actions().into_iter().filter(|a| !a.is_empty()).collect();
     assert_eq!(actions.first(), Some(&vec!["start_break".to_owned()]));

@@ -324,6 +324,43 @@ pub struct ItemStackResponse {
 }
 packet!(ItemStackResponse, "item_stack_response");
 
+impl ResponseSlot {
+    /// Slot `slot` now holding `count` items of stack `stack_id` (0 items: empty).
+    pub fn stack(slot: u8, count: u8, stack_id: i32) -> Self {
+        Self {
+            slot,
+            hotbar_slot: slot,
+            count,
+            item_stack_id_presence: true,
+            item_stack_id: Some(stack_id),
+            ..Self::default()
+        }
+    }
+}
+
+impl ItemStackResponse {
+    /// The server accepting request `request_id`, with the slots it changed per container.
+    pub fn ok(request_id: i32, containers: Vec<(&str, Vec<ResponseSlot>)>) -> Self {
+        let containers = containers
+            .into_iter()
+            .map(|(name, slots)| ResponseContainer { slot_type: FullContainerName::of(name), slots })
+            .collect();
+        Self {
+            responses: vec![StackResponse {
+                status: "ok".into(),
+                request_id,
+                containers_presence: true,
+                containers: Some(containers),
+            }],
+        }
+    }
+
+    /// The server refusing request `request_id` (`status` e.g. `"error"`).
+    pub fn refused(request_id: i32, status: &str) -> Self {
+        Self { responses: vec![StackResponse { status: status.into(), request_id, ..StackResponse::default() }] }
+    }
+}
+
 /// `TransactionLegacy`: the legacy request id (0) and its slot list.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
