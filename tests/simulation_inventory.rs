@@ -310,7 +310,7 @@ fn unequip_moves_armour_by_request_and_the_offhand_by_a_legacy_transaction() {
     sim.queue_command(r#"{"action":"unequip","target":"offhand","id":"u1"}"#);
     sim.tick();
     let tx = sim.sent_as::<InventoryTransaction>();
-    let actions = tx[0].transaction.actions.clone().expect("actions");
+    let actions = tx[0].transaction.actions.clone();
     assert_eq!((actions[0].window_id, actions[1].window_id, actions[1].slot), (Some(119), Some(0), 9));
     assert_eq!(actions[0].old_item.network_id, TOTEM);
     // The server shows the move with slot updates; that is the confirmation.

@@ -4,8 +4,8 @@
 use clawcraft::protocol::codec::Value as WireValue;
 use clawcraft::protocol::packets::{
     AddEntity, AddItemEntity, AddPlayer, Animate, Attribute, CompletedUsingItem, EntityEvent, InventorySlot,
-    InventoryTransaction, ItemStack, ItemStackRequest, ItemStackResponse, MetadataEntry, PlayerAction, PlayerList,
-    PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity, Text, UpdateAttributes, Vec3,
+    InventoryTransaction, ItemInstance, ItemStack, ItemStackRequest, ItemStackResponse, MetadataEntry, PlayerAction,
+    PlayerList, PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity, Text, UpdateAttributes, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
 use clawcraft::world::block::StateValue::{Byte, Int, Str};
@@ -102,7 +102,8 @@ fn place_clicks_the_support_face_and_is_confirmed_by_the_block_update_and_the_st
     let data = tx[0].use_item_data().expect("item use");
     assert_eq!((data.action_type.as_str(), data.trigger_type.as_str(), data.face), ("click_block", "player_input", 1));
     assert_eq!((data.block_position.x, data.block_position.y, data.block_position.z), (-1, -61, 1));
-    assert_eq!((data.held_item.network_id, data.held_item.stack_id), (DIRT, Some(1)), "the server's exact stack");
+    let held = ItemInstance::of_stack(&data.held_item);
+    assert_eq!((held.network_id, held.stack_id), (DIRT, Some(1)), "the server's exact stack");
     assert_eq!(data.block_runtime_id, w.id("grass_block", &[]));
     assert_eq!(data.click_pos.y, 1.0, "on the top face");
     assert!((0.0..=1.0).contains(&data.click_pos.x) && (0.0..=1.0).contains(&data.click_pos.z));
@@ -164,7 +165,7 @@ fn eat_ends_on_completed_using_item_with_hunger_and_count_and_abort_releases() {
     w.sim.tick();
     let tx = w.sim.sent_as::<InventoryTransaction>();
     assert_eq!(tx.len(), 1);
-    assert_eq!(tx[0].transaction.transaction_type.as_deref(), Some("item_release"), "abort_eat really releases");
+    assert_eq!(tx[0].transaction.transaction_type, "item_release", "abort_eat really releases");
     assert_eq!(last(&w, "eat_done")["status"], "aborted");
 }
 

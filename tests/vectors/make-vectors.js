@@ -83,6 +83,26 @@ const AIR = { network_id: 0, count: 0, metadata: 0, has_stack_id: false, block_r
 
 function packets (types, protocolVersion) {
   const L = layouts(types)
+  // Which item encoding a packet uses: before 1.26.40 some packets carry the older `Item`
+  // (network-id switch, signed block runtime id, plain stack id), others `ItemV4`, whose stack id
+  // is a `{type, id}` variant; since 1.26.40 every packet carries `ItemV4` with a plain id.
+  const reachMemo = new Map()
+  const reaches = (t, target, seen = new Set()) => {
+    if (typeof t === 'string') {
+      if (t === target) return true
+      if (!types[t] || types[t] === 'native' || seen.has(t)) return false
+      const key = t + '>' + target
+      if (!reachMemo.has(key)) { seen.add(t); reachMemo.set(key, reaches(types[t], target, seen)) }
+      return reachMemo.get(key)
+    }
+    if (Array.isArray(t)) return t.some(x => reaches(x, target, seen))
+    if (t && typeof t === 'object') return Object.values(t).some(x => reaches(x, target, seen))
+    return false
+  }
+  const uses = (packet, type) => types[type] !== undefined && reaches('packet_' + packet, type)
+  const sid = (packet, id) => uses(packet, 'ItemV4NetIdVariant') ? { type: 'item_stack_net_id', id } : id
+  const brid = (packet, id) => uses(packet, 'Item') ? id | 0 : id
+  const air = (packet) => uses(packet, 'Item') ? { network_id: 0 } : AIR // the older form stops after the id
   const item = (id, count, meta) => ({ network_id: id, count, metadata: meta, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } })
   // Flags as the version carries them: a list of names, or (bitset) an object of booleans.
   const flags = (names) => L.flagBits ? Object.fromEntries(names.map(n => [n, true])) : names
@@ -484,15 +504,15 @@ function packets (types, protocolVersion) {
     ['inventory_content', {
       window_id: 'inventory',
       input: [
-        { network_id: 320, count: 1, metadata: 0, has_stack_id: true, stack_id: 17, block_runtime_id: 0, extra: { has_nbt: true, nbt: { version: 1, nbt: { type: 'compound', name: '', value: { Damage: { type: 'int', value: 7 }, ench: { type: 'list', value: { type: 'compound', value: [{ id: { type: 'short', value: 15 }, lvl: { type: 'short', value: 5 } }] } } } } }, can_place_on: [], can_destroy: [] } },
-        AIR,
-        { network_id: 3, count: 12, metadata: 0, has_stack_id: true, stack_id: 18, block_runtime_id: 2186211206, extra: { has_nbt: 'false', can_place_on: ['minecraft:stone'], can_destroy: [] } }
+        { network_id: 320, count: 1, metadata: 0, has_stack_id: true, stack_id: sid('inventory_content', 17), block_runtime_id: 0, extra: { has_nbt: true, nbt: { version: 1, nbt: { type: 'compound', name: '', value: { Damage: { type: 'int', value: 7 }, ench: { type: 'list', value: { type: 'compound', value: [{ id: { type: 'short', value: 15 }, lvl: { type: 'short', value: 5 } }] } } } } }, can_place_on: [], can_destroy: [] } },
+        air('inventory_content'),
+        { network_id: 3, count: 12, metadata: 0, has_stack_id: true, stack_id: sid('inventory_content', 18), block_runtime_id: brid('inventory_content', 2186211206), extra: { has_nbt: 'false', can_place_on: ['minecraft:stone'], can_destroy: [] } }
       ],
       container: { container_id: 'anvil_input', dynamic_container_id: undefined },
-      storage_item: AIR
+      storage_item: air('inventory_content')
     }],
-    ['inventory_slot', { window_id: 'armor', slot: 2, container: { container_id: 'armor', dynamic_container_id: undefined }, storage_item: AIR, item: { network_id: 350, count: 1, metadata: 0, has_stack_id: true, stack_id: 44, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } } }],
-    ['mob_equipment', { runtime_entity_id: 2049n, item: { network_id: 261, count: 5, metadata: 0, has_stack_id: true, stack_id: 2, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }, slot: 1, selected_slot: 1, window_id: 'inventory' }],
+    ['inventory_slot', { window_id: 'armor', slot: 2, container: { container_id: 'armor', dynamic_container_id: undefined }, storage_item: air('inventory_slot'), item: { network_id: 350, count: 1, metadata: 0, has_stack_id: true, stack_id: sid('inventory_slot', 44), block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } } }],
+    ['mob_equipment', { runtime_entity_id: 2049n, item: { network_id: 261, count: 5, metadata: 0, has_stack_id: true, stack_id: sid('mob_equipment', 2), block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }, slot: 1, selected_slot: 1, window_id: 'inventory' }],
     ['player_hotbar', { selected_slot: 4, window_id: 'inventory', select_slot: true }],
     ['item_stack_request', {
       requests: [{
@@ -520,7 +540,7 @@ function packets (types, protocolVersion) {
         actions: [],
         transaction_data: {
           action_type: 'click_block', trigger_type: 'player_input', block_position: { x: 1, y: -61, z: 2 }, face: 1, hotbar_slot: 3,
-          held_item: { network_id: 3, count: 12, metadata: 0, has_stack_id: true, stack_id: 18, block_runtime_id: 2186211206, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
+          held_item: { network_id: 3, count: 12, metadata: 0, has_stack_id: true, stack_id: sid('inventory_transaction', 18), block_runtime_id: brid('inventory_transaction', 2186211206), extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } },
           player_pos: { x: 0.5, y: -58.375, z: 0.5 }, click_pos: { x: 0.5, y: 1, z: 0.25 }, block_runtime_id: 3727764076, client_prediction: 'success', client_cooldown_state: 'off'
         }
       }
@@ -530,7 +550,7 @@ function packets (types, protocolVersion) {
         legacy: { legacy_request_id: 0, legacy_transactions: undefined },
         transaction_type: 'item_use_on_entity',
         actions: [],
-        transaction_data: { entity_runtime_id: 4097n, action_type: 'attack', hotbar_slot: 0, held_item: AIR, player_pos: { x: 1, y: 65.625, z: 2 }, click_pos: { x: 2.5, y: 64.5, z: 2 } }
+        transaction_data: { entity_runtime_id: 4097n, action_type: 'attack', hotbar_slot: 0, held_item: air('inventory_transaction'), player_pos: { x: 1, y: 65.625, z: 2 }, click_pos: { x: 2.5, y: 64.5, z: 2 } }
       }
     }],
     ['completed_using_item', { used_item_id: 261, use_method: 'eat' }],

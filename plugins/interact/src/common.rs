@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{ActiveActions, CommandCtx, CommandError, EYE_HEIGHT, EntityIds, Position, Rotation, Vec3};
 use clawcraft_inventory::{Inventory, Item};
 use clawcraft_protocol::packets::{
-    Animate, BlockPos, InventoryTransaction, ItemInstance, ReleaseData, UseItemData, Vec3 as WireVec3,
+    Animate, BlockPos, InventoryTransaction, ItemInstance, ReleaseData, UseItem, Vec3 as WireVec3,
 };
 use clawcraft_world::block::BlockInfo;
 use clawcraft_world::chunk::{BlockLookup, World as BlockWorld};
@@ -295,13 +295,14 @@ pub fn swing(runtime_id: u64, source: &str) -> Animate {
 
 /// A `click_block` use of the held item on `cell`'s `face` (placing, opening, pressing).
 pub fn click_block(inv: &Inventory, eye: Vec3, cell: [i32; 3], aim: &Aim, block_id: u32) -> InventoryTransaction {
-    InventoryTransaction::item_use(&UseItemData {
+    InventoryTransaction::item_use(&UseItem {
         action_type: "click_block".into(),
         trigger_type: "player_input".into(),
         block_position: block_pos(cell),
-        face: aim.face.id(),
+        face: i32::from(aim.face.id()),
         hotbar_slot: i32::from(inv.held_slot),
-        held_item: held_wire(inv),
+        hand: "main_hand".into(),
+        held_item: held_wire(inv).to_stack(),
         player_pos: wire(eye),
         click_pos: aim.click_pos(cell),
         block_runtime_id: block_id,
@@ -312,13 +313,14 @@ pub fn click_block(inv: &Inventory, eye: Vec3, cell: [i32; 3], aim: &Aim, block_
 
 /// A `click_air` use of the held item (eat, drink, throw, use).
 pub fn click_air(inv: &Inventory, eye: Vec3) -> InventoryTransaction {
-    InventoryTransaction::item_use(&UseItemData {
+    InventoryTransaction::item_use(&UseItem {
         action_type: "click_air".into(),
         trigger_type: "player_input".into(),
         block_position: BlockPos::default(),
         face: 255,
         hotbar_slot: i32::from(inv.held_slot),
-        held_item: held_wire(inv),
+        hand: "main_hand".into(),
+        held_item: held_wire(inv).to_stack(),
         player_pos: wire(eye),
         click_pos: WireVec3::default(),
         block_runtime_id: 0,

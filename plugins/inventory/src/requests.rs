@@ -306,13 +306,11 @@ pub fn legacy_move(from: SlotRef, to: SlotRef, inv: &Inventory) -> InventoryTran
         let (window, index) = legacy_window(slot);
         TransactionAction {
             source_type: "container".into(),
-            container_presence: true,
-            window_id: Some(window),
-            flag_presence: true,
-            flags: None,
+            window_id: Some(i32::from(window)),
             slot: index,
-            old_item: old,
-            new_item: new,
+            old_item: old.to_stack(),
+            new_item: new.to_stack(),
+            ..TransactionAction::default()
         }
     };
     InventoryTransaction::normal(vec![action(from, wire(from), wire(to)), action(to, wire(to), wire(from))])
@@ -583,14 +581,12 @@ mod tests {
             slot: s,
             hotbar_slot: s,
             count,
-            item_stack_id_presence: true,
             item_stack_id: Some(id),
             ..ResponseSlot::default()
         };
         let resp = StackResponse {
             status: "ok".into(),
             request_id: -1,
-            containers_presence: true,
             containers: Some(vec![
                 ResponseContainer { slot_type: FullContainerName::of("hotbar"), slots: vec![slot(0, 1, 40)] },
                 ResponseContainer { slot_type: FullContainerName::of("inventory"), slots: vec![slot(12, 5, 77)] },
@@ -622,11 +618,12 @@ mod tests {
         let mut inv = Inventory::default();
         inv.set(SlotRef::Offhand, Some(item("minecraft:totem_of_undying", 1, 9)));
         let tx = legacy_move(SlotRef::Offhand, SlotRef::Inv(20), &inv);
-        let actions = tx.transaction.actions.expect("actions");
+        let actions = &tx.transaction.actions;
         assert_eq!((actions[0].window_id, actions[0].slot), (Some(119), 0));
         assert_eq!((actions[1].window_id, actions[1].slot), (Some(0), 20));
-        assert_eq!(actions[0].old_item.stack_id, Some(9));
-        assert!(actions[0].new_item.is_air() && actions[1].old_item.is_air());
-        assert_eq!(tx.transaction.transaction_type.as_deref(), Some("normal"));
+        let totem = inv.get(SlotRef::Offhand).map(|i| i.wire.to_stack()).expect("totem");
+        assert_eq!(actions[0].old_item, totem, "the server's record of the item, stack id included");
+        assert_eq!((actions[0].new_item.network_id, actions[1].old_item.network_id), (0, 0));
+        assert_eq!(tx.transaction.transaction_type, "normal");
     }
 }

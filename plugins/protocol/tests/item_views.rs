@@ -4,27 +4,35 @@
 use clawcraft_protocol::codec::{Nbt, NbtTag, Packet, Protocol, Value};
 use clawcraft_protocol::packets::*;
 
-fn proto() -> Protocol {
-    Protocol::load("1.26.45").expect("bundled version")
+/// Every supported version: the item layouts differ between them on the wire (the codec maps
+/// them to these views).
+fn protocols() -> Vec<Protocol> {
+    Protocol::versions().iter().map(|v| Protocol::load(v.game_version).expect("bundled version")).collect()
 }
 
-/// Encode → decode; the bytes of the decoded view encode identically (transaction data is an
-/// untyped tree whose integer kinds may differ from a freshly built one, so `==` on views is
-/// not the check there).
+/// Encode → decode at every version; the bytes of the decoded view encode identically
+/// (transaction data is an untyped tree whose integer kinds may differ from a freshly built one,
+/// so `==` on views is not the check there). Returns the view as the last version read it.
 fn wire_round_trip<P: Packet>(p: &P) -> P {
-    let proto = proto();
-    let bytes = proto.encode(p).expect("encode");
-    let back: P = proto.decode_as(&bytes).expect("decode");
-    assert_eq!(proto.encode(&back).expect("re-encode"), bytes, "{} bytes", P::NAME);
-    back
+    let mut last = None;
+    for proto in protocols() {
+        let bytes = proto.encode(p).expect("encode");
+        let back: P = proto.decode_as(&bytes).expect("decode");
+        assert_eq!(proto.encode(&back).expect("re-encode"), bytes, "{} bytes @ {}", P::NAME, proto.info().game_version);
+        last = Some(back);
+    }
+    last.expect("at least one version")
 }
 
 fn round_trip<P: Packet + PartialEq + std::fmt::Debug>(p: &P) -> P {
-    let proto = proto();
-    let bytes = proto.encode(p).expect("encode");
-    let back: P = proto.decode_as(&bytes).expect("decode");
-    assert_eq!(&back, p, "{} round trip", P::NAME);
-    back
+    let mut last = None;
+    for proto in protocols() {
+        let bytes = proto.encode(p).expect("encode");
+        let back: P = proto.decode_as(&bytes).expect("decode");
+        assert_eq!(&back, p, "{} round trip @ {}", P::NAME, proto.info().game_version);
+        last = Some(back);
+    }
+    last.expect("at least one version")
 }
 
 fn pickaxe(damage: i32, efficiency: i16) -> ItemInstance {
@@ -81,18 +89,19 @@ fn inventory_content_and_slot_round_trip_with_nbt_and_air() {
 #[test]
 fn an_air_item_with_empty_user_data_decodes_as_air() {
     // gophertunnel writes air's user data with length 0; minecraft-data writes a 10-byte blob.
-    let proto = proto();
-    let mut bytes = proto
-        .encode(&MobEquipment { runtime_entity_id: 7, window_id: "inventory".into(), ..MobEquipment::default() })
-        .expect("encode");
-    let full = bytes.clone();
-    // header, runtime id (7), item: i16 id, u16 count, varint meta, bool, varint block id, then the blob
-    let blob_at = 1 + 1 + 2 + 2 + 1 + 1 + 1;
-    assert_eq!(full[blob_at], 10, "minecraft-data's 10-byte air blob");
-    bytes.splice(blob_at..blob_at + 11, [0u8]);
-    let e: MobEquipment = proto.decode_as(&bytes).expect("decode");
-    assert!(e.item.is_air());
-    assert_eq!(e.window_id, "inventory");
+    for proto in protocols() {
+        let mut bytes = proto
+            .encode(&MobEquipment { runtime_entity_id: 7, window_id: "inventory".into(), ..MobEquipment::default() })
+            .expect("encode");
+        let full = bytes.clone();
+        // header, runtime id (7), item: i16 id, u16 count, varint meta, bool, varint block id, then the blob
+        let blob_at = 1 + 1 + 2 + 2 + 1 + 1 + 1;
+        assert_eq!(full[blob_at], 10, "minecraft-data's 10-byte air blob");
+        bytes.splice(blob_at..blob_at + 11, [0u8]);
+        let e: MobEquipment = proto.decode_as(&bytes).expect("decode");
+        assert!(e.item.is_air());
+        assert_eq!(e.window_id, "inventory");
+    }
 }
 
 #[test]
@@ -138,21 +147,22 @@ fn stack_requests_keep_each_action_kinds_fields() {
             cause: "chat_public".into(),
         }],
     };
-    let proto = proto();
-    let bytes = proto.encode(&req).expect("encode");
-    let (_, value) = proto.decode(&bytes).expect("generic decode");
-    let first = value.get("requests").and_then(|r| match r {
-        Value::Array(a) => a.first().cloned(),
-        _ => None,
-    });
-    let actions = first.as_ref().and_then(|r| r.get("actions")).cloned().expect("actions");
-    let Value::Array(actions) = actions else { panic!("actions array") };
-    assert_eq!(actions[2].get("randomly"), Some(&Value::Bool(false)));
-    assert!(actions[1].get("count").is_none(), "swap carries no count");
-    let back: ItemStackRequest = proto.decode_as(&bytes).expect("typed decode");
-    assert_eq!(back.requests[0].actions[0].count, Some(4));
-    assert_eq!(back.requests[0].actions[3].predicted_durability, Some(8));
-    assert_eq!(back.requests[0].actions[1].destination, slot("inventory", 20, 4));
+    for proto in protocols() {
+        let bytes = proto.encode(&req).expect("encode");
+        let (_, value) = proto.decode(&bytes).expect("generic decode");
+        let first = value.get("requests").and_then(|r| match r {
+            Value::Array(a) => a.first().cloned(),
+            _ => None,
+        });
+        let actions = first.as_ref().and_then(|r| r.get("actions")).cloned().expect("actions");
+        let Value::Array(actions) = actions else { panic!("actions array") };
+        assert_eq!(actions[2].get("randomly"), Some(&Value::Bool(false)));
+        assert!(actions[1].get("count").is_none(), "swap carries no count");
+        let back: ItemStackRequest = proto.decode_as(&bytes).expect("typed decode");
+        assert_eq!(back.requests[0].actions[0].count, Some(4));
+        assert_eq!(back.requests[0].actions[3].predicted_durability, Some(8));
+        assert_eq!(back.requests[0].actions[1].destination, slot("inventory", 20, 4));
+    }
 }
 
 #[test]
@@ -162,14 +172,12 @@ fn stack_responses_round_trip() {
             StackResponse {
                 status: "ok".into(),
                 request_id: -1,
-                containers_presence: true,
                 containers: Some(vec![ResponseContainer {
                     slot_type: FullContainerName::of("hotbar"),
                     slots: vec![ResponseSlot {
                         slot: 0,
                         hotbar_slot: 0,
                         count: 3,
-                        item_stack_id_presence: true,
                         item_stack_id: Some(41),
                         ..ResponseSlot::default()
                     }],
@@ -182,13 +190,14 @@ fn stack_responses_round_trip() {
 
 #[test]
 fn transactions_round_trip_per_kind() {
-    let use_on_block = InventoryTransaction::item_use(&UseItemData {
+    let use_on_block = InventoryTransaction::item_use(&UseItem {
         action_type: "click_block".into(),
         trigger_type: "player_input".into(),
         block_position: BlockPos { x: 1, y: -61, z: 2 },
         face: 1,
         hotbar_slot: 3,
-        held_item: pickaxe(1, 1),
+        hand: "main_hand".into(),
+        held_item: pickaxe(1, 1).to_stack(),
         player_pos: Vec3 { x: 0.5, y: -58.38, z: 0.5 },
         click_pos: Vec3 { x: 0.5, y: 1.0, z: 0.5 },
         block_runtime_id: 0xdead_beef,
@@ -196,7 +205,10 @@ fn transactions_round_trip_per_kind() {
         client_cooldown_state: "off".into(),
     });
     let back = wire_round_trip(&use_on_block);
-    assert_eq!(back.use_item_data(), use_on_block.use_item_data(), "typed data survives");
+    // The held item is an untyped tree in the use-item view: compare it typed.
+    let typed =
+        |t: &InventoryTransaction| t.use_item_data().map(|d| (ItemInstance::of_stack(&d.held_item), d.face, d.hand));
+    assert_eq!(typed(&back), Some((pickaxe(1, 1), 1, "main_hand".into())), "typed data survives");
     assert_eq!(back.use_item_data().map(|d| (d.face, d.block_runtime_id)), Some((1, 0xdead_beef)));
     assert!(back.use_on_entity_data().is_none(), "another kind");
     let attack = InventoryTransaction::use_on_entity(&UseOnEntityData {
@@ -218,16 +230,15 @@ fn transactions_round_trip_per_kind() {
     assert_eq!(wire_round_trip(&release).release_data().map(|d| d.head_pos.y), Some(1.0));
     let normal = InventoryTransaction::normal(vec![TransactionAction {
         source_type: "container".into(),
-        container_presence: true,
         window_id: Some(119),
-        flag_presence: true,
-        flags: None,
         slot: 0,
-        old_item: pickaxe(0, 1),
-        new_item: ItemInstance::air(),
+        old_item: pickaxe(0, 1).to_stack(),
+        new_item: ItemInstance::air().to_stack(),
+        ..TransactionAction::default()
     }]);
     let back = wire_round_trip(&normal);
-    assert_eq!(back.transaction.actions.as_ref().map(|a| a[0].window_id), Some(Some(119)));
+    assert_eq!(back.transaction.actions[0].window_id, Some(119));
+    assert_eq!(ItemInstance::of_stack(&back.transaction.actions[0].old_item), pickaxe(0, 1), "the item, NBT and all");
 }
 
 #[test]

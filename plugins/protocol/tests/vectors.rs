@@ -113,6 +113,12 @@ fn matches(want: &Json, got: &Value, path: &str) -> Result<(), String> {
                 Err(format!("{path}: want {want}, got {got}"))
             }
         }
+        // The `{type, id}` stack id of items before 1.26.40 reads as the plain network id.
+        (Json::Object(m), Value::Int(_) | Value::UInt(_))
+            if m.get("type").and_then(Json::as_str) == Some("item_stack_net_id") && m.contains_key("id") =>
+        {
+            matches(&m["id"], got, path)
+        }
         (Json::Object(m), Value::Object(_)) => {
             for (k, w) in m {
                 match got.get(k) {

@@ -388,6 +388,7 @@ fn fits(schema: &Schema, ty: &Ty, v: &Value, path: &str, depth: usize, out: &mut
             fits_any(schema, &candidates, v, path, depth, out)
         }
         Ty::Unsupported(name) => wrong(&format!("the unsupported type {name}")),
+        Ty::StackIdVariant(inner) => number || fits(schema, inner, v, path, depth + 1, out),
     }
 }
 

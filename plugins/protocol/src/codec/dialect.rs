@@ -19,9 +19,13 @@
 //! | entity metadata | no `legacy_type` (≤ 1.26.30) |
 //! | `resource_pack_client_response` | no status name, ids always present (≤ 1.26.30) |
 //! | `dimension_data` | `min_height`/`max_height` (≤ 1.26.45); `min_y`/`height_range` (1.26.60) |
+//! | `item_stack_request` actions | no `legacy_type_id` (≤ 1.26.30) |
+//! | `item_stack_response` | containers switched on the status, plain slot stack ids (≤ 1.26.30); presence bools + options (1.26.40–45); options (1.26.60) |
 //!
-//! Item stacks need no rewrite: the codec reads `has_stack_id` as a bool or a byte alike, and
-//! the air item's short form follows from the definition.
+//! Item stacks need no rewrite here: the codec reads `has_stack_id` as a bool or a byte alike,
+//! the air item's short form follows from the definition, and the `{type, id}` stack id of
+//! `ItemV4` before 1.26.40 is read and written as the plain id later versions carry by the
+//! schema itself (`Ty::StackIdVariant`).
 
 use super::CodecError;
 use super::schema::{Field, Schema, Ty};
@@ -78,6 +82,10 @@ pub(crate) struct Dialect {
     pack_response_named: bool,
     /// Dimension definitions give `min_y`/`height_range`.
     dimension_min_y: bool,
+    /// ItemStackResponse has `containers_presence`/`item_stack_id_presence` (1.26.40–45).
+    stack_response_presence: bool,
+    /// ItemStackRequest actions carry `legacy_type_id` (1.26.40+).
+    stack_request_legacy_type: bool,
 }
 
 fn unknown(what: &str) -> CodecError {
@@ -260,6 +268,14 @@ impl Dialect {
             _ => return Err(unknown("dimension_data.definitions")),
         };
 
+        let responses = packet_fields(schema, "item_stack_response")?;
+        let response = elem_fields(schema, responses, "responses").ok_or_else(|| unknown("item_stack_response"))?;
+        let stack_response_presence = declares(schema, response, "containers_presence");
+        let requests = packet_fields(schema, "item_stack_request")?;
+        let request = elem_fields(schema, requests, "requests").ok_or_else(|| unknown("item_stack_request"))?;
+        let action = elem_fields(schema, request, "actions").ok_or_else(|| unknown("item_stack_request actions"))?;
+        let stack_request_legacy_type = declares(schema, action, "legacy_type_id");
+
         Ok(Dialect {
             input_flags,
             auth_input_presence,
@@ -274,6 +290,8 @@ impl Dialect {
             metadata_legacy_type,
             pack_response_named,
             dimension_min_y,
+            stack_response_presence,
+            stack_request_legacy_type,
         })
     }
 
@@ -293,6 +311,7 @@ impl Dialect {
             "player_list" if self.player_list_grouped => player_list_in(v),
             "resource_pack_client_response" if !self.pack_response_named => pack_response_in(v),
             "dimension_data" if self.dimension_min_y => dimensions_in(v),
+            "item_stack_response" if self.stack_response_presence => stack_response_presence(v, false),
             _ => {}
         }
         Ok(())
@@ -316,6 +335,8 @@ impl Dialect {
                 remove(v, "response_status_name");
             }
             "dimension_data" if self.dimension_min_y => dimensions_out(v),
+            "item_stack_response" if self.stack_response_presence => stack_response_presence(v, true),
+            "item_stack_request" if !self.stack_request_legacy_type => stack_request_legacy_types(v),
             _ => {}
         }
         if !self.metadata_legacy_type
@@ -670,6 +691,49 @@ fn dimensions_out(v: &mut Value) {
 // ---------------------------------------------------------------------------------------------
 // Value tree helpers
 // ---------------------------------------------------------------------------------------------
+
+// --- item stacks ------------------------------------------------------------------------------
+
+/// Item-stack request actions before 1.26.40 have no `legacy_type_id`.
+fn stack_request_legacy_types(v: &mut Value) {
+    let Some(Value::Array(requests)) = get_mut(v, "requests") else { return };
+    for r in requests {
+        if let Some(Value::Array(actions)) = get_mut(r, "actions") {
+            for a in actions {
+                remove(a, "legacy_type_id");
+            }
+        }
+    }
+}
+
+/// 1.26.40–45 item-stack responses: presence bools before the options. Removed when reading,
+/// set from the options when `writing`.
+fn stack_response_presence(v: &mut Value, writing: bool) {
+    let Some(Value::Array(responses)) = get_mut(v, "responses") else { return };
+    for r in responses {
+        presence(r, "containers", writing);
+        if let Some(Value::Array(containers)) = get_mut(r, "containers") {
+            for c in containers {
+                if let Some(Value::Array(slots)) = get_mut(c, "slots") {
+                    for s in slots {
+                        presence(s, "item_stack_id", writing);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Removes `<field>_presence`, or (`writing`) sets it to whether `field` is present.
+fn presence(v: &mut Value, field: &str, writing: bool) {
+    let key = format!("{field}_presence");
+    if writing {
+        let present = !matches!(v.get(field), None | Some(Value::Void));
+        set(v, &key, Value::Bool(present));
+    } else {
+        remove(v, &key);
+    }
+}
 
 fn get_mut<'v>(v: &'v mut Value, key: &str) -> Option<&'v mut Value> {
     match v {

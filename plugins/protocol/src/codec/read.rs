@@ -125,6 +125,13 @@ impl<'s, 'b> Decoder<'s, 'b> {
             Ty::CountFor { repr, .. } => return self.read(repr),
             Ty::Encapsulated { len, inner } => self.encapsulated(len, inner)?,
             Ty::RestBuffer => Value::Bytes(self.r.rest().to_vec()),
+            Ty::StackIdVariant(inner) => {
+                let v = self.read(inner)?;
+                match (v.get("type"), v.get("id")) {
+                    (Some(Value::Str(t)), Some(id)) if t == super::schema::NET_STACK_ID => id.clone(),
+                    _ => v,
+                }
+            }
             Ty::MaybeIncompleteArray { count, elem } => self.maybe_incomplete(count, elem)?,
             Ty::OptionalOnRemaining(inner) => {
                 if self.r.is_empty() {

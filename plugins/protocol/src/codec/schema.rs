@@ -165,6 +165,22 @@ pub(crate) enum Ty {
     EnumSizeBasedOnValuesLen,
     /// A native type this interpreter does not implement; fails only if a packet uses it.
     Unsupported(String),
+    /// An item's stack id as a `{type, id}` container (`ItemV4` before 1.26.40): a network
+    /// stack id reads and writes as the plain number later versions carry, so the item views
+    /// stay one shape; other kinds stay objects.
+    StackIdVariant(Box<Ty>),
+}
+
+/// The mapper name of a network stack id in a [`Ty::StackIdVariant`].
+pub(crate) const NET_STACK_ID: &str = "item_stack_net_id";
+
+/// Whether `ty` is the `{type: mapper(item_stack_net_id, …), id}` stack id container.
+fn is_stack_id_variant(ty: &Ty) -> bool {
+    let Ty::Container(fields) = ty else { return false };
+    let named = |n: &str| fields.iter().find(|f| f.name.as_deref() == Some(n)).map(|f| &f.ty);
+    fields.len() == 2
+        && matches!(named("type"), Some(Ty::Mapper { entries, .. }) if entries.iter().any(|e| e.1 == NET_STACK_ID))
+        && matches!(named("id"), Some(Ty::Prim(_)))
 }
 
 /// All named types of one protocol version plus the packet table.
@@ -194,7 +210,8 @@ pub(crate) fn compile(json: &Json) -> Result<Schema, CodecError> {
     let mut compiled = Vec::with_capacity(names.len());
     for name in &names {
         let def = &types[name.as_str()];
-        compiled.push(c.ty(def).map_err(|e| schema_err(&format!("type {name}: {e}")))?);
+        let ty = c.ty(def).map_err(|e| schema_err(&format!("type {name}: {e}")))?;
+        compiled.push(if is_stack_id_variant(&ty) { Ty::StackIdVariant(Box::new(ty)) } else { ty });
     }
     let (packets, packet_ids) = packet_table(types, &index)?;
     let mut schema = Schema { types: compiled, packets, packet_ids, dialect: None };

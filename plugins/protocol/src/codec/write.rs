@@ -157,6 +157,16 @@ impl<'s, 'v> Encoder<'s, 'v> {
                 let b = bytes_of(v)?;
                 self.out.put_bytes(&b);
             }
+            Ty::StackIdVariant(inner) => match v {
+                Value::Int(_) | Value::UInt(_) => {
+                    let id = Value::Object(vec![
+                        ("type".to_owned(), Value::Str(super::schema::NET_STACK_ID.to_owned())),
+                        ("id".to_owned(), v.clone()),
+                    ]);
+                    self.write_temp(inner, &id)?;
+                }
+                _ => self.write(inner, v)?,
+            },
             Ty::MaybeIncompleteArray { count, elem } => {
                 let items = items_of(v)?;
                 self.write_temp(count, &Value::UInt(items.len() as u64))?;
@@ -378,6 +388,7 @@ pub(crate) fn neutral(schema: &Schema, ty: &Ty, depth: usize) -> Value {
         Ty::Uuid => Value::Str("00000000-0000-0000-0000-000000000000".into()),
         Ty::EnumSizeBasedOnValuesLen => Value::Str(enum_size(0).into()),
         Ty::CountFor { .. } => Value::UInt(0),
+        Ty::StackIdVariant(_) => Value::Int(0),
         _ => Value::Void,
     }
 }
@@ -541,7 +552,11 @@ pub(crate) fn write_prim(out: &mut Vec<u8>, p: Prim, v: &Value) -> R<()> {
                 out.put_u8(b | 0x80);
             }
         }
-        Prim::VarI32 => out.put_var_i32(ranged(v)?),
+        // Older item stacks carry block state hashes (u32) in a `zigzag32`: two's complement.
+        Prim::VarI32 => out.put_var_i32(match int(v)? {
+            i @ 0x8000_0000..=0xFFFF_FFFF => i as u32 as i32,
+            i => i32::try_from(i).map_err(|_| format!("integer {i} out of range"))?,
+        }),
         Prim::VarI64 => out.put_var_i64(ranged(v)?),
     }
     Ok(())

@@ -4,8 +4,8 @@
 //! item on a block, in the air, on an entity; release it), completed item uses, arm swings,
 //! interactions and container windows.
 
-use super::{BlockPos, Rest, Vec3};
-use crate::codec::{Nbt, NbtTag, Packet, Value};
+use super::{BlockPos, InventoryTransaction, ItemStack, Rest, Transaction, TransactionAction, UseItem, Vec3};
+use crate::codec::{Nbt, NbtTag, Packet};
 use serde::{Deserialize, Serialize};
 
 /// The NBT blob of an item (`has_nbt` = `"true"`): format version (1) and a little-endian compound.
@@ -62,16 +62,38 @@ pub struct ItemInstance {
     pub has_stack_id: bool,
     /// The server's stack network id (item-stack requests name stacks by it).
     pub stack_id: Option<i32>,
-    /// Block state id of a block item (0 for other items; a hash on hashed servers).
+    /// Block state id of a block item (0 for other items; a hash on hashed servers). Older
+    /// item encodings carry it signed; read as the same 32 bits.
+    #[serde(deserialize_with = "wrapping_u32")]
     pub block_runtime_id: u32,
     /// NBT and restrictions.
     pub extra: ItemExtra,
+}
+
+/// A `u32` that older layouts carry in a signed field (two's complement).
+fn wrapping_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let v = i64::deserialize(d)?;
+    match i32::try_from(v) {
+        Ok(signed) if signed < 0 => Ok(signed as u32),
+        _ => u32::try_from(v).map_err(serde::de::Error::custom),
+    }
 }
 
 impl ItemInstance {
     /// The empty slot.
     pub fn air() -> Self {
         Self::default()
+    }
+
+    /// The same item as the [`ItemStack`] view other packets carry (transaction actions, the
+    /// use-item data): both are the wire's `Item`, this one typed through to its NBT.
+    pub fn to_stack(&self) -> ItemStack {
+        crate::codec::to_value(self).and_then(|v| crate::codec::from_value(&v)).unwrap_or_default()
+    }
+
+    /// An [`ItemStack`] read through to its stack id and NBT.
+    pub fn of_stack(stack: &ItemStack) -> Self {
+        crate::codec::to_value(stack).and_then(|v| crate::codec::from_value(&v)).unwrap_or_default()
     }
 
     /// Whether this is an empty slot.
@@ -279,8 +301,6 @@ pub struct ResponseSlot {
     pub hotbar_slot: u8,
     /// Items now in the slot (0 = empty).
     pub count: u8,
-    /// Whether `item_stack_id` follows.
-    pub item_stack_id_presence: bool,
     /// The slot's stack network id now.
     pub item_stack_id: Option<i32>,
     /// Custom name.
@@ -309,8 +329,6 @@ pub struct StackResponse {
     pub status: String,
     /// The request's id.
     pub request_id: i32,
-    /// Must equal `containers.is_some()`.
-    pub containers_presence: bool,
     /// The slots as the server has them now (only with `"ok"`).
     pub containers: Option<Vec<ResponseContainer>>,
 }
@@ -327,14 +345,7 @@ packet!(ItemStackResponse, "item_stack_response");
 impl ResponseSlot {
     /// Slot `slot` now holding `count` items of stack `stack_id` (0 items: empty).
     pub fn stack(slot: u8, count: u8, stack_id: i32) -> Self {
-        Self {
-            slot,
-            hotbar_slot: slot,
-            count,
-            item_stack_id_presence: true,
-            item_stack_id: Some(stack_id),
-            ..Self::default()
-        }
+        Self { slot, hotbar_slot: slot, count, item_stack_id: Some(stack_id), ..Self::default() }
     }
 }
 
@@ -345,80 +356,13 @@ impl ItemStackResponse {
             .into_iter()
             .map(|(name, slots)| ResponseContainer { slot_type: FullContainerName::of(name), slots })
             .collect();
-        Self {
-            responses: vec![StackResponse {
-                status: "ok".into(),
-                request_id,
-                containers_presence: true,
-                containers: Some(containers),
-            }],
-        }
+        Self { responses: vec![StackResponse { status: "ok".into(), request_id, containers: Some(containers) }] }
     }
 
     /// The server refusing request `request_id` (`status` e.g. `"error"`).
     pub fn refused(request_id: i32, status: &str) -> Self {
         Self { responses: vec![StackResponse { status: status.into(), request_id, ..StackResponse::default() }] }
     }
-}
-
-/// `TransactionLegacy`: the legacy request id (0) and its slot list.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TransactionLegacy {
-    /// 0 for a plain transaction.
-    pub legacy_request_id: i32,
-    /// Legacy slot changes (absent unless `legacy_request_id` ≠ 0).
-    pub legacy_transactions: Option<Vec<Value>>,
-}
-
-/// One slot change of a `"normal"` (legacy) transaction.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct TransactionAction {
-    /// `"container"`, `"world_interaction"`, …
-    pub source_type: String,
-    /// Must equal `window_id.is_some()`.
-    pub container_presence: bool,
-    /// Window (0 inventory, 119 offhand, 120 armor).
-    pub window_id: Option<i8>,
-    /// Must equal `flags.is_some()`.
-    pub flag_presence: bool,
-    /// Source flags.
-    pub flags: Option<i32>,
-    /// Slot in the window.
-    pub slot: u32,
-    /// What the client believes was there.
-    pub old_item: ItemInstance,
-    /// What is there afterwards.
-    pub new_item: ItemInstance,
-}
-
-/// `TransactionUseItem`: the data of an `item_use` transaction (click a block, use in the air).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct UseItemData {
-    /// `"click_block"`, `"click_air"`, `"break_block"`.
-    pub action_type: String,
-    /// `"unknown"`, `"player_input"`, `"simulation_tick"`.
-    pub trigger_type: String,
-    /// The clicked block.
-    pub block_position: BlockPos,
-    /// The clicked face (0 down … 5 east; 255 in the air).
-    pub face: u8,
-    /// The selected hotbar slot.
-    pub hotbar_slot: i32,
-    /// The held item, exactly as the server has it.
-    pub held_item: ItemInstance,
-    /// Eye position.
-    pub player_pos: Vec3,
-    /// Hit point inside the block (0..1 per axis).
-    pub click_pos: Vec3,
-    /// Network id of the clicked block.
-    pub block_runtime_id: u32,
-    /// `"failure"` or `"success"`.
-    pub client_prediction: String,
-    /// `"off"` or `"on"`.
-    pub client_cooldown_state: String,
 }
 
 /// The data of an `item_use_on_entity` transaction (attack or interact with an entity).
@@ -453,39 +397,13 @@ pub struct ReleaseData {
     pub head_pos: Vec3,
 }
 
-/// `Transaction`. `transaction_data` depends on `transaction_type`; build and read it through
-/// [`InventoryTransaction::item_use`], [`InventoryTransaction::use_item_data`] and their
-/// siblings, which keep the per-kind shapes typed.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Transaction {
-    /// Legacy id and slots.
-    pub legacy: TransactionLegacy,
-    /// `"normal"`, `"inventory_mismatch"`, `"item_use"`, `"item_use_on_entity"`, `"item_release"`.
-    pub transaction_type: Option<String>,
-    /// Slot changes (predicted).
-    pub actions: Option<Vec<TransactionAction>>,
-    /// The kind's data ([`UseItemData`], [`UseOnEntityData`], [`ReleaseData`]; absent for
-    /// `normal`).
-    pub transaction_data: Value,
-}
-
-/// `inventory_transaction` (client → server): use an item on a block, in the air or on an
-/// entity, release it, or a legacy slot move (the offhand).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct InventoryTransaction {
-    /// The transaction.
-    pub transaction: Transaction,
-}
-packet!(InventoryTransaction, "inventory_transaction");
-
+/// Building and reading the kinds of [`InventoryTransaction`] whose data the transaction view
+/// keeps untyped (`transaction_data` depends on `transaction_type`), so each kind stays typed.
 impl InventoryTransaction {
     fn of<D: Serialize>(kind: &str, data: &D) -> Self {
         Self {
             transaction: Transaction {
-                transaction_type: Some(kind.into()),
-                actions: Some(Vec::new()),
+                transaction_type: kind.into(),
                 transaction_data: crate::codec::to_value(data).unwrap_or_default(),
                 ..Transaction::default()
             },
@@ -493,14 +411,14 @@ impl InventoryTransaction {
     }
 
     fn data<D: serde::de::DeserializeOwned>(&self, kind: &str) -> Option<D> {
-        if self.transaction.transaction_type.as_deref() != Some(kind) {
+        if self.transaction.transaction_type != kind {
             return None;
         }
-        D::deserialize(crate::codec::ValueDeserializer::new(&self.transaction.transaction_data)).ok()
+        crate::codec::from_value(&self.transaction.transaction_data).ok()
     }
 
-    /// An `item_use` transaction.
-    pub fn item_use(data: &UseItemData) -> Self {
+    /// An `item_use` transaction (click a block, use in the air).
+    pub fn item_use(data: &UseItem) -> Self {
         Self::of("item_use", data)
     }
 
@@ -516,17 +434,11 @@ impl InventoryTransaction {
 
     /// A `normal` (legacy slot move) transaction.
     pub fn normal(actions: Vec<TransactionAction>) -> Self {
-        Self {
-            transaction: Transaction {
-                transaction_type: Some("normal".into()),
-                actions: Some(actions),
-                ..Transaction::default()
-            },
-        }
+        Self { transaction: Transaction { transaction_type: "normal".into(), actions, ..Transaction::default() } }
     }
 
     /// The data of an `item_use` transaction.
-    pub fn use_item_data(&self) -> Option<UseItemData> {
+    pub fn use_item_data(&self) -> Option<UseItem> {
         self.data("item_use")
     }
 

@@ -1126,7 +1126,6 @@ views![
     PlayerHotbar,
     ItemStackRequest,
     ItemStackResponse,
-    InventoryTransaction,
     CompletedUsingItem,
     Animate,
     Interact,
