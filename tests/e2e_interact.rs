@@ -253,11 +253,14 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
     // Four mined by hand or tool above, three logs by collectLogs.
     assert_eq!(actions.iter().filter(|a| *a == "start_break").count(), 7);
     assert_eq!(actions.iter().filter(|a| *a == "predict_break").count(), 7);
-    let flagged = peer
-        .packets_named("player_auth_input")
-        .into_iter()
-        .filter(|p| p["params"]["block_action"].is_array())
-        .all(|p| p["params"]["input_data"].as_array().is_some_and(|f| f.iter().any(|x| x == "block_action")));
+    let flagged =
+        peer.packets_named("player_auth_input").into_iter().filter(|p| p["params"]["block_action"].is_array()).all(
+            |p| {
+                // A list of flag names (1.26.40+) or, before, an object of flag bits.
+                let flags = &p["params"]["input_data"];
+                flags.as_array().is_some_and(|f| f.iter().any(|x| x == "block_action")) || flags["block_action"] == true
+            },
+        );
     assert!(flagged, "every input carrying block actions has the block_action flag");
 
     eprintln!(

@@ -113,6 +113,10 @@ function merge (base, over) {
   // A flag given as a boolean where the version has a byte (older items' has_stack_id):
   // ProtoDef's switch on it needs 0/1.
   if (typeof base === 'number' && typeof over === 'boolean') return over ? 1 : 0
+  // A stack id given as a number where the version has a `{type, id}` variant (ItemV4 before
+  // 1.26.40): a network stack id.
+  if (base && typeof base === 'object' && 'type' in base && 'id' in base && Object.keys(base).length === 2 &&
+      (typeof over === 'number' || typeof over === 'bigint')) return { type: 'item_stack_net_id', id: over }
   // A number where the version has a string (older skins' skin_color).
   if (typeof base === 'string' && typeof over === 'number') return String(over)
   if (Array.isArray(base) && Array.isArray(over) && base.length === over.length) return over.map((v, i) => merge(base[i], v))
@@ -146,7 +150,7 @@ function layouts (types) {
 
 // The peer writes packets in the 1.26.40+ shape; older versions group player list records,
 // announce delta axes with flags and encode request mode in sub_chunk_count (and use a byte for
-// has_stack_id: see merge()). Then every packet is filled with neutral values and pruned to the
+// has_stack_id and a `{type, id}` stack id: see merge()). Then every packet is filled with neutral values and pruned to the
 // version.
 function fit (types, L, name, params) {
   const t = types['packet_' + name]

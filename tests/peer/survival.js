@@ -251,7 +251,9 @@ function scenario (session, deps) {
   // --- using items ------------------------------------------------------------------------------------------------------
   function sameItem (wire, it) {
     if (!it) return wire.network_id === 0
-    return wire.network_id === itemId(it.name) && (!wire.has_stack_id || wire.stack_id === it.stackId)
+    // before 1.26.40 some items carry the stack id as { type, id }
+    const stackId = wire.stack_id && typeof wire.stack_id === 'object' ? wire.stack_id.id : wire.stack_id
+    return wire.network_id === itemId(it.name) && (!wire.has_stack_id || stackId === it.stackId)
   }
 
   function onItemUse (d) {
@@ -466,7 +468,11 @@ function scenario (session, deps) {
   // Legacy (normal) transaction: the offhand moves this way.
   function onNormalTransaction (t) {
     const acts = t.actions || []
-    const win = (a) => a.window_id === 119 ? 'offhand' : a.window_id === 120 ? 'armor' : a.window_id === 0 ? 'inventory' : null
+    // window ids as numbers (1.26.40+) or, before, as `inventory_id` window names
+    const win = (a) => {
+      const w = a.window_id ?? a.inventory_id
+      return w === 119 || w === 'offhand' ? 'offhand' : w === 120 || w === 'armor' ? 'armor' : w === 0 || w === 'inventory' ? 'inventory' : null
+    }
     const get = (w, i) => w === 'offhand' ? s.offhand : w === 'armor' ? s.armor[i] : s.inv[i]
     const put = (w, i, v) => { if (w === 'offhand') s.offhand = v; else if (w === 'armor') s.armor[i] = v; else s.inv[i] = v }
     if (acts.length !== 2 || acts.some(a => !win(a))) return emitEvent({ event: 'legacy_refused', why: 'shape' })
