@@ -1,8 +1,8 @@
 //! End to end against the peer's survival scenario (`tests/peer/survival.js`): the real binary
 //! mines blocks and receives their drops, places one back, eats, opens a door, kills the
-//! zombie, sleeps, moves items (one move refused) — each asserted on the bot's receipt and on
-//! the peer's own account of what it accepted. The peer computes break times itself from
-//! minecraft-data and refuses a break that comes too early.
+//! zombie, throws and drops a snowball, sleeps, moves items (one move refused) — each asserted
+//! on the bot's receipt and on the peer's own account of what it accepted. The peer computes
+//! break times itself from minecraft-data and refuses a break that comes too early.
 //!
 //! With `--nocapture` it prints the mining figures (ticks vs expected, wall time) for README.
 
@@ -165,6 +165,28 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
     let d = done(&mut bot, "attack_done", &r["id"]);
     assert_eq!((d["status"].clone(), d["killed"].clone()), (json!("done"), json!(true)), "{d}");
     peer_event(&mut peer, "zombie_killed", |_| true);
+
+    // Throw a snowball (4 → 3, the projectile the server spawned), then drop one by an item-stack
+    // request (the item entity the server spawned for it).
+    ok(&mut bot, json!({"action": "equip", "item": "snowball"}));
+    let r = ok(&mut bot, json!({"action": "throw", "x": 5, "y": -59, "z": 0}));
+    let d = done(&mut bot, "throw_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    assert_eq!(d["itemCount"], json!({"before": 4, "after": 3}), "{d}");
+    let thrown = peer_event(&mut peer, "thrown", |v| v["item"] == "snowball");
+    assert_eq!(d["projectile"]["kind"], "minecraft:snowball", "{d}");
+    assert_eq!(d["projectile"]["runtimeId"].to_string(), thrown["runtime_id"].as_str().unwrap_or("?"), "{d}");
+    let r = ok(&mut bot, json!({"action": "drop", "count": 1}));
+    let d = done(&mut bot, "drop_done", &r["id"]);
+    assert_eq!(
+        (d["status"].clone(), d["confirmed"].clone(), d["item"].clone(), d["count"].clone()),
+        (json!("done"), json!(true), json!("minecraft:snowball"), json!(1)),
+        "{d}"
+    );
+    let spawned = peer_event(&mut peer, "item_spawned", |v| v["why"] == "drop" && v["name"] == "snowball");
+    assert_eq!(spawned["count"], 1);
+    assert_eq!(d["entity"]["runtimeId"].to_string(), spawned["runtime_id"].as_str().unwrap_or("?"), "{d}");
+    peer_event(&mut peer, "stack_ok", |v| v["actions"] == json!(["drop"]));
 
     // Inventory moves: one the server refuses (the scenario's locked item), one it accepts.
     let r = bot.request(json!({"action": "equip", "item": "barrier"}), DONE).expect("answer");
