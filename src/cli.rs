@@ -36,6 +36,12 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     // and start-up failures go to stderr alone.
     let mcp_stdio = matches!(config.tool, Some(Tool::Mcp));
     let fail = |code: &str, message: &str| report_failure(code, message, !mcp_stdio);
+    // Before anything opens a file or socket: a closed stdin's descriptor would be reused.
+    let source = clawcraft_io::stdin::detect();
+    let stdin = !config.no_stdin && !mcp_stdio && source.is_stream();
+    if !config.no_stdin && !mcp_stdio && !stdin {
+        tracing::info!(stdin = ?source, "stdin is not a stream: no stdin channel; TCP serves until SIGTERM");
+    }
     let forced = config.forced_version();
     if let Err(e) = clawcraft_protocol::version::choose(None, forced) {
         fail("CONFIG", &e.to_string());
@@ -93,7 +99,7 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
 
     let mut app = App::new();
     let io = IoPlugin {
-        stdin: !config.no_stdin && !mcp_stdio,
+        stdin,
         stdout: !mcp_stdio,
         exit_on_disconnect: !config.reconnect,
         ..IoPlugin::default()
@@ -405,7 +411,7 @@ fn events_tcp(config: &Config, since: Option<u64>) -> ExitCode {
         req["since"] = json!(s);
     }
     let session = client::with_token(&req.to_string(), config.token())
-        .and_then(|line| client::Session::open(tool_addr(config), timeout).map(|s| (s, line)));
+        .and_then(|line| client::Session::connect(tool_addr(config), timeout).map(|s| (s, line)));
     let (mut session, line) = match session {
         Ok(s) => s,
         Err(e) => return tool_error(&e),

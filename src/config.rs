@@ -14,9 +14,12 @@ ClawCraft's variables keep their names and defaults, except HOST (127.0.0.1 here
 
 Channels:
   stdin/stdout   JSON lines: requests in, responses and every event out (logs go to stderr).
-  TCP            127.0.0.1:CLAWCRAFT_PORT, same requests and responses, one-shot or persistent;
-                 {\"action\":\"watch\",\"since\":SEQ} streams events. Binding CLAWCRAFT_BIND to a
-                 non-loopback address requires CLAWCRAFT_TOKEN.
+                 stdin EOF ends the bot; stdin on /dev/null (nohup, services) means no stdin.
+  TCP            127.0.0.1:CLAWCRAFT_PORT, same requests and responses; one line, one answer,
+                 then the server closes (as ClawCraft), unless the first line is
+                 {\"action\":\"session\"} (persistent) or {\"action\":\"watch\",\"since\":SEQ}
+                 (streams events). Binding CLAWCRAFT_BIND to a non-loopback address requires
+                 CLAWCRAFT_TOKEN.
   events file    CLAWCRAFT_EVENTS gets every event, rotated to <file>.1 above
                  CLAWCRAFT_MAX_EVENTS_MB; read it with `clawcraft events`.
   MCP            `clawcraft mcp`: an MCP server on stdin/stdout (no JSON lines there);
@@ -75,7 +78,8 @@ pub struct Config {
     /// Chunk radius to request from the server.
     #[arg(long, env = "CLAWCRAFT_CHUNK_RADIUS", default_value_t = 8)]
     pub chunk_radius: i32,
-    /// Do not read commands from stdin (for running as a daemon; stop it with SIGTERM).
+    /// Do not read commands from stdin even when it is a pipe or terminal (stdin on /dev/null or
+    /// closed is never read: the bot then runs on TCP until SIGTERM).
     #[arg(long, env = "CLAWCRAFT_NO_STDIN", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub no_stdin: bool,
 

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use bevy_app::{App, AppExit, PluginGroup, PluginGroupBuilder};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{BotStats, CorePlugin, Interim, Lifecycle, LocalBot, WakeSignal};
+use clawcraft_core::{BotStats, CommandBudget, CorePlugin, Interim, Lifecycle, LocalBot, WakeSignal};
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, NetworkPlugin, Transport};
 use clawcraft_player::{JoinProgress, PlayerPlugin};
@@ -120,18 +120,30 @@ pub fn spawn_connected_bot(
     Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
 }
 
+/// Query time the tick itself may spend (in `TickSet::Commands`); queries beyond it wait for the
+/// gap after the tick.
+const TICK_QUERY_BUDGET: Duration = Duration::from_millis(2);
+/// One between-ticks pass runs queries for at most this long, then writes their responses, so
+/// answers flow out while a flood is still being worked off.
+const INTERIM_SLICE: Duration = Duration::from_millis(4);
+/// No between-ticks pass starts this close to the next tick, so the tick starts on time.
+const TICK_MARGIN: Duration = Duration::from_millis(2);
+
 /// The runner: one update per tick, sleeping to the next deadline (no busy loop). A tick that
 /// overran is not made up in a burst: the schedule re-anchors, as a game client would.
 ///
 /// Between ticks the runner waits on [`WakeSignal`]: when a channel delivers a command it runs
 /// the [`Interim`] schedule, which answers queries at once (sub-millisecond) without advancing
-/// the game.
+/// the game. Query work has a time budget ([`CommandBudget`]): a pass stops starting queries at
+/// its deadline and the rest wait, in order, for the next pass, so a flood of heavy queries
+/// never delays the tick (and the PlayerAuthInput it sends).
 pub fn run_ticks(mut app: App) -> AppExit {
     app.finish();
     app.cleanup();
     let wake = app.world().get_resource::<WakeSignal>().map(|w| w.0.clone());
     let mut next = Instant::now();
     loop {
+        set_budget(&mut app, Instant::now() + TICK_QUERY_BUDGET);
         app.update();
         if let Some(exit) = app.should_exit() {
             return exit;
@@ -142,14 +154,23 @@ pub fn run_ticks(mut app: App) -> AppExit {
             if now >= next {
                 break;
             }
-            let woken = match &wake {
-                Some(rx) => rx.recv_timeout(next - now).is_ok(),
-                None => {
-                    std::thread::sleep(next - now);
-                    false
+            let more = app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more);
+            let run = if more && now + TICK_MARGIN < next {
+                // Queries left over from the last pass: keep working them off.
+                true
+            } else {
+                let wait = next - now;
+                match &wake {
+                    Some(rx) => rx.recv_timeout(wait).is_ok(),
+                    None => {
+                        std::thread::sleep(wait);
+                        false
+                    }
                 }
             };
-            if woken {
+            if run {
+                let now = Instant::now();
+                set_budget(&mut app, (now + INTERIM_SLICE).min(next.checked_sub(TICK_MARGIN).unwrap_or(now)));
                 app.world_mut().run_schedule(Interim);
                 if let Some(exit) = app.should_exit() {
                     return exit;
@@ -161,5 +182,11 @@ pub fn run_ticks(mut app: App) -> AppExit {
             tracing::warn!(behind_ms = (now - next).as_millis() as u64, "tick loop fell behind; skipping ahead");
             next = now;
         }
+    }
+}
+
+fn set_budget(app: &mut App, deadline: Instant) {
+    if let Some(mut budget) = app.world_mut().get_resource_mut::<CommandBudget>() {
+        budget.deadline = Some(deadline);
     }
 }

@@ -95,6 +95,7 @@ impl Simulation {
             signals: false,
             stdout: false,
             exit_on_disconnect: false,
+            ..IoPlugin::default()
         });
         app.world_mut().resource_mut::<EventLog>().capacity = 10_000;
         let (transport, handle) = TestTransport::new();

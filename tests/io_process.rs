@@ -5,6 +5,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clawcraft_io::client::Session;
@@ -64,15 +65,18 @@ fn tcp_and_stdin_share_one_command_path() {
     // Same request, same response on stdin (trusted) and TCP (with the token).
     let from_stdin = r.bot.request(json!({"action": "stauts"}), IO).expect("stdin response");
     assert_eq!(from_stdin["code"], "UNKNOWN_ACTION");
-    let mut s = Session::open(([127, 0, 0, 1], port).into(), IO).expect("session");
+    let addr: std::net::SocketAddr = ([127, 0, 0, 1], port).into();
+    let mut s = Session::open_with_token(addr, IO, Some("tok")).expect("session");
     let from_tcp = s.request(r#"{"action":"stauts","token":"tok"}"#).expect("tcp response");
     assert_eq!(error_shape(&from_tcp), error_shape(&from_stdin));
 
-    // Token: missing or wrong is refused with the request's id.
+    // Token: missing or wrong is refused with the request's id; the session stays open.
     let denied = s.request(r#"{"action":"pos","id":"d1"}"#).expect("response");
     assert_eq!((denied["code"].clone(), denied["id"].clone()), (json!("UNAUTHORIZED"), json!("d1")));
     let denied = s.request(r#"{"action":"pos","token":"nope"}"#).expect("response");
     assert_eq!(denied["code"], "UNAUTHORIZED");
+    // Opening a session needs the token too (else it is a refused one-shot request).
+    assert!(Session::open(addr, IO).is_err(), "no session without the token");
 
     // Persistent: 100 pipelined requests (queries and commands), answered in order.
     let mut batch = String::new();
@@ -89,15 +93,21 @@ fn tcp_and_stdin_share_one_command_path() {
     let pos = s.request(r#"{"action":"pos","token":"tok"}"#).expect("pos");
     assert_eq!(pos["pos"], json!({"x": 0.5, "y": -60.0, "z": 0.5}), "{pos}");
 
-    // One-shot, ClawCraft style: one line, one response, the server closes (client half-closed).
-    let mut c = connect(port);
-    c.write_all(b"{\"action\":\"pos\",\"id\":\"one\",\"token\":\"tok\"}\n").expect("write");
-    c.shutdown(Shutdown::Write).expect("half-close");
-    let mut all = String::new();
-    c.read_to_string(&mut all).expect("read to EOF");
-    let lines: Vec<Value> = all.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
-    assert_eq!(lines.len(), 1, "exactly one line then EOF: {all}");
-    assert_eq!(lines[0]["id"], "one");
+    // One-shot, ClawCraft style: one line, one response, the server closes, whether the client
+    // half-closes or never closes; a second line on the same connection is ignored.
+    for half_close in [true, false] {
+        let mut c = connect(port);
+        c.write_all(b"{\"action\":\"pos\",\"id\":\"one\",\"token\":\"tok\"}\n{\"action\":\"status\"}\n")
+            .expect("write");
+        if half_close {
+            c.shutdown(Shutdown::Write).expect("half-close");
+        }
+        let mut all = String::new();
+        c.read_to_string(&mut all).expect("read to EOF");
+        let lines: Vec<Value> = all.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+        assert_eq!(lines.len(), 1, "exactly one line then EOF: {all}");
+        assert_eq!(lines[0]["id"], "one");
+    }
 
     // The `cmd` tool adds CLAWCRAFT_TOKEN and prints the response line.
     let port_s = port.to_string();
@@ -106,14 +116,19 @@ fn tcp_and_stdin_share_one_command_path() {
     let v: Value = serde_json::from_slice(&out.stdout).expect("cmd prints JSON");
     assert_eq!(v["pos"]["y"], -60.0);
 
-    // Garbage bytes and invalid UTF-8: INVALID_JSON, and the connection keeps working.
-    let mut g = connect(port);
-    g.write_all(b"\xff\xfe\x00garbage\n{not json\n").expect("write");
-    let mut gr = BufReader::new(g.try_clone().expect("clone"));
-    assert_eq!(read_json_line(&mut gr)["code"], "INVALID_JSON");
-    assert_eq!(read_json_line(&mut gr)["code"], "INVALID_JSON");
-    g.write_all(b"{\"action\":\"pos\",\"id\":7,\"token\":\"tok\"}\n").expect("write");
-    assert_eq!(read_json_line(&mut gr)["id"], 7);
+    // Garbage bytes and invalid UTF-8 in a session: INVALID_JSON, and the connection keeps working.
+    let mut g = Session::open_with_token(addr, IO, Some("tok")).expect("session");
+    g.send("\u{7f}garbage").expect("write");
+    assert_eq!(g.recv().expect("line").expect("open")["code"], "INVALID_JSON");
+    g.send("{not json").expect("write");
+    assert_eq!(g.recv().expect("line").expect("open")["code"], "INVALID_JSON");
+    assert_eq!(g.request(r#"{"action":"pos","id":7,"token":"tok"}"#).expect("pos")["id"], 7);
+    let mut raw = connect(port);
+    raw.write_all(b"\xff\xfe\x00garbage\n").expect("write");
+    let mut rr = BufReader::new(raw);
+    assert_eq!(read_json_line(&mut rr)["code"], "INVALID_JSON", "one-shot garbage: an error, then close");
+    let mut rest = String::new();
+    assert_eq!(rr.read_line(&mut rest).expect("EOF"), 0);
 
     // Oversize line: LINE_TOO_LONG, then the server closes.
     let mut big = connect(port);
@@ -135,23 +150,23 @@ fn tcp_and_stdin_share_one_command_path() {
     assert!(ok["pos"].is_object());
     assert!(r.bot.request(json!({"action": "pos"}), IO).expect("stdin still answering")["pos"].is_object());
 
-    // Too many connections: the server refuses beyond its limit (32) with a clear line.
+    // Too many connections: the server refuses sessions beyond its limit (32) with a clear line.
     let mut open = Vec::new();
     let mut refused = None;
     for i in 0..40 {
         let mut c = connect(port);
-        c.write_all(b"{\"action\":\"pos\",\"token\":\"tok\"}\n").expect("write");
+        c.write_all(b"{\"action\":\"session\",\"token\":\"tok\"}\n").expect("write");
         let mut cr = BufReader::new(c.try_clone().expect("clone"));
         let v = read_json_line(&mut cr);
         if v["code"] == "TOO_MANY_CONNECTIONS" {
             refused = Some(i);
             break;
         }
-        assert!(v["pos"].is_object(), "{v}");
+        assert_eq!(v["session"], true, "{v}");
         open.push(c);
     }
     let refused = refused.expect("a connection over the limit is refused");
-    assert!((20..=32).contains(&refused), "refused at {refused}");
+    assert!((28..=32).contains(&refused), "refused at {refused}");
     drop(open);
     // Closed connections free their slots (the server notices asynchronously).
     let deadline = Instant::now() + IO;
@@ -177,7 +192,7 @@ fn watch_and_the_events_tools_see_every_event_once() {
     let env = [("CLAWCRAFT_PORT", port_s.as_str()), ("CLAWCRAFT_EVENTS", events_s.as_str())];
 
     // Replay from seq 0: every event so far, in order, starting with `startup`.
-    let mut w = Session::open(([127, 0, 0, 1], r.port).into(), IO).expect("session");
+    let mut w = Session::connect(([127, 0, 0, 1], r.port).into(), IO).expect("connect");
     let resp = w.request(r#"{"action":"watch","since":0,"id":"w"}"#).expect("watch");
     assert_eq!((resp["watching"].clone(), resp["since"].clone()), (json!(true), json!(0)));
     let mut replay = Vec::new();
@@ -317,4 +332,84 @@ fn tools_report_errors_like_clawcraft_scripts() {
         let documented = text.contains(&format!("[env: {var}=")) || text.contains(&format!("[env: {var}]"));
         assert!(documented, "--help documents {var}");
     }
+}
+
+/// The soft limit on open files of this process (from /proc), to size a test that keeps sockets.
+fn open_files_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(1024)
+}
+
+/// ClawCraft's `cmd.js` never closes its socket: it reads the first line and exits. 1 000 such
+/// calls in a row must each get an answer and the server's close, with no connection leaking
+/// into `TOO_MANY_CONNECTIONS`.
+#[test]
+fn one_shot_calls_never_leak_connections() {
+    let r = start("IoOneShotBot", None);
+    // Keep every socket open, as a client that never closes would (within the fd limit).
+    let keep = open_files_limit().saturating_sub(200).clamp(100, 1000);
+    let mut kept = std::collections::VecDeque::new();
+    let actions = ["pos", "status", "nearby", "vitals", "players"];
+    for i in 0..1000 {
+        let mut c = connect(r.port);
+        let action = actions[i % actions.len()];
+        c.write_all(format!("{{\"action\":\"{action}\",\"id\":{i}}}\n").as_bytes()).expect("write");
+        let mut all = Vec::new();
+        c.read_to_end(&mut all).expect("the server closes after its answer");
+        let text = String::from_utf8(all).expect("UTF-8");
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+        assert_eq!(lines.len(), 1, "call {i}: one line then EOF: {text}");
+        assert_eq!(lines[0]["id"], i, "call {i}: {text}");
+        assert!(lines[0].get("code").is_none(), "call {i} ({action}) failed: {text}");
+        kept.push_back(c);
+        if kept.len() > keep {
+            kept.pop_front();
+        }
+    }
+    // Still serving, sessions included.
+    let mut s = Session::open(([127, 0, 0, 1], r.port).into(), IO).expect("session after 1000 one-shots");
+    assert!(s.request(r#"{"action":"pos"}"#).expect("pos")["pos"].is_object());
+}
+
+/// Run in the background (stdin is /dev/null): no stdin channel, TCP keeps serving, SIGTERM
+/// ends it cleanly. A real pipe's EOF still ends the bot (the other tests close stdin).
+#[test]
+fn dev_null_stdin_runs_on_tcp_until_sigterm() {
+    let peer = Peer::start("flat");
+    let dir = TempDir::new("devnull");
+    let events = dir.path().join("events.jsonl");
+    let port = free_tcp_port();
+    let (port_s, events_s) = (port.to_string(), events.to_string_lossy().into_owned());
+    let mut bot =
+        Bot::start_detached(peer.port, "NullStdinBot", &[("CLAWCRAFT_PORT", &port_s), ("CLAWCRAFT_EVENTS", &events_s)]);
+    bot.wait_event("spawn", SPAWN).expect("spawns with stdin on /dev/null");
+    // It keeps running: PlayerAuthInput ticks keep counting up, answered over TCP.
+    let addr = ([127, 0, 0, 1], port).into();
+    let tick = |s: &mut Session| s.request(r#"{"action":"status"}"#).expect("status")["inputTick"].as_u64();
+    let mut s = Session::open(addr, IO).expect("session");
+    let first = tick(&mut s).expect("inputTick");
+    assert!(wait_input_tick(&mut s, first + 40), "still ticking 40 ticks later");
+    let status = Command::new("kill").arg("-TERM").arg(bot.pid().to_string()).status().expect("kill");
+    assert!(status.success());
+    assert_eq!(bot.wait_exit(IO).expect("exits on SIGTERM").code(), Some(0));
+    assert!(bot.seen.iter().any(|v| v["type"] == "shutdown"), "shutdown event");
+}
+
+/// Polls `status` until `inputTick` reaches `target`.
+fn wait_input_tick(s: &mut Session, target: u64) -> bool {
+    let deadline = Instant::now() + IO;
+    while Instant::now() < deadline {
+        let v = s.request(r#"{"action":"status"}"#).expect("status");
+        if v["inputTick"].as_u64().is_some_and(|t| t >= target) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
 }

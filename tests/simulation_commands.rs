@@ -215,9 +215,14 @@ fn subscriptions_take_options_and_validate_them() {
             .is_some_and(|a| a.iter().any(|e| e["event"] == "ping_test" && e["subscribed"] == true))
     );
     let r = sim.command(r#"{"action":"unsubscribe","event":"ping_test"}"#);
-    assert_eq!(r["unsubscribed"], true);
+    assert_eq!(r["unsubscribed"], "ping_test", "ClawCraft's shape: the event name");
     let r = sim.command(r#"{"action":"unsubscribe","event":"ping_test"}"#);
-    assert_eq!(r["unsubscribed"], false);
+    assert_eq!(
+        (r["code"].as_str(), r["error"].as_str()),
+        (Some("NOT_SUBSCRIBED"), Some("Not subscribed to ping_test"))
+    );
+    let r = sim.command(r#"{"action":"subscribe","event":"nope"}"#);
+    assert!(r["error"].as_str().is_some_and(|e| e.starts_with("Unknown event type: nope. Available: ")), "{r:?}");
 }
 
 #[test]

@@ -180,7 +180,7 @@ fn scan_lists_layers_notable_floor_and_counts_unloaded() {
     assert_eq!(r["origin"], json!({"x": 0, "y": -60, "z": 0}));
     assert_eq!(r["bounds"], json!({"x": [-4, 4], "y": [-62, -58], "z": [-4, 4]}));
     assert_eq!(r["total"], 405);
-    assert_eq!(r["loaded"], 405);
+    assert_eq!((r["loaded"].clone(), r["loadedCells"].clone()), (json!(true), json!(405)), "every cell loaded");
     assert_eq!(r["unloaded"], 0);
     assert_eq!(r["layers"]["-61"].as_array().map(Vec::len), Some(81), "a full grass layer");
     assert_eq!(r["layers"]["-62"].as_array().map(Vec::len), Some(81));
@@ -212,7 +212,8 @@ fn scan_lists_layers_notable_floor_and_counts_unloaded() {
     // A box reaching past the loaded columns: cells there are counted as unloaded, never as air.
     let r = w.ok(r#"{"action":"scan","x":36,"y":-61,"z":0,"radius":8,"radiusY":0}"#);
     assert_eq!(r["total"], 17 * 17);
-    assert_eq!(r["loaded"], 4 * 17, "x 28..31 is loaded, 32..44 is not");
+    assert_eq!(r["loaded"], false, "not every cell has data: retry later");
+    assert_eq!(r["loadedCells"], 4 * 17, "x 28..31 is loaded, 32..44 is not");
     assert_eq!(r["unloaded"], 13 * 17);
     assert_eq!(r["totalNonAir"], 4 * 17);
 
@@ -322,16 +323,25 @@ fn look_follows_yaw_and_pitch_from_the_eye() {
     assert_eq!(r["origin"], json!({"x":0.5,"y":-58.38,"z":0.5}));
     assert_eq!(r["firstObstacle"]["name"], "minecraft:glass");
     assert_eq!(r["firstObstacle"]["face"], "north");
-    let seen: Vec<(&str, bool)> = r["blocks"]
+    let seen: Vec<(i64, &str, bool)> = r["blocks"]
         .as_array()
         .expect("blocks")
         .iter()
-        .map(|b| (b["name"].as_str().unwrap_or(""), b["solid"].as_bool().unwrap_or(false)))
+        .map(|b| {
+            (b["z"].as_i64().unwrap_or(0), b["name"].as_str().unwrap_or(""), b["solid"].as_bool().unwrap_or(false))
+        })
         .collect();
     assert_eq!(
         seen,
-        vec![("minecraft:short_grass", false), ("minecraft:water", false), ("minecraft:glass", true)],
-        "non-air cells in order, air left out"
+        vec![
+            (0, "minecraft:air", false),
+            (1, "minecraft:air", false),
+            (2, "minecraft:short_grass", false),
+            (3, "minecraft:water", false),
+            (4, "minecraft:air", false),
+            (5, "minecraft:glass", true)
+        ],
+        "every cell in order, air included, then the obstacle"
     );
     // Pitch 90 looks straight down: the grass top is 1.62 below the eye.
     let mut w = world(true, 90.0, 0.0);
@@ -344,7 +354,20 @@ fn look_follows_yaw_and_pitch_from_the_eye() {
     let mut w = world(true, 0.0, 90.0);
     let r = w.ok(r#"{"action":"look","distance":4}"#);
     assert_eq!(r["clear"], true);
-    assert_eq!(r["facing"], json!({"x":-3.5,"y":-58.38,"z":0.5}));
+    assert_eq!(r["facing"], json!({"x":-1.0,"y":0.0,"z":0.0}), "the gaze direction, as ClawCraft");
+    assert_eq!(r["target"], json!({"x":-3.5,"y":-58.38,"z":0.5}));
+    // Looking level over open ground: every cell passed is listed, air included.
+    let cells: Vec<(i64, &str, bool)> = r["blocks"]
+        .as_array()
+        .expect("blocks")
+        .iter()
+        .map(|b| (b["x"].as_i64().unwrap_or(0), b["name"].as_str().unwrap_or(""), b["solid"].as_bool().unwrap_or(true)))
+        .collect();
+    assert_eq!(
+        cells,
+        (-4..=0).rev().map(|x| (x, "minecraft:air", false)).collect::<Vec<_>>(),
+        "the eye's cell and four more to the west"
+    );
     assert_eq!(w.code(r#"{"action":"look","distance":65}"#), "OUT_OF_RANGE");
     assert_eq!(w.code(r#"{"action":"look","distance":0}"#), "OUT_OF_RANGE");
 }

@@ -161,11 +161,20 @@ impl Bot {
     }
 
     pub fn start_with(port: u16, username: &str, env: &[(&str, &str)]) -> Bot {
-        Self::start_full(port, username, env, Stdio::inherit())
+        Self::spawn(port, username, env, Stdio::piped(), Stdio::inherit())
     }
 
     /// Like [`Bot::start_with`], with the bot's stderr (its logs) going to `stderr`.
     pub fn start_full(port: u16, username: &str, env: &[(&str, &str)], stderr: Stdio) -> Bot {
+        Self::spawn(port, username, env, Stdio::piped(), stderr)
+    }
+
+    /// Like [`start_with`](Self::start_with) with stdin on /dev/null (a daemon, a service).
+    pub fn start_detached(port: u16, username: &str, env: &[(&str, &str)]) -> Bot {
+        Self::spawn(port, username, env, Stdio::null(), Stdio::inherit())
+    }
+
+    fn spawn(port: u16, username: &str, env: &[(&str, &str)], stdin: Stdio, stderr: Stdio) -> Bot {
         let dir = TempDir::new("bot");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
         // Each bot gets its own events file and TCP port, so tests never share state or collide;
@@ -178,7 +187,7 @@ impl Bot {
             .env("USERNAME", username)
             .env_remove("BOT_USERNAME")
             .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
-            .stdin(Stdio::piped())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(stderr);
         for (k, v) in env {

@@ -112,7 +112,7 @@ pub fn run(program: &str, args: &[String], timeout: Duration) -> (Option<i32>, b
 pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError> {
     let settings = ctx.world.get_resource::<ChatSettings>().cloned().unwrap_or_default();
     let Some(send_cmd) = settings.send_cmd.filter(|s| !s.trim().is_empty()) else {
-        return Err(CommandError::new("NOT_CONFIGURED", "SEND_CMD is not set: external commands are unavailable"));
+        return Err(CommandError::new("NOT_CONFIGURED", "No SEND_CMD configured"));
     };
     // Console commands take no leading slash.
     let command: String = raw.trim().trim_start_matches('/').chars().filter(|c| !c.is_control()).collect();

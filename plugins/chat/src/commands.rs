@@ -116,6 +116,7 @@ impl AgentCommand for Whisper {
     const NAME: &'static str = "whisper";
     const SUMMARY: &'static str = "Send a private message to a player (/tell)";
     const EXAMPLE: &'static str = r#"{"action":"whisper","to":"Steve","message":"meet me at spawn"}"#;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[("to", "Need \"to\" player name")];
     type Response = WhisperResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<WhisperResponse, CommandError> {
@@ -193,10 +194,10 @@ impl AgentCommand for EmoteCmd {
             }
             (None, Some(name)) => {
                 let e = crate::emotes::find(&name)
-                    .ok_or_else(|| CommandError::new("UNKNOWN_EMOTE", format!("No emote matches {name:?}")))?;
+                    .ok_or_else(|| CommandError::new("UNKNOWN_EMOTE", format!("Unknown emote: {name}")))?;
                 (e.uuid.to_owned(), Some(e.title))
             }
-            (None, None) => return Err(CommandError::invalid_params("need name or emoteId")),
+            (None, None) => return Err(CommandError::invalid_params_text("Need emoteId or name")),
         };
         let runtime_id = ctx.world.get::<EntityIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?.runtime_id;
         send(
@@ -241,7 +242,7 @@ impl AgentCommand for Cmd {
     type Response = CmdOutput;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CmdOutput, CommandError> {
-        let raw = self.cmd.or(self.command).ok_or_else(|| CommandError::invalid_params("need cmd or command"))?;
+        let raw = self.cmd.or(self.command).ok_or_else(|| CommandError::invalid_params_text("Need cmd field"))?;
         if self.external {
             crate::admin::start(ctx, &raw)?;
         } else {

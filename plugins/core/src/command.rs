@@ -10,7 +10,9 @@
 //! parameters (serde + JSON Schema), typed response, handler and docs all come from the type.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
@@ -40,11 +42,16 @@ impl CommandError {
     pub fn invalid_params(e: impl std::fmt::Display) -> Self {
         Self::new("INVALID_PARAMS", format!("Invalid parameters: {e}"))
     }
+    /// `INVALID_PARAMS` with exactly this text (ClawCraft's wording, e.g. `Need cmd field`).
+    pub fn invalid_params_text(text: impl Into<String>) -> Self {
+        Self::new("INVALID_PARAMS", text)
+    }
     pub fn out_of_range(e: impl std::fmt::Display) -> Self {
         Self::new("OUT_OF_RANGE", e.to_string())
     }
+    /// ClawCraft's wording ("No position"), with why.
     pub fn not_spawned() -> Self {
-        Self::new("NOT_SPAWNED", "The bot has not spawned yet")
+        Self::new("NOT_SPAWNED", "No position: the bot has not spawned yet")
     }
     pub fn busy(what: &str, abort: &str) -> Self {
         Self::new("BUSY", format!("Already {what} — {abort} first"))
@@ -66,6 +73,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("BUSY", "another action of the same kind is running; abort it first"),
     ("NOT_ACTIVE", "an abort_* command found nothing running in its slot (ClawCraft's `Not walking` etc.)"),
     ("UNKNOWN_EVENT", "subscribe/unsubscribe named an event that is not opt-in"),
+    ("NOT_SUBSCRIBED", "unsubscribe named an event that is not subscribed"),
     ("UNKNOWN_EMOTE", "no emote matches the given name"),
     ("NOT_CONFIGURED", "the command needs a setting that is not set (e.g. SEND_CMD for external commands)"),
     ("NOT_DEAD", "respawn was asked for while alive"),
@@ -165,6 +173,10 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     const ASYNC: Option<AsyncInfo> = None;
     /// For an `abort_*` command: the slot it frees.
     const ABORTS: Option<&'static str> = None;
+    /// `(field, text)`: the error text when a required parameter is missing, in ClawCraft's
+    /// wording where it has one (e.g. `("x", "Need x, y, z")`); other fields are named as serde
+    /// names them.
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[];
     /// The response fields (besides `type` and `id`).
     type Response: Serialize + JsonSchema;
     /// Runs the command.
@@ -210,10 +222,11 @@ pub struct CommandEntry {
     handler: Handler,
 }
 
-/// Every command the agent can send, by name.
+/// Every command the agent can send, by name. Cloning is cheap (the table is shared), so the
+/// command path can hold it while handlers borrow the world.
 #[derive(Resource, Default, Clone)]
 pub struct CommandRegistry {
-    commands: BTreeMap<&'static str, CommandEntry>,
+    commands: Arc<BTreeMap<&'static str, CommandEntry>>,
 }
 
 impl CommandRegistry {
@@ -231,7 +244,14 @@ impl CommandRegistry {
             ctx: &mut CommandCtx<'_>,
             params: Map<String, Value>,
         ) -> Result<Option<Map<String, Value>>, CommandError> {
-            let cmd: C = serde_json::from_value(Value::Object(params)).map_err(CommandError::invalid_params)?;
+            let cmd: C = serde_json::from_value(Value::Object(params)).map_err(|e| {
+                let text = e.to_string();
+                let missing = text.strip_prefix("missing field `").and_then(|r| r.split('`').next());
+                match C::MISSING_PARAMS.iter().find(|(field, _)| Some(*field) == missing) {
+                    Some((_, wording)) => CommandError::invalid_params_text(*wording),
+                    None => CommandError::invalid_params(e),
+                }
+            })?;
             let response = cmd.run(ctx)?;
             if ctx.deferred {
                 return Ok(None);
@@ -248,7 +268,7 @@ impl CommandRegistry {
         }
         let params_schema = serde_json::to_value(schemars::schema_for!(C)).unwrap_or(Value::Null);
         let response_schema = serialized_schema::<C::Response>();
-        self.commands.insert(
+        Arc::make_mut(&mut self.commands).insert(
             C::NAME,
             CommandEntry {
                 name: C::NAME,
@@ -393,48 +413,69 @@ fn ok_body(id: Value, fields: Map<String, Value>) -> Map<String, Value> {
     m
 }
 
-/// Runs every pending command (once per tick).
+/// How long command execution may run in one pass. The runner sets a deadline before each pass
+/// so a flood of queries cannot hold up the tick; without one (simulations, tests) every pending
+/// command runs.
+#[derive(Resource, Debug, Clone, Copy, Default)]
+pub struct CommandBudget {
+    /// No command starts after this instant; the rest wait, in order, for the next pass.
+    pub deadline: Option<Instant>,
+    /// Set by the last pass when it stopped at the deadline with work left that it could run.
+    pub more: bool,
+}
+
+/// Runs pending commands (once per tick): every command whose turn it is, queries within the
+/// [`CommandBudget`].
 pub fn execute_commands(world: &mut World) {
     execute_pending(world, false);
 }
 
-/// Runs pending queries only (between ticks); other commands wait for the tick.
+/// Runs pending queries only (between ticks) within the [`CommandBudget`]; other commands wait
+/// for the tick.
 pub fn execute_queries(world: &mut World) {
     execute_pending(world, true);
 }
 
 fn execute_pending(world: &mut World, queries_only: bool) {
-    if world.get_resource::<PendingCommands>().is_none_or(|p| p.0.is_empty()) {
+    let deadline = world.get_resource::<CommandBudget>().and_then(|b| b.deadline);
+    let Some(mut pending) = world.get_resource_mut::<PendingCommands>() else { return };
+    if pending.0.is_empty() {
+        if let Some(mut budget) = world.get_resource_mut::<CommandBudget>() {
+            budget.more = false;
+        }
         return;
     }
+    let queue = std::mem::take(&mut pending.0);
     let registry = world.resource::<CommandRegistry>().clone();
     let is_query = |r: &CommandRequest| registry.get(&r.action).is_none_or(|e| e.query);
-    // Queries may overtake commands waiting for the tick only when nothing else is ahead of them
-    // for the same origin, so each channel still sees its responses in request order.
-    let mut pending = world.resource_mut::<PendingCommands>();
-    let mut run = Vec::new();
-    if queries_only {
-        let mut blocked = std::collections::HashSet::new();
-        let mut keep = VecDeque::new();
-        for r in pending.0.drain(..) {
-            if !blocked.contains(&r.origin) && is_query(&r) {
-                run.push(r);
-            } else {
-                blocked.insert(r.origin);
-                keep.push_back(r);
-            }
+    // A request that waits blocks every later request of its origin, so each channel still sees
+    // its responses in request order; other origins may go ahead.
+    let mut blocked: Vec<Origin> = Vec::new();
+    let mut keep = VecDeque::new();
+    let mut more = false;
+    for req in queue {
+        let query = is_query(&req);
+        let over = deadline.is_some_and(|d| Instant::now() >= d);
+        let runnable = if queries_only { query && !over } else { !query || !over };
+        if !runnable || blocked.contains(&req.origin) {
+            more |= query && over && !blocked.contains(&req.origin);
+            blocked.push(req.origin);
+            keep.push_back(req);
+            continue;
         }
-        pending.0 = keep;
-    } else {
-        run.extend(pending.0.drain(..));
-    }
-    for req in run {
         let body = match run_one(world, &registry, &req) {
             Ok(Some(fields)) => ok_body(req.id.clone(), fields),
             Ok(None) => continue,
             Err(e) => error_body(req.id.clone(), &e),
         };
         world.write_message(CommandResponse { origin: req.origin, body });
+    }
+    // Whatever handlers queued meanwhile goes after what waited.
+    let mut pending = world.resource_mut::<PendingCommands>();
+    keep.append(&mut pending.0);
+    pending.0 = keep;
+    if let Some(mut budget) = world.get_resource_mut::<CommandBudget>() {
+        budget.more = more;
     }
 }
 
@@ -506,7 +547,7 @@ pub fn coerce_params(schema: &Value, mut params: Map<String, Value>) -> Result<M
         };
         match parsed {
             Some(v) => *value = v,
-            None => return Err(CommandError::invalid_params(format!("Invalid {key}: must be a number"))),
+            None => return Err(CommandError::new("INVALID_PARAMS", format!("Invalid {key}: must be a number"))),
         }
     }
     Ok(params)

@@ -28,8 +28,9 @@ pub use action::{
 };
 pub use bot::*;
 pub use command::{
-    AgentCommand, AppCommandExt, AsyncInfo, CommandCtx, CommandEntry, CommandError, CommandRegistry, CommandRequest,
-    CommandResponse, DeferredReply, Origin, PendingCommands, execute_commands, execute_queries, parse_request,
+    AgentCommand, AppCommandExt, AsyncInfo, CommandBudget, CommandCtx, CommandEntry, CommandError, CommandRegistry,
+    CommandRequest, CommandResponse, DeferredReply, Origin, PendingCommands, execute_commands, execute_queries,
+    parse_request,
 };
 pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
 pub use math::Vec3;
@@ -122,6 +123,7 @@ impl Plugin for CorePlugin {
             .init_resource::<CommandRegistry>()
             .init_resource::<EventRegistry>()
             .init_resource::<PendingCommands>()
+            .init_resource::<CommandBudget>()
             .init_resource::<TickCount>()
             .init_resource::<event::Uptime>()
             .add_systems(First, action::count_ticks)

@@ -64,7 +64,7 @@ fn lookup_opt_in(world: &World, event: &str) -> Result<OptIn, CommandError> {
             let known: Vec<&str> = registry.events.values().filter(|e| e.opt_in.is_some()).map(|e| e.name).collect();
             Err(CommandError::new(
                 "UNKNOWN_EVENT",
-                format!("Unknown event: {event} (opt-in events: {})", known.join(", ")),
+                format!("Unknown event type: {event}. Available: {}", known.join(", ")),
             ))
         }
     }
@@ -104,6 +104,7 @@ impl AgentCommand for Subscribe {
     const EXAMPLE: &'static str = r#"{"action":"subscribe","event":"block_changed","radius":16}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[("event", "Need \"event\" type")];
     type Response = Subscribed;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Subscribed, CommandError> {
@@ -131,10 +132,11 @@ pub struct Unsubscribe {
     pub event: String,
 }
 
-/// Response of `unsubscribe`: whether a subscription was removed.
+/// Response of `unsubscribe` (ClawCraft's shape: the event name).
 #[derive(Serialize, JsonSchema)]
 pub struct Unsubscribed {
-    pub unsubscribed: bool,
+    /// The event no longer received.
+    pub unsubscribed: String,
     pub event: String,
 }
 
@@ -144,12 +146,15 @@ impl AgentCommand for Unsubscribe {
     const EXAMPLE: &'static str = r#"{"action":"unsubscribe","event":"block_changed"}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[("event", "Need \"event\" type")];
     type Response = Unsubscribed;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Unsubscribed, CommandError> {
         lookup_opt_in(ctx.world, &self.event)?;
-        let removed = subscriptions_mut(ctx)?.active.remove(&self.event).is_some();
-        Ok(Unsubscribed { unsubscribed: removed, event: self.event })
+        if subscriptions_mut(ctx)?.active.remove(&self.event).is_none() {
+            return Err(CommandError::new("NOT_SUBSCRIBED", format!("Not subscribed to {}", self.event)));
+        }
+        Ok(Unsubscribed { unsubscribed: self.event.clone(), event: self.event })
     }
 }
 

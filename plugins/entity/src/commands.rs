@@ -1,10 +1,10 @@
 //! `nearby` and `players`.
 
-use clawcraft_core::{AgentCommand, CommandCtx, CommandError, EntityIds, Position, Vec3};
+use clawcraft_core::{AgentCommand, CommandCtx, CommandError, EntityIds, LocalBot, Position, Vec3};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::roster::Roster;
+use crate::roster::{Roster, RosterEntry};
 use crate::table::EntityCategory;
 use crate::{EntityIndex, EntityKind, EntityPosition, ItemEntity, NameTag, PlayerInfo};
 
@@ -166,7 +166,7 @@ impl AgentCommand for Nearby {
     }
 }
 
-/// `{"action":"players"}`: the server roster (everyone online, seen or not).
+/// `{"action":"players"}`: the server roster (everyone else online, seen or not).
 #[derive(Deserialize, JsonSchema)]
 pub struct Players {}
 
@@ -192,18 +192,23 @@ pub struct PlayersResponse {
 
 impl AgentCommand for Players {
     const NAME: &'static str = "players";
-    const SUMMARY: &'static str = "Everyone online on the server (the roster), with platform and join time";
+    const SUMMARY: &'static str = "Everyone else online on the server (the roster), with platform and join time";
     const EXAMPLE: &'static str = r#"{"action":"players"}"#;
     const QUERY: bool = true;
     type Response = PlayersResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<PlayersResponse, CommandError> {
+        // As ClawCraft: the bot itself is not in its own list.
+        let own_name = ctx.world.get::<LocalBot>(ctx.bot).map(|b| b.username.to_lowercase());
+        let own_id = ctx.world.get::<EntityIds>(ctx.bot).map(|i| i.unique_id);
+        let is_self = |e: &RosterEntry| Some(e.unique_id) == own_id || Some(e.name.to_lowercase()) == own_name;
         let mut players: Vec<RosterPlayer> = ctx
             .world
             .get::<Roster>(ctx.bot)
             .map(|r| {
                 r.players
                     .values()
+                    .filter(|e| !is_self(e))
                     .map(|e| RosterPlayer {
                         name: e.name.clone(),
                         uuid: e.uuid.clone(),

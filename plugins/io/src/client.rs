@@ -99,8 +99,26 @@ pub struct Session {
 }
 
 impl Session {
-    /// Connects with a read timeout for each response.
+    /// Connects and opts in to a persistent connection (`{"action":"session"}` as the first
+    /// line), with a read timeout for each response.
     pub fn open(addr: SocketAddr, timeout: Duration) -> Result<Self, ClientError> {
+        Self::open_with_token(addr, timeout, None)
+    }
+
+    /// Like [`open`](Self::open) for a bot with `CLAWCRAFT_TOKEN` set.
+    pub fn open_with_token(addr: SocketAddr, timeout: Duration, token: Option<&str>) -> Result<Self, ClientError> {
+        let mut s = Self::connect(addr, timeout)?;
+        let line = with_token(r#"{"action":"session"}"#, token)?;
+        let resp = s.request(&line)?;
+        if resp.get("session") != Some(&Value::Bool(true)) {
+            return Err(ClientError::InvalidResponse(format!("no session: {resp}")));
+        }
+        Ok(s)
+    }
+
+    /// Connects without opting in: the server treats the first line as one-shot unless it is
+    /// `session` or `watch`.
+    pub fn connect(addr: SocketAddr, timeout: Duration) -> Result<Self, ClientError> {
         let stream = connect(addr, timeout)?;
         stream.set_read_timeout(Some(timeout)).map_err(|e| ClientError::ConnectionError(e.to_string()))?;
         let writer = stream.try_clone().map_err(|e| ClientError::ConnectionError(e.to_string()))?;

@@ -42,17 +42,22 @@ pub fn rotated_path(path: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Batches (output passes) that may wait for the disk before new ones are dropped and counted.
+const QUEUE_BATCHES: usize = 8192;
+
 /// Appends events to the file on a dedicated thread and rotates it.
 pub struct EventsFileWriter {
     tx: Option<Sender<Vec<u8>>>,
     thread: Option<JoinHandle<()>>,
+    /// Batches refused because the disk did not keep up.
+    dropped: u64,
 }
 
 impl EventsFileWriter {
     /// Opens (creating) the file, rotating it first if it is already over the limit.
     pub fn start(settings: EventsFileSettings) -> std::io::Result<Self> {
         let mut file = RotatingFile::open(settings)?;
-        let (tx, rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(QUEUE_BATCHES);
         let thread = std::thread::Builder::new().name("clawcraft-events".into()).spawn(move || {
             while let Ok(mut batch) = rx.recv() {
                 // Take whatever else is queued: one write and flush per burst.
@@ -64,13 +69,21 @@ impl EventsFileWriter {
                 }
             }
         })?;
-        Ok(Self { tx: Some(tx), thread: Some(thread) })
+        Ok(Self { tx: Some(tx), thread: Some(thread), dropped: 0 })
     }
 
-    /// Queues complete lines (each ending in `\n`); never blocks.
-    pub fn write(&self, lines: Vec<u8>) {
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(lines);
+    /// Queues complete lines (each ending in `\n`); never blocks. When the disk has fallen
+    /// [`QUEUE_BATCHES`] passes behind, the batch is dropped and counted (logged).
+    pub fn write(&mut self, lines: Vec<u8>) {
+        let Some(tx) = &self.tx else { return };
+        if let Err(crossbeam_channel::TrySendError::Full(_)) = tx.try_send(lines) {
+            self.dropped += 1;
+            if self.dropped.is_power_of_two() {
+                tracing::warn!(
+                    dropped = self.dropped,
+                    "the events file is not keeping up; events were dropped from it"
+                );
+            }
         }
     }
 
@@ -163,7 +176,7 @@ impl Plugin for EventsFilePlugin {
     }
 }
 
-fn write_events_file(outbox: Res<Outbox>, file: Res<EventsFile>) {
+fn write_events_file(outbox: Res<Outbox>, mut file: ResMut<EventsFile>) {
     if outbox.events.is_empty() {
         return;
     }

@@ -16,10 +16,10 @@
 
 pub mod client;
 pub mod events_file;
+pub mod line_writer;
+pub mod stdin;
 pub mod tcp;
 
-use std::collections::VecDeque;
-use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -27,21 +27,34 @@ use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
 use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
+use clawcraft_core::command::{error_body, next_request_id};
 use clawcraft_core::{
-    AgentEvent, AppCommandExt, CommandResponse, CommandWaker, CorePlugin, Interim, InterimSet, PendingCommands,
-    TickSet, event::now_ms, parse_request,
+    AgentEvent, AppCommandExt, AppEventExt, CommandError, CommandResponse, CommandWaker, CorePlugin, EventKind,
+    Interim, InterimSet, PendingCommands, TickSet, event::now_ms, parse_request,
 };
 use clawcraft_network::{ConnectionClosed, ShutdownRequest};
 use crossbeam_channel::{Receiver, TryRecvError};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
+
+use crate::line_writer::LineWriter;
+use crate::stdin::StdinLine;
 
 /// Origin of stdin requests; responses with this origin go to stdout.
 pub const STDIN_ORIGIN: u64 = 0;
 
+/// Longest request line (bytes, without the line ending) on stdin and TCP.
+pub const MAX_LINE: usize = 64 * 1024;
+/// Lines the stdin thread may hold before it waits for the game loop to take them.
+const STDIN_QUEUE_LINES: usize = 1024;
+
 /// What the I/O plugin reads and how it ends the process.
 #[derive(Debug, Clone)]
 pub struct IoPlugin {
-    /// Read commands from stdin (and shut down at its EOF). Off for daemons and tests.
+    /// Read commands from stdin (and shut down at its EOF) when stdin is a pipe, terminal or file
+    /// (see [`stdin::detect`]); `/dev/null` or a closed stdin never opens the channel. Off for
+    /// daemons (`CLAWCRAFT_NO_STDIN`) and tests.
     pub stdin: bool,
     /// Handle SIGINT/SIGTERM by leaving politely.
     pub signals: bool,
@@ -49,22 +62,53 @@ pub struct IoPlugin {
     pub stdout: bool,
     /// Exit (non-zero) once every bot's connection is gone.
     pub exit_on_disconnect: bool,
+    /// Bytes of stdout output that may wait for a reader; beyond it lines are dropped, counted and
+    /// reported with `stdout_overflow`.
+    pub stdout_queue_bytes: usize,
 }
 
 impl Default for IoPlugin {
     fn default() -> Self {
-        Self { stdin: true, signals: true, stdout: true, exit_on_disconnect: true }
+        Self { stdin: true, signals: true, stdout: true, exit_on_disconnect: true, stdout_queue_bytes: 4 << 20 }
     }
-}
-
-/// Lines from the stdin thread.
-enum StdinLine {
-    Line(String),
-    Eof,
 }
 
 #[derive(Resource)]
 struct StdinChannel(Receiver<StdinLine>);
+
+/// The stdout writer thread and what it could not take.
+#[derive(Resource)]
+struct Stdout {
+    writer: LineWriter,
+    overflow: Option<Overflow>,
+}
+
+/// Lines dropped since stdout stopped keeping up.
+#[derive(Debug, Clone, Copy, Default)]
+struct Overflow {
+    events: u64,
+    responses: u64,
+    first_seq: Option<u64>,
+    last_seq: Option<u64>,
+}
+
+/// `stdout_overflow`: stdout was not read fast enough and lines were dropped from it.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StdoutOverflow {
+    /// Events dropped from stdout (every one is still in the events file and on TCP `watch`).
+    pub dropped: u64,
+    /// `seq` of the first dropped event (`null` when only responses were dropped).
+    pub first_seq: Option<u64>,
+    /// `seq` of the last dropped event.
+    pub last_seq: Option<u64>,
+    /// Responses to stdin requests dropped (they cannot be read back).
+    pub responses: u64,
+}
+impl EventKind for StdoutOverflow {
+    const NAME: &'static str = "stdout_overflow";
+    const DESCRIPTION: &'static str = "stdout was not read in time and lines were dropped; read events firstSeq..=lastSeq back with `clawcraft events --since` or TCP `watch`";
+}
 
 /// Set by the signal handler, read once per tick.
 #[derive(Resource, Clone, Default)]
@@ -105,36 +149,6 @@ pub struct Outbox {
     pub events: Vec<StampedEvent>,
 }
 
-/// The most recent events, so a TCP watcher can resume from a `seq` without the file.
-#[derive(Resource, Debug, Clone)]
-pub struct EventRing {
-    pub events: VecDeque<StampedEvent>,
-    pub capacity: usize,
-}
-
-impl Default for EventRing {
-    fn default() -> Self {
-        Self { events: VecDeque::new(), capacity: 10_000 }
-    }
-}
-
-impl EventRing {
-    fn push(&mut self, e: StampedEvent) {
-        if self.capacity == 0 {
-            return;
-        }
-        if self.events.len() >= self.capacity {
-            self.events.pop_front();
-        }
-        self.events.push_back(e);
-    }
-
-    /// Oldest `seq` still held.
-    pub fn first_seq(&self) -> Option<u64> {
-        self.events.front().map(|e| e.seq)
-    }
-}
-
 /// Shared read positions: `Last` and `Interim` are separate systems, but a message must be
 /// collected exactly once.
 #[derive(Resource, Default)]
@@ -145,7 +159,6 @@ struct OutputCursors {
 
 #[derive(Resource, Debug, Clone, Copy)]
 struct IoSettings {
-    stdout: bool,
     exit_on_disconnect: bool,
 }
 
@@ -154,14 +167,15 @@ impl Plugin for IoPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        app.insert_resource(IoSettings { stdout: self.stdout, exit_on_disconnect: self.exit_on_disconnect })
+        app.insert_resource(IoSettings { exit_on_disconnect: self.exit_on_disconnect })
             .init_resource::<EventSeq>()
             .init_resource::<EventLog>()
             .init_resource::<SignalFlag>()
             .init_resource::<Outbox>()
-            .init_resource::<EventRing>()
             .init_resource::<OutputCursors>()
             .add_agent_command::<tcp::Watch>()
+            .add_agent_command::<tcp::Session>()
+            .add_agent_event::<StdoutOverflow>()
             .configure_sets(Last, (IoSet::Collect, IoSet::Route).chain())
             .configure_sets(Interim, (IoSet::Collect, IoSet::Route).chain().in_set(InterimSet::Write))
             .add_systems(Startup, emit_startup)
@@ -177,41 +191,42 @@ impl Plugin for IoPlugin {
                     write_stdout.in_set(IoSet::Route),
                 ),
             );
+        if self.stdout {
+            match LineWriter::spawn("clawcraft-stdout", std::io::stdout(), self.stdout_queue_bytes) {
+                Ok(writer) => {
+                    app.insert_resource(Stdout { writer, overflow: None });
+                }
+                Err(e) => tracing::error!(error = %e, "cannot start the stdout thread; nothing goes to stdout"),
+            }
+        }
         if self.stdin {
-            let waker = app.world().resource::<CommandWaker>().clone();
-            let (tx, rx) = crossbeam_channel::unbounded();
-            std::thread::Builder::new()
-                .name("clawcraft-stdin".into())
-                .spawn(move || {
-                    let stdin = std::io::stdin();
-                    for line in stdin.lock().lines() {
-                        match line {
-                            Ok(l) => {
-                                if tx.send(StdinLine::Line(l)).is_err() {
-                                    return;
-                                }
-                                waker.wake();
-                            }
-                            // Invalid UTF-8 still deserves an error response rather than silence.
-                            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                                if tx.send(StdinLine::Line(String::from("\u{FFFD}"))).is_err() {
-                                    return;
-                                }
-                            }
-                            Err(_) => break,
-                        }
-                    }
-                    let _ = tx.send(StdinLine::Eof);
-                    waker.wake();
-                })
-                .expect("spawning the stdin thread");
-            app.insert_resource(StdinChannel(rx));
+            match stdin::detect() {
+                stdin::StdinSource::Stream => self.start_stdin(app),
+                other => tracing::info!(stdin = ?other, "stdin is not a stream: no stdin channel (stop with SIGTERM)"),
+            }
         }
         if self.signals {
             let flag = app.world().resource::<SignalFlag>().0.clone();
             if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
                 tracing::warn!(error = %e, "cannot install the signal handler");
             }
+        }
+    }
+}
+
+impl IoPlugin {
+    fn start_stdin(&self, app: &mut App) {
+        let waker = app.world().resource::<CommandWaker>().clone();
+        let (tx, rx) = crossbeam_channel::bounded(STDIN_QUEUE_LINES);
+        let spawned = std::thread::Builder::new().name("clawcraft-stdin".into()).spawn(move || {
+            let input = std::io::stdin();
+            stdin::read_lines(input.lock(), MAX_LINE, &tx, &waker);
+        });
+        match spawned {
+            Ok(_) => {
+                app.insert_resource(StdinChannel(rx));
+            }
+            Err(e) => tracing::error!(error = %e, "cannot start the stdin thread; no stdin channel"),
         }
     }
 }
@@ -225,6 +240,7 @@ fn read_stdin(
     mut pending: ResMut<PendingCommands>,
     mut responses: MessageWriter<CommandResponse>,
     mut shutdown: MessageWriter<ShutdownRequest>,
+    mut commands: Commands,
 ) {
     let Some(channel) = channel else { return };
     loop {
@@ -240,9 +256,19 @@ fn read_stdin(
                     }
                 }
             }
-            Ok(StdinLine::Eof) | Err(TryRecvError::Disconnected) => {
+            Ok(StdinLine::TooLong) => {
+                let e = CommandError::new("LINE_TOO_LONG", format!("Request line over {MAX_LINE} bytes; skipped"));
+                responses.write(CommandResponse { origin: STDIN_ORIGIN, body: error_body(next_request_id(), &e) });
+            }
+            Ok(StdinLine::Eof) => {
                 tracing::info!("stdin closed, shutting down");
                 shutdown.write(ShutdownRequest);
+                commands.remove_resource::<StdinChannel>();
+                break;
+            }
+            // The reader stopped without EOF (stdin unusable): no more stdin, the bot goes on.
+            Err(TryRecvError::Disconnected) => {
+                commands.remove_resource::<StdinChannel>();
                 break;
             }
             Err(TryRecvError::Empty) => break,
@@ -277,7 +303,6 @@ fn collect_output(
     mut outbox: ResMut<Outbox>,
     mut seq: ResMut<EventSeq>,
     mut log: ResMut<EventLog>,
-    mut ring: ResMut<EventRing>,
 ) {
     let cursors = &mut *cursors;
     outbox.responses.clear();
@@ -288,9 +313,7 @@ fn collect_output(
         let mut obj = event.to_json(now_ms());
         obj.insert("seq".into(), Value::from(seq.0));
         let line: Arc<str> = Value::Object(obj.clone()).to_string().into();
-        let stamped = StampedEvent { seq: seq.0, line };
-        ring.push(stamped.clone());
-        outbox.events.push(stamped);
+        outbox.events.push(StampedEvent { seq: seq.0, line });
         if log.capacity > 0 {
             if log.lines.len() >= log.capacity {
                 log.lines.remove(0);
@@ -300,28 +323,67 @@ fn collect_output(
     }
 }
 
-/// stdout gets the stdin channel's responses and every event.
-fn write_stdout(outbox: Res<Outbox>, settings: Res<IoSettings>) {
-    if !settings.stdout || (outbox.events.is_empty() && outbox.responses.is_empty()) {
+/// stdout gets the stdin channel's responses and every event, through the stdout thread. Lines
+/// that do not fit in its queue (nobody reads stdout) are dropped and counted; once the queue has
+/// room again a `stdout_overflow` event names the dropped `seq` range.
+fn write_stdout(outbox: Res<Outbox>, stdout: Option<ResMut<Stdout>>, mut events: MessageWriter<AgentEvent>) {
+    let Some(mut stdout) = stdout else { return };
+    let stdout = &mut *stdout;
+    if let Some(o) = stdout.overflow
+        && stdout.writer.queued() <= stdout.writer.capacity() / 2
+    {
+        stdout.overflow = None;
+        tracing::warn!(events = o.events, responses = o.responses, "stdout was not read in time; lines were dropped");
+        events.write(AgentEvent::of(&StdoutOverflow {
+            dropped: o.events,
+            first_seq: o.first_seq,
+            last_seq: o.last_seq,
+            responses: o.responses,
+        }));
+    }
+    if outbox.events.is_empty() && outbox.responses.is_empty() {
         return;
     }
+    // Only this system adds to the queue, so the room can only grow while the batch is built.
+    let room = stdout.writer.room();
     let mut out = Vec::new();
+    let mut dropped = Overflow::default();
     for resp in outbox.responses.iter().filter(|r| r.origin == STDIN_ORIGIN) {
-        push_line(&mut out, &Value::Object(resp.body.clone()));
+        let start = out.len();
+        push_line(&mut out, &resp.body);
+        if out.len() > room {
+            out.truncate(start);
+            dropped.responses += 1;
+        }
     }
     for event in &outbox.events {
-        out.extend_from_slice(event.line.as_bytes());
-        out.push(b'\n');
+        if out.len() + event.line.len() < room {
+            out.extend_from_slice(event.line.as_bytes());
+            out.push(b'\n');
+        } else {
+            dropped.events += 1;
+            dropped.first_seq.get_or_insert(event.seq);
+            dropped.last_seq = Some(event.seq);
+        }
     }
     if !out.is_empty() {
-        let mut stdout = std::io::stdout().lock();
-        // A closed stdout (agent gone) must not crash the bot; the events file still has them.
-        let _ = stdout.write_all(&out).and_then(|_| stdout.flush());
+        let _ = stdout.writer.try_write(out);
+    }
+    if dropped.events + dropped.responses > 0 {
+        let o = stdout.overflow.get_or_insert_with(Overflow::default);
+        o.events += dropped.events;
+        o.responses += dropped.responses;
+        if o.first_seq.is_none() {
+            o.first_seq = dropped.first_seq;
+        }
+        if dropped.last_seq.is_some() {
+            o.last_seq = dropped.last_seq;
+        }
     }
 }
 
 /// Appends `v` as one JSON line.
-pub fn push_line(out: &mut Vec<u8>, v: &Value) {
+pub fn push_line(out: &mut Vec<u8>, v: &impl Serialize) {
     if serde_json::to_writer(&mut *out, v).is_ok() {
         out.push(b'\n');
     }

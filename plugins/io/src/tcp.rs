@@ -1,47 +1,52 @@
 //! The TCP channel on `CLAWCRAFT_BIND:CLAWCRAFT_PORT` (default `127.0.0.1:4099`).
 //!
 //! Protocol: JSON lines both ways, the same requests and responses as stdin.
-//! - One-shot (ClawCraft's `cmd.js`): send one line, read one response line, close. A client that
-//!   half-closes after its line(s) still gets every response, then the server closes.
-//! - Persistent: keep the connection open and send many lines; responses come back in order.
-//! - Watch: `{"action":"watch","since":SEQ}` (a registered command, so `schema` lists it) answers
+//! - One-shot (ClawCraft's way, what `scripts/cmd.js` and `clawcraft cmd` rely on): the server
+//!   reads the first line, answers it and closes the connection. Anything else the client sent
+//!   is discarded. Clients need not close their end.
+//! - Persistent: a first line `{"action":"session"}` keeps the connection open; then send any
+//!   number of lines; responses come back in request order (a `cmd` waiting for the server's
+//!   output answers when it arrives; a line that is not a request is answered at once).
+//! - Watch: `{"action":"watch","since":SEQ}` (as the first line or within a session) answers
 //!   `{"type":"response","id":…,"watching":true,"since":SEQ}`, then streams every event with
-//!   `seq > SEQ` as lines, live, until the connection closes: first the backlog (from an
-//!   in-memory ring of recent events, or the events file when `SEQ` is older than the ring), then
-//!   new events. Without `since`, only events after the response. Commands keep working on a
-//!   watching connection; their responses interleave with events.
+//!   `seq > SEQ` as lines, live, until the connection closes: first the backlog (from the
+//!   in-memory ring of recent events, or, read on a thread of its own, the events file when `SEQ`
+//!   is older than the ring), then new events. Without `since`, only events after the response.
+//!   Commands keep working on a watching connection; their responses interleave with events.
 //!
-//! Limits, none of which stalls the tick loop (threads do the blocking I/O; the ECS side only
-//! queues bytes): lines over [`TcpSettings::max_line`] get `LINE_TOO_LONG` and the connection
-//! closes; connections over [`TcpSettings::max_connections`] get `TOO_MANY_CONNECTIONS` and
-//! close; a reader that lets more than [`TcpSettings::max_queued_bytes`] pile up is dropped: the
-//! rest of its backlog is discarded, it gets a last `SLOW_READER` error line (if it reads again
-//! within 10 s; a write that makes no progress for 10 s closes the connection) and is closed.
-//! Bytes that are not UTF-8 or not JSON get `INVALID_JSON`. When a token is configured every
-//! request must carry it as `token`, else `UNAUTHORIZED`.
+//! All socket work happens on one I/O thread (`clawcraft-tcp`, non-blocking sockets through
+//! `mio`): it accepts, reads and parses lines, checks the token, hands requests to the game loop
+//! (waking it), and writes what the game loop hands back. The game loop never touches a socket or
+//! a file for TCP. Limits: lines over [`TcpSettings::max_line`] get `LINE_TOO_LONG` and the
+//! connection closes; connections beyond [`TcpSettings::max_connections`] get
+//! `TOO_MANY_CONNECTIONS` and close (one-shot connections free their slot when they close); a
+//! connection stops being read while its answers wait to be written (so a client flooding
+//! requests is slowed to the pace it reads, never dropped); a watcher whose unread output exceeds
+//! [`TcpSettings::max_queued_bytes`] and that has read nothing for
+//! [`TcpSettings::slow_reader_grace`] (or whose output exceeds four times the limit) is dropped
+//! with a last `SLOW_READER` line. Bytes that are not UTF-8 or not JSON get `INVALID_JSON`. When a
+//! token is configured every request must carry it as `token`, else `UNAUTHORIZED`.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+mod replay;
+mod server;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use bevy_app::{App, Last, Plugin, PreUpdate};
 use bevy_ecs::prelude::*;
-use clawcraft_core::command::{error_body, next_request_id, take_token};
 use clawcraft_core::{
-    AgentCommand, CommandCtx, CommandError, CommandRequest, CommandResponse, CommandWaker, Interim, InterimSet, Origin,
-    PendingCommands, TickSet, parse_request,
+    AgentCommand, CommandCtx, CommandError, CommandRequest, CommandWaker, Interim, InterimSet, Origin, PendingCommands,
+    TickSet,
 };
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::Receiver;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::events_file::{Cursor, EventsFile, read_events};
-use crate::{EventRing, EventSeq, IoSet, Outbox};
+use crate::events_file::EventsFile;
+use crate::{EventSeq, IoSet, MAX_LINE, Outbox};
 
 /// Where the server listens and its limits.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,8 +61,14 @@ pub struct TcpSettings {
     pub max_line: usize,
     /// Open connections at most; more are refused with `TOO_MANY_CONNECTIONS`.
     pub max_connections: usize,
-    /// A connection whose unsent output exceeds this is dropped as a slow reader.
+    /// Unsent output a connection may have before it stops being read (requests) or, for a
+    /// watcher that does not read, before it is dropped as a slow reader.
     pub max_queued_bytes: usize,
+    /// How long a watcher over [`max_queued_bytes`](Self::max_queued_bytes) may read nothing
+    /// before it is dropped.
+    pub slow_reader_grace: Duration,
+    /// Recent events kept for `watch` replays without the events file.
+    pub replay_ring: usize,
 }
 
 impl TcpSettings {
@@ -67,9 +78,11 @@ impl TcpSettings {
             bind: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port,
             token: None,
-            max_line: 64 * 1024,
+            max_line: MAX_LINE,
             max_connections: 32,
             max_queued_bytes: 16 * 1024 * 1024,
+            slow_reader_grace: Duration::from_secs(5),
+            replay_ring: 10_000,
         }
     }
 }
@@ -94,6 +107,15 @@ impl TcpPlugin {
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
     }
+}
+
+/// TCP origins: `[TCP_ORIGINS_START, TCP_ORIGINS_START + 2^32)`, away from stdin (0) and from
+/// other channels.
+pub const TCP_ORIGINS_START: Origin = 1 << 32;
+
+/// Whether a response goes back over TCP.
+pub fn is_tcp_origin(origin: Origin) -> bool {
+    (TCP_ORIGINS_START..TCP_ORIGINS_START << 1).contains(&origin)
 }
 
 /// `{"action":"watch","since":SEQ}`: stream events on this connection.
@@ -128,55 +150,36 @@ impl AgentCommand for Watch {
     }
 }
 
-/// What connection threads tell the ECS side, in order per connection.
-enum Inbound {
-    Opened(Origin, ConnHandle),
-    Request(CommandRequest),
-    /// A response made by the reader itself (a line that could not become a request).
-    Reply(CommandResponse),
-    /// The peer will send nothing more (EOF).
-    ReadClosed(Origin),
-    /// Close once every response is sent (after `LINE_TOO_LONG`).
-    CloseAfterReplies(Origin),
-    /// The socket failed; forget the connection.
-    Gone(Origin),
+/// `{"action":"session"}`: keep this TCP connection open for many requests.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Session {}
+
+/// Response of `session`.
+#[derive(Serialize, JsonSchema)]
+pub struct SessionResponse {
+    /// The connection stays open: send more lines; responses come back in order.
+    pub session: bool,
 }
 
-/// What the writer thread of a connection is asked to do.
-enum Out {
-    Data(Vec<u8>),
-    Close,
-    /// The client fell too far behind: skip the queued output, send this last line, close.
-    Abandon(Vec<u8>),
+impl AgentCommand for Session {
+    const NAME: &'static str = "session";
+    const SUMMARY: &'static str = "TCP: as the first line, keeps the connection open for many requests (without it the server answers one line and closes, as ClawCraft does)";
+    const EXAMPLE: &'static str = r#"{"action":"session"}"#;
+    const NEEDS_SPAWN: bool = false;
+    const QUERY: bool = true;
+    type Response = SessionResponse;
+
+    fn run(self, _ctx: &mut CommandCtx<'_>) -> Result<SessionResponse, CommandError> {
+        Ok(SessionResponse { session: true })
+    }
 }
 
-/// The ECS side's handle on one connection.
-struct ConnHandle {
-    tx: Sender<Out>,
-    /// Bytes queued and not yet written, to spot slow readers.
-    queued: Arc<AtomicUsize>,
-    /// Set when the connection is abandoned: the writer skips what is still queued.
-    abandoned: Arc<AtomicBool>,
-}
-
-/// One connection's state on the ECS side.
-struct Conn {
-    handle: ConnHandle,
-    /// Requests read but not yet answered, so a half-closed one-shot client gets its answer.
-    in_flight: usize,
-    read_closed: bool,
-    close_after_replies: bool,
-    /// `Some(since)` once watching: events with a greater seq are forwarded.
-    watching: Option<u64>,
-}
-
+/// The game loop's side of the I/O thread.
 #[derive(Resource)]
-struct TcpInbox(Receiver<Inbound>);
-
-#[derive(Resource)]
-struct TcpConnections {
-    conns: HashMap<Origin, Conn>,
-    max_queued_bytes: usize,
+struct TcpIo {
+    io: server::IoHandle,
+    requests: Receiver<CommandRequest>,
 }
 
 impl Plugin for TcpPlugin {
@@ -186,19 +189,19 @@ impl Plugin for TcpPlugin {
             return;
         };
         let waker = app.world().resource::<CommandWaker>().clone();
-        // Bounded: a client flooding requests blocks its own reader thread, not the tick.
-        let (tx, rx) = crossbeam_channel::bounded(4096);
-        let settings = Arc::new(self.settings.clone());
-        let s = settings.clone();
-        if let Err(e) =
-            std::thread::Builder::new().name("clawcraft-tcp".into()).spawn(move || accept_loop(listener, s, tx, waker))
-        {
-            tracing::error!(error = %e, "cannot start the TCP accept thread");
-            return;
-        }
-        tracing::info!(addr = %self.addr, token = settings.token.is_some(), "TCP command server listening");
-        app.insert_resource(TcpInbox(rx))
-            .insert_resource(TcpConnections { conns: HashMap::new(), max_queued_bytes: settings.max_queued_bytes })
+        // Unbounded, but bounded in fact: a connection stops being read at
+        // `server::MAX_IN_FLIGHT` requests waiting for answers, so at most
+        // max_connections × MAX_IN_FLIGHT requests are ever queued.
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let io = match server::start(listener, self.settings.clone(), tx, waker) {
+            Ok(io) => io,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the TCP I/O thread");
+                return;
+            }
+        };
+        tracing::info!(addr = %self.addr, token = self.settings.token.is_some(), "TCP command server listening");
+        app.insert_resource(TcpIo { io, requests: rx })
             .add_systems(PreUpdate, read_tcp.after(TickSet::Receive))
             .add_systems(Interim, read_tcp.in_set(InterimSet::Read))
             .add_systems(Last, route_tcp.in_set(IoSet::Route))
@@ -206,327 +209,29 @@ impl Plugin for TcpPlugin {
     }
 }
 
-/// Origins of TCP connections live above 2^32, away from stdin (0) and other channels.
-static NEXT_ORIGIN: AtomicU64 = AtomicU64::new(1 << 32);
-
-fn accept_loop(listener: TcpListener, settings: Arc<TcpSettings>, inbox: Sender<Inbound>, waker: CommandWaker) {
-    let live = Arc::new(AtomicUsize::new(0));
-    for stream in listener.incoming() {
-        let stream = match stream {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "TCP accept failed");
-                continue;
-            }
-        };
-        // Small request/response lines: send each at once rather than waiting for more.
-        let _ = stream.set_nodelay(true);
-        if live.load(Ordering::SeqCst) >= settings.max_connections {
-            tracing::warn!(max = settings.max_connections, "refusing a TCP connection: too many open");
-            refuse(stream);
-            continue;
-        }
-        if let Err(e) = open_connection(stream, &settings, &inbox, &waker, &live) {
-            tracing::warn!(error = %e, "cannot serve a TCP connection");
-        }
-    }
+/// Moves requests the I/O thread parsed into the shared queue.
+fn read_tcp(io: Res<TcpIo>, mut pending: ResMut<PendingCommands>) {
+    pending.0.extend(io.requests.try_iter());
 }
 
-/// Answers `TOO_MANY_CONNECTIONS` and closes, off the accept thread.
-fn refuse(mut stream: TcpStream) {
-    let _ = std::thread::Builder::new().name("clawcraft-tcp-refuse".into()).spawn(move || {
-        let e = CommandError::new("TOO_MANY_CONNECTIONS", "Too many connections; close one and retry");
-        let mut line = Value::Object(error_body(Value::Null, &e)).to_string();
-        line.push('\n');
-        let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
-        let _ = stream.write_all(line.as_bytes());
-        linger_close(stream);
-    });
-}
-
-/// Closes our side, then reads (briefly) what the peer still sends: closing with unread input
-/// would reset the connection and could destroy the line we just wrote.
-fn linger_close(mut stream: TcpStream) {
-    let _ = stream.shutdown(Shutdown::Write);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(1)));
-    let mut sink = [0u8; 8192];
-    let mut total = 0usize;
-    while total < 1 << 20 {
-        match stream.read(&mut sink) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => total += n,
-        }
+/// Hands this pass's TCP responses (moved, not copied) and events to the I/O thread, which
+/// serialises and writes them.
+fn route_tcp(mut outbox: ResMut<Outbox>, io: Res<TcpIo>, events_file: Option<Res<EventsFile>>) {
+    let mut sent = false;
+    for resp in outbox.responses.iter_mut().filter(|r| is_tcp_origin(r.origin)) {
+        let body = std::mem::take(&mut resp.body);
+        let watch = (body.get("watching") == Some(&Value::Bool(true))).then(|| server::WatchStart {
+            since: body.get("since").and_then(Value::as_u64).unwrap_or(0),
+            file: events_file.as_deref().map(|f| f.settings.path.clone()),
+        });
+        io.io.send(server::ToIo::Response { origin: resp.origin, body, watch });
+        sent = true;
     }
-}
-
-fn open_connection(
-    stream: TcpStream,
-    settings: &Arc<TcpSettings>,
-    inbox: &Sender<Inbound>,
-    waker: &CommandWaker,
-    live: &Arc<AtomicUsize>,
-) -> std::io::Result<()> {
-    let origin = NEXT_ORIGIN.fetch_add(1, Ordering::Relaxed);
-    let (out_tx, out_rx) = crossbeam_channel::unbounded();
-    let queued = Arc::new(AtomicUsize::new(0));
-    let abandoned = Arc::new(AtomicBool::new(false));
-    let handle = ConnHandle { tx: out_tx, queued: queued.clone(), abandoned: abandoned.clone() };
-    // A client that stops reading entirely is cut after this long, freeing its threads.
-    stream.set_write_timeout(Some(WRITE_STALL))?;
-    let reader_stream = stream.try_clone()?;
-    live.fetch_add(1, Ordering::SeqCst);
-    // Registered before the reader starts, so its lines never arrive for an unknown origin.
-    let _ = inbox.send(Inbound::Opened(origin, handle));
-    let (inbox_w, waker_w, live_w) = (inbox.clone(), waker.clone(), live.clone());
-    std::thread::Builder::new().name(format!("clawcraft-tcp-w{origin:x}")).spawn(move || {
-        write_loop(stream, out_rx, &queued, &abandoned, origin, &inbox_w, &waker_w);
-        live_w.fetch_sub(1, Ordering::SeqCst);
-    })?;
-    let (inbox_r, waker_r, settings_r) = (inbox.clone(), waker.clone(), settings.clone());
-    std::thread::Builder::new()
-        .name(format!("clawcraft-tcp-r{origin:x}"))
-        .spawn(move || read_loop(reader_stream, origin, &settings_r, &inbox_r, &waker_r))?;
-    Ok(())
-}
-
-/// How long a write may make no progress before the client is considered gone.
-const WRITE_STALL: Duration = Duration::from_secs(10);
-
-fn write_loop(
-    mut stream: TcpStream,
-    rx: Receiver<Out>,
-    queued: &AtomicUsize,
-    abandoned: &AtomicBool,
-    origin: Origin,
-    inbox: &Sender<Inbound>,
-    waker: &CommandWaker,
-) {
-    while let Ok(out) = rx.recv() {
-        match out {
-            Out::Data(bytes) => {
-                let ok = abandoned.load(Ordering::SeqCst) || stream.write_all(&bytes).is_ok();
-                queued.fetch_sub(bytes.len(), Ordering::SeqCst);
-                if !ok {
-                    let _ = stream.shutdown(Shutdown::Both);
-                    let _ = inbox.send(Inbound::Gone(origin));
-                    waker.wake();
-                    return;
-                }
-            }
-            Out::Close => {
-                let _ = stream.shutdown(Shutdown::Write);
-                return;
-            }
-            Out::Abandon(last) => {
-                let _ = stream.write_all(&last);
-                let _ = stream.shutdown(Shutdown::Both);
-                return;
-            }
-        }
+    if !outbox.events.is_empty() {
+        io.io.send(server::ToIo::Events(outbox.events.as_slice().into()));
+        sent = true;
     }
-    // The ECS side dropped us (slow reader, shutdown).
-    let _ = stream.shutdown(Shutdown::Both);
-}
-
-fn read_loop(stream: TcpStream, origin: Origin, settings: &TcpSettings, inbox: &Sender<Inbound>, waker: &CommandWaker) {
-    let mut reader = BufReader::new(stream);
-    let send = |m: Inbound| {
-        let ok = inbox.send(m).is_ok();
-        waker.wake();
-        ok
-    };
-    loop {
-        let mut buf = Vec::new();
-        let limit = settings.max_line as u64 + 2; // room for "\r\n"
-        match reader.by_ref().take(limit).read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => {
-                send(Inbound::ReadClosed(origin));
-                return;
-            }
-            Ok(_) => {}
-        }
-        let complete = buf.ends_with(b"\n");
-        while matches!(buf.last(), Some(b'\n' | b'\r')) {
-            buf.pop();
-        }
-        if buf.len() > settings.max_line {
-            let e = CommandError::new(
-                "LINE_TOO_LONG",
-                format!("Request line over {} bytes; the connection will close", settings.max_line),
-            );
-            send(Inbound::Reply(CommandResponse { origin, body: error_body(next_request_id(), &e) }));
-            send(Inbound::CloseAfterReplies(origin));
-            // Keep reading what the peer still sends until the writer closes, so the close is clean.
-            let mut sink = [0u8; 8192];
-            let _ = reader.get_ref().set_read_timeout(Some(Duration::from_secs(2)));
-            while matches!(reader.read(&mut sink), Ok(n) if n > 0) {}
-            return;
-        }
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            if !complete {
-                send(Inbound::ReadClosed(origin));
-                return;
-            }
-            continue;
-        }
-        let message = match line_to_request(origin, &buf, settings.token.as_deref()) {
-            Ok(req) => Inbound::Request(req),
-            Err(resp) => Inbound::Reply(resp),
-        };
-        if !send(message) {
-            return;
-        }
+    if sent {
+        io.io.wake();
     }
-}
-
-/// A request from raw bytes: UTF-8, JSON, then the token check.
-fn line_to_request(origin: Origin, bytes: &[u8], token: Option<&str>) -> Result<CommandRequest, CommandResponse> {
-    let Ok(line) = std::str::from_utf8(bytes) else {
-        let e = CommandError::invalid_json("the line is not UTF-8");
-        return Err(CommandResponse { origin, body: error_body(next_request_id(), &e) });
-    };
-    let req = parse_request(origin, line)?;
-    if let Some(expected) = token
-        && take_token(line).as_deref() != Some(expected)
-    {
-        let e = CommandError::new("UNAUTHORIZED", "Missing or wrong token (CLAWCRAFT_TOKEN is set on the bot)");
-        return Err(CommandResponse { origin, body: error_body(req.id, &e) });
-    }
-    Ok(req)
-}
-
-/// Moves arrived requests into the shared queue and keeps the connection table current.
-fn read_tcp(
-    inbox: Res<TcpInbox>,
-    mut conns: ResMut<TcpConnections>,
-    mut pending: ResMut<PendingCommands>,
-    mut responses: MessageWriter<CommandResponse>,
-) {
-    while let Ok(msg) = inbox.0.try_recv() {
-        match msg {
-            Inbound::Opened(origin, handle) => {
-                let conn =
-                    Conn { handle, in_flight: 0, read_closed: false, close_after_replies: false, watching: None };
-                conns.conns.insert(origin, conn);
-            }
-            Inbound::Request(req) => {
-                if let Some(c) = conns.conns.get_mut(&req.origin) {
-                    c.in_flight += 1;
-                    pending.0.push_back(req);
-                }
-            }
-            Inbound::Reply(resp) => {
-                if let Some(c) = conns.conns.get_mut(&resp.origin) {
-                    c.in_flight += 1;
-                    responses.write(resp);
-                }
-            }
-            Inbound::ReadClosed(origin) => {
-                if let Some(c) = conns.conns.get_mut(&origin) {
-                    c.read_closed = true;
-                }
-            }
-            Inbound::CloseAfterReplies(origin) => {
-                if let Some(c) = conns.conns.get_mut(&origin) {
-                    c.close_after_replies = true;
-                }
-            }
-            Inbound::Gone(origin) => {
-                conns.conns.remove(&origin);
-            }
-        }
-    }
-}
-
-/// Writes responses to their connections and events to watchers; closes finished connections.
-fn route_tcp(
-    outbox: Res<Outbox>,
-    mut conns: ResMut<TcpConnections>,
-    ring: Res<EventRing>,
-    events_file: Option<Res<EventsFile>>,
-) {
-    let conns = &mut *conns;
-    if conns.conns.is_empty() {
-        return;
-    }
-    let mut bufs: HashMap<Origin, Vec<u8>> = HashMap::new();
-    // Live events go to connections that were already watching before this pass; new watchers
-    // get this pass's events from the ring replay instead.
-    for (origin, conn) in conns.conns.iter() {
-        let Some(since) = conn.watching else { continue };
-        let buf = bufs.entry(*origin).or_default();
-        for e in outbox.events.iter().filter(|e| e.seq > since) {
-            push_text(buf, &e.line);
-        }
-    }
-    for resp in &outbox.responses {
-        let Some(conn) = conns.conns.get_mut(&resp.origin) else { continue };
-        conn.in_flight = conn.in_flight.saturating_sub(1);
-        let buf = bufs.entry(resp.origin).or_default();
-        push_text(buf, &Value::Object(resp.body.clone()).to_string());
-        if resp.body.get("watching") == Some(&Value::Bool(true)) && conn.watching.is_none() {
-            let since = resp.body.get("since").and_then(Value::as_u64).unwrap_or(0);
-            replay(buf, since, &ring, events_file.as_deref().map(|f| f.settings.path.clone()));
-            // Later events continue after whatever the replay ended with.
-            conn.watching = Some(ring.events.back().map_or(since, |e| e.seq.max(since)));
-        }
-    }
-    let max = conns.max_queued_bytes;
-    let mut drop_list = Vec::new();
-    for (origin, buf) in bufs {
-        if buf.is_empty() {
-            continue;
-        }
-        let Some(conn) = conns.conns.get(&origin) else { continue };
-        let queued = conn.handle.queued.fetch_add(buf.len(), Ordering::SeqCst) + buf.len();
-        if queued > max {
-            tracing::warn!(origin, queued, "dropping a TCP client that does not read its output");
-            conn.handle.abandoned.store(true, Ordering::SeqCst);
-            let e = CommandError::new("SLOW_READER", format!("More than {max} bytes of output unread; closing"));
-            let mut last = Value::Object(error_body(Value::Null, &e)).to_string().into_bytes();
-            last.push(b'\n');
-            let _ = conn.handle.tx.send(Out::Abandon(last));
-            drop_list.push(origin);
-            continue;
-        }
-        if let Err(TrySendError::Disconnected(_) | TrySendError::Full(_)) = conn.handle.tx.try_send(Out::Data(buf)) {
-            drop_list.push(origin);
-        }
-    }
-    // Their writers skip the backlog, send the last line if the client reads again within
-    // WRITE_STALL, and close; the tick never waits for them.
-    for origin in drop_list {
-        conns.conns.remove(&origin);
-    }
-    conns.conns.retain(|_, c| {
-        let done = c.in_flight == 0 && (c.close_after_replies || (c.read_closed && c.watching.is_none()));
-        if done {
-            let _ = c.handle.tx.send(Out::Close);
-        }
-        !done
-    });
-}
-
-/// Events after `since`: from the file for what is older than the ring, then from the ring.
-fn replay(buf: &mut Vec<u8>, since: u64, ring: &EventRing, file: Option<PathBuf>) {
-    let ring_first = ring.first_seq();
-    if ring_first.is_none_or(|first| since + 1 < first)
-        && let Some(path) = file
-    {
-        for v in read_events(&path, Cursor::AfterSeq(since)) {
-            let seq = v["seq"].as_u64().unwrap_or(0);
-            if ring_first.is_some_and(|first| seq >= first) {
-                break;
-            }
-            push_text(buf, &v.to_string());
-        }
-    }
-    for e in ring.events.iter().filter(|e| e.seq > since) {
-        push_text(buf, &e.line);
-    }
-}
-
-fn push_text(buf: &mut Vec<u8>, line: &str) {
-    buf.extend_from_slice(line.as_bytes());
-    buf.push(b'\n');
 }

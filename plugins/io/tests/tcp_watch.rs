@@ -10,7 +10,7 @@ use clawcraft_core::AgentEvent;
 use clawcraft_io::client::Session;
 use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, read_events};
 use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
-use clawcraft_io::{EventRing, IoPlugin};
+use clawcraft_io::{EventLog, IoPlugin};
 use clawcraft_network::NetworkPlugin;
 use serde_json::Value;
 
@@ -26,14 +26,20 @@ fn harness(name: &str, ring: usize, token: Option<&str>) -> Harness {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("events.jsonl");
     let tcp =
-        TcpPlugin::bind(TcpSettings { token: token.map(String::from), ..TcpSettings::loopback(0) }).expect("bind");
+        TcpPlugin::bind(TcpSettings { token: token.map(String::from), replay_ring: ring, ..TcpSettings::loopback(0) })
+            .expect("bind");
     let addr = tcp.local_addr();
     let mut app = App::new();
     app.add_plugins(NetworkPlugin)
-        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(IoPlugin {
+            stdin: false,
+            signals: false,
+            stdout: false,
+            exit_on_disconnect: false,
+            ..IoPlugin::default()
+        })
         .add_plugins(EventsFilePlugin { settings: EventsFileSettings::new(&path, 5.0) })
         .add_plugins(tcp);
-    app.world_mut().resource_mut::<EventRing>().capacity = ring;
     app.finish();
     app.cleanup();
     Harness { app, addr, path }
@@ -122,8 +128,11 @@ fn watch_without_since_is_live_only_and_token_is_enforced() {
     let (tx, rx) = mpsc::channel();
     let (ready_tx, ready_rx) = mpsc::channel::<()>();
     std::thread::spawn(move || {
-        let mut s = Session::open(addr, Duration::from_secs(10)).expect("connect");
-        let denied = s.request(r#"{"action":"watch","id":1}"#).expect("response");
+        // Without the token: refused, and the connection (not opted in) closes.
+        let mut d = Session::connect(addr, Duration::from_secs(10)).expect("connect");
+        let denied = d.request(r#"{"action":"watch","id":1}"#).expect("response");
+        assert!(matches!(d.recv(), Ok(None)), "closed after the refusal");
+        let mut s = Session::connect(addr, Duration::from_secs(10)).expect("connect");
         let resp = s.request(r#"{"action":"watch","id":2,"token":"s3cret"}"#).expect("response");
         let _ = ready_tx.send(());
         let live = s.recv().expect("line").expect("open");
@@ -151,7 +160,13 @@ fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
     let addr = tcp.local_addr();
     let mut app = App::new();
     app.add_plugins(NetworkPlugin)
-        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(IoPlugin {
+            stdin: false,
+            signals: false,
+            stdout: false,
+            exit_on_disconnect: false,
+            ..IoPlugin::default()
+        })
         .add_plugins(tcp);
     app.finish();
     app.cleanup();
@@ -216,11 +231,18 @@ fn seq_continues_after_the_last_event_in_the_file() {
     std::fs::write(&path, "{\"type\":\"shutdown\",\"timestamp\":1,\"seq\":41}\n").expect("previous run");
     let mut app = App::new();
     app.add_plugins(NetworkPlugin)
-        .add_plugins(IoPlugin { stdin: false, signals: false, stdout: false, exit_on_disconnect: false })
+        .add_plugins(IoPlugin {
+            stdin: false,
+            signals: false,
+            stdout: false,
+            exit_on_disconnect: false,
+            ..IoPlugin::default()
+        })
         .add_plugins(EventsFilePlugin { settings: EventsFileSettings::new(&path, 5.0) });
+    app.world_mut().resource_mut::<EventLog>().capacity = 10;
     app.update();
-    let ring = app.world().resource::<EventRing>();
-    let first = ring.events.front().expect("startup");
-    assert_eq!(first.seq, 42, "a reader resuming by seq across a restart misses nothing");
-    assert!(first.line.contains("\"startup\""));
+    let log = app.world().resource::<EventLog>();
+    let first = log.lines.first().expect("startup");
+    assert_eq!(first["seq"], 42, "a reader resuming by seq across a restart misses nothing");
+    assert_eq!(first["type"], "startup");
 }

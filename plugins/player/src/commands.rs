@@ -123,6 +123,8 @@ impl AgentCommand for Distance {
     const SUMMARY: &'static str = "Euclidean distance and unit direction from the feet to a point (no pathfinding)";
     const EXAMPLE: &'static str = r#"{"action":"distance","x":50,"y":-60,"z":50}"#;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] =
+        &[("x", "Need position and target"), ("z", "Need position and target")];
     type Response = DistanceResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<DistanceResponse, CommandError> {

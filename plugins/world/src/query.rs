@@ -194,10 +194,12 @@ pub struct Scan {
     pub bounds: Bounds,
     /// Cells in the box.
     pub total: u64,
-    /// Cells with data.
-    pub loaded: u64,
+    /// Every cell has data (ClawCraft's flag); when `false`, retry after the chunks arrive.
+    pub loaded: bool,
     /// Cells without data (not reported as air, not listed).
     pub unloaded: u64,
+    /// Cells with data.
+    pub loaded_cells: u64,
     /// Loaded cells that are not air.
     pub total_non_air: u64,
     /// Non-air cells by y (keys are y as strings).
@@ -220,8 +222,12 @@ pub struct CompactScan {
     pub origin: Cell,
     pub bounds: Bounds,
     pub total: u64,
-    pub loaded: u64,
+    /// Every cell has data (ClawCraft's flag).
+    pub loaded: bool,
+    /// Cells without data.
     pub unloaded: u64,
+    /// Cells with data.
+    pub loaded_cells: u64,
     pub total_non_air: u64,
     /// Non-air cells other than common terrain fill, nearest first (names only).
     pub notable: Vec<ScanCell>,
@@ -320,8 +326,9 @@ pub fn scan(world: &World, ids: &IdTable, origin: Cell, radius: i32, radius_y: i
         origin,
         bounds,
         total: bounds.volume(),
-        loaded: read.loaded,
+        loaded: read.unloaded == 0,
         unloaded: read.unloaded,
+        loaded_cells: read.loaded,
         total_non_air: read.cells.len() as u64,
         layers,
         notable,
@@ -350,8 +357,9 @@ pub fn compact_scan(world: &World, ids: &IdTable, origin: Cell, radius: i32, rad
         origin,
         bounds,
         total: bounds.volume(),
-        loaded: read.loaded,
+        loaded: read.unloaded == 0,
         unloaded: read.unloaded,
+        loaded_cells: read.loaded,
         total_non_air: read.cells.len() as u64,
         notable,
         notable_count: notable_cells.len() as u64,

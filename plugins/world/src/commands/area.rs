@@ -40,6 +40,8 @@ impl AgentCommand for BlockCmd {
         "The block at x,y,z with its state properties; block is null when that position has no data";
     const EXAMPLE: &'static str = r#"{"action":"block","x":0,"y":-61,"z":0}"#;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] =
+        &[("x", "Need x, y, z"), ("y", "Need x, y, z"), ("z", "Need x, y, z")];
     type Response = BlockResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<BlockResponse, CommandError> {
@@ -87,6 +89,14 @@ impl AgentCommand for Blocks {
     const EXAMPLE: &'static str =
         r#"{"action":"blocks","x1":-2,"y1":-61,"z1":-2,"x2":2,"y2":-60,"z2":2,"filter":"grass"}"#;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[
+        ("x1", "Need x1, y1, z1, x2, y2, z2"),
+        ("y1", "Need x1, y1, z1, x2, y2, z2"),
+        ("z1", "Need x1, y1, z1, x2, y2, z2"),
+        ("x2", "Need x1, y1, z1, x2, y2, z2"),
+        ("y2", "Need x1, y1, z1, x2, y2, z2"),
+        ("z2", "Need x1, y1, z1, x2, y2, z2"),
+    ];
     type Response = BlocksResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<BlocksResponse, CommandError> {
@@ -191,6 +201,7 @@ impl AgentCommand for Find {
         "Nearest blocks whose name contains a text, within a radius of the bot, nearest first (loaded chunks only)";
     const EXAMPLE: &'static str = r#"{"action":"find","block":"diamond_ore","radius":32,"count":5}"#;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[("block", "Need \"block\" name pattern")];
     type Response = FindResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<FindResponse, CommandError> {

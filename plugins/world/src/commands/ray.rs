@@ -70,7 +70,7 @@ pub struct Look {
     pub distance: Option<f64>,
 }
 
-/// A non-air cell along the gaze.
+/// A cell along the gaze.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SeenBlock {
@@ -91,11 +91,12 @@ pub struct SeenBlock {
 pub struct LookResponse {
     /// The eye position.
     pub origin: Vec3,
-    /// Unit gaze direction.
-    pub direction: Vec3,
-    /// The point `distance` blocks along the gaze.
+    /// Unit gaze direction (ClawCraft's `facing`).
     pub facing: Vec3,
-    /// Non-air cells passed, then the obstacle, in order.
+    /// The point `distance` blocks along the gaze.
+    pub target: Vec3,
+    /// Every cell the ray passes (air included, from the eye's own cell on), then the obstacle,
+    /// in order; it ends before a cell without data.
     pub blocks: Vec<SeenBlock>,
     /// Nothing stops the gaze within `distance` and every cell had data.
     pub clear: bool,
@@ -120,7 +121,6 @@ impl AgentCommand for Look {
         let distance = positive_up_to("distance", self.distance.unwrap_or(10.0), MAX_LOOK_DISTANCE)?;
         let dir = direction(f64::from(v.rotation.yaw), f64::from(v.rotation.pitch));
         let ray = cast_from_eye(&v, dir, distance);
-        let air = v.world.air_id();
         let seen = |cell: Cell, id: u32, dist: f64, solid: bool| SeenBlock {
             dist: round2(dist),
             x: cell.x,
@@ -130,22 +130,17 @@ impl AgentCommand for Look {
             solid,
             name: v.ids.name(id).to_owned(),
         };
-        let mut blocks: Vec<SeenBlock> = ray
-            .passed
-            .iter()
-            .filter(|p| p.id != air && !v.ids.is_air(p.id))
-            .map(|p| seen(p.cell, p.id, p.distance, false))
-            .collect();
+        let mut blocks: Vec<SeenBlock> = ray.passed.iter().map(|p| seen(p.cell, p.id, p.distance, false)).collect();
         if let RayEnd::Hit { cell, id, distance, .. } = ray.end {
             blocks.push(seen(cell, id, distance, true));
         }
         let o = outcome(&v, &ray);
         let eye = v.eye();
-        let facing = Vec3::new(eye.x + dir[0] * distance, eye.y + dir[1] * distance, eye.z + dir[2] * distance);
+        let target = Vec3::new(eye.x + dir[0] * distance, eye.y + dir[1] * distance, eye.z + dir[2] * distance);
         Ok(LookResponse {
             origin: eye.rounded(),
-            direction: Vec3::new(dir[0], dir[1], dir[2]).rounded(),
-            facing: facing.rounded(),
+            facing: Vec3::new(dir[0], dir[1], dir[2]).rounded(),
+            target: target.rounded(),
             blocks,
             clear: o.clear,
             first_obstacle: o.obstacle,
@@ -192,6 +187,8 @@ impl AgentCommand for Raycast {
     const SUMMARY: &'static str = "Exact line of sight from the eye to x,z[,y] (air, liquids and passable blocks ignored): first obstacle, face, hit point";
     const EXAMPLE: &'static str = r#"{"action":"raycast","x":10,"z":5,"y":-60}"#;
     const QUERY: bool = true;
+    const MISSING_PARAMS: &'static [(&'static str, &'static str)] =
+        &[("x", "Need position and target"), ("z", "Need position and target")];
     type Response = RaycastResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RaycastResponse, CommandError> {
