@@ -1,54 +1,186 @@
-//! TCP round trip of `pos` on one persistent connection to the real (release) binary, against
-//! the Node peer: 1 000 calls after a warm-up, printed as JSON (µs). Run with
-//! `cargo bench --bench tcp_latency`.
+//! Query latency over TCP against the real (release) binary and the Node peer, and the tick's
+//! steadiness while an agent misbehaves. Run with `cargo bench --bench tcp_latency`; prints one
+//! JSON object per line.
+//!
+//! - one-shot: measured like ClawCraft's `scripts/cmd.js` — a new connection per call, write the
+//!   request line, read the first line (the client closes after reading; the server closes
+//!   anyway) — for `pos`, `status`, `nearby` and `scan` radius 8;
+//! - persistent: the same calls on one `session` connection;
+//! - flood: PlayerAuthInput intervals at the peer while one TCP client pipelines 10 000 requests
+//!   (`scan` radius 8) and reads the answers;
+//! - unread stdout: PlayerAuthInput intervals while nobody reads stdout and stdin requests keep
+//!   producing large answers.
+//!
+//! `BENCH_CALLS` overrides the number of calls per query (default 1 000, scans 500).
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use clawcraft_io::client::Session;
-use common::{Bot, Peer, TempDir, free_tcp_port};
-use serde_json::json;
+use clawcraft_io::events_file::{Cursor, read_events};
+use common::{Peer, TempDir, bot_command, free_tcp_port, input_intervals, now_ms, quantile};
+use serde_json::{Value, json};
 
-const CALLS: usize = 1_000;
+const QUERIES: &[(&str, &str)] = &[
+    ("pos", r#"{"action":"pos"}"#),
+    ("status", r#"{"action":"status"}"#),
+    ("nearby", r#"{"action":"nearby"}"#),
+    ("scan_r8", r#"{"action":"scan","radius":8}"#),
+];
 
-fn main() {
-    let peer = Peer::start("flat");
-    let dir = TempDir::new("bench");
-    let port = free_tcp_port();
-    let port_s = port.to_string();
-    let events = dir.path().join("events.jsonl").to_string_lossy().into_owned();
-    let mut bot = Bot::start_with(
-        peer.port,
-        "BenchBot",
-        &[("CLAWCRAFT_PORT", &port_s), ("CLAWCRAFT_EVENTS", &events), ("RUST_LOG", "warn")],
-    );
-    bot.wait_event("spawn", Duration::from_secs(60)).expect("the bot spawned");
+fn calls(name: &str) -> usize {
+    let base = std::env::var("BENCH_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000);
+    if name.starts_with("scan") { base / 2 } else { base }
+}
 
-    let mut s = Session::open(([127, 0, 0, 1], port).into(), Duration::from_secs(10)).expect("connect");
-    for _ in 0..100 {
-        s.request(r#"{"action":"pos"}"#).expect("warm-up");
-    }
-    let mut micros = Vec::with_capacity(CALLS);
-    for i in 0..CALLS {
-        let t = Instant::now();
-        let v = s.request(&format!(r#"{{"action":"pos","id":{i}}}"#)).expect("pos");
-        micros.push(t.elapsed().as_secs_f64() * 1e6);
-        assert_eq!(v["id"], i, "in order");
-        assert!(v["pos"].is_object(), "{v}");
-    }
+/// One call as `scripts/cmd.js` makes it: connect, write, read the first line.
+fn one_shot(addr: SocketAddr, line: &str) -> (Duration, usize) {
+    let t = Instant::now();
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_nodelay(true).expect("nodelay");
+    s.write_all(line.as_bytes()).expect("write");
+    let mut r = BufReader::new(s);
+    let mut answer = String::new();
+    r.read_line(&mut answer).expect("read");
+    let dt = t.elapsed();
+    assert!(answer.ends_with('\n') && !answer.contains("\"code\""), "{answer}");
+    (dt, answer.len())
+}
+
+fn summary(name: &str, mode: &str, micros: &mut [f64], bytes: usize) -> Value {
     micros.sort_by(f64::total_cmp);
     let pct = |p: f64| micros[((micros.len() as f64 * p).ceil() as usize).clamp(1, micros.len()) - 1];
-    let mean = micros.iter().sum::<f64>() / micros.len() as f64;
+    json!({
+        "bench": "tcp_query", "query": name, "mode": mode, "calls": micros.len(), "unit": "us",
+        "p50": pct(0.50).round(), "p99": pct(0.99).round(), "max": pct(1.0).round(), "bytes": bytes,
+    })
+}
+
+fn wait_spawn(events: &std::path::Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !read_events(events, Cursor::All).iter().any(|e| e["type"] == "spawn") {
+        assert!(Instant::now() < deadline, "the bot spawned");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn intervals_summary(bench: &str, peer: &Peer, start: u64, end: u64, extra: Value) -> Value {
+    let gaps = input_intervals(peer, start, end);
+    let mut v = json!({
+        "bench": bench, "unit": "ms", "window_ms": end - start, "inputs": gaps.len() + 1,
+        "p50": quantile(&gaps, 0.5), "p99": quantile(&gaps, 0.99), "max": quantile(&gaps, 1.0),
+    });
+    if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
+        m.extend(e);
+    }
+    v
+}
+
+fn latency_and_flood() {
+    let peer = Peer::start("flat");
+    let dir = TempDir::new("bench");
+    let events = dir.path().join("events.jsonl");
+    let port = free_tcp_port();
+    let port_s = port.to_string();
+    let mut child = bot_command(peer.port, "BenchBot", &events, &[("CLAWCRAFT_PORT", &port_s), ("RUST_LOG", "warn")])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("bot");
+    wait_spawn(&events);
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+
+    for &(name, req) in QUERIES {
+        let line = format!("{req}\n");
+        for _ in 0..50 {
+            one_shot(addr, &line);
+        }
+        let mut micros = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..calls(name) {
+            let (dt, n) = one_shot(addr, &line);
+            micros.push(dt.as_secs_f64() * 1e6);
+            bytes = n;
+        }
+        println!("{}", summary(name, "one-shot", &mut micros, bytes));
+
+        let mut s = Session::open(addr, Duration::from_secs(10)).expect("session");
+        for _ in 0..50 {
+            s.request(req).expect("warm-up");
+        }
+        let mut micros = Vec::new();
+        for _ in 0..calls(name) {
+            let t = Instant::now();
+            let v = s.request(req).expect("answer");
+            micros.push(t.elapsed().as_secs_f64() * 1e6);
+            assert!(v.get("code").is_none(), "{v}");
+        }
+        println!("{}", summary(name, "persistent", &mut micros, bytes));
+    }
+
+    // Flood: 10 000 scans pipelined on one connection.
+    const FLOOD: usize = 10_000;
+    let mut reader = Session::open(addr, Duration::from_secs(120)).expect("session");
+    let mut writer = reader.try_clone_writer().expect("writer");
+    let start = now_ms();
+    let sender = std::thread::spawn(move || {
+        for i in 0..FLOOD {
+            writer.write_all(format!("{{\"action\":\"scan\",\"radius\":8,\"id\":{i}}}\n").as_bytes()).expect("send");
+        }
+    });
+    for i in 0..FLOOD {
+        let v = reader.recv().expect("answer").expect("open");
+        assert_eq!(v["id"], i);
+    }
+    let end = now_ms();
+    sender.join().expect("sender");
+    peer.wait_log(|p| p.iter().filter_map(|p| p["t"].as_u64()).any(|t| t > end), Duration::from_secs(5));
     println!(
         "{}",
-        json!({
-            "bench": "tcp_pos_round_trip", "calls": CALLS, "unit": "us",
-            "p50": pct(0.50).round(), "p99": pct(0.99).round(), "max": micros[micros.len() - 1].round(),
-            "mean": mean.round(), "min": micros[0].round(),
-        })
+        intervals_summary(
+            "input_interval_tcp_flood",
+            &peer,
+            start,
+            end,
+            json!({"requests": FLOOD, "query": "scan radius 8"})
+        )
     );
-    bot.close_stdin();
-    let _ = bot.wait_exit(Duration::from_secs(10));
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn unread_stdout() {
+    let peer = Peer::start("flat");
+    let dir = TempDir::new("bench-unread");
+    let events = dir.path().join("events.jsonl");
+    let mut child = bot_command(peer.port, "UnreadBot", &events, &[("RUST_LOG", "warn")]).spawn().expect("bot");
+    wait_spawn(&events);
+    let _stdout = child.stdout.take().expect("stdout (never read)");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let start = now_ms();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut sent = 0;
+    while Instant::now() < deadline {
+        writeln!(stdin, "{{\"action\":\"scan\",\"radius\":8,\"id\":{sent}}}").expect("stdin");
+        sent += 1;
+        if sent % 20 == 0 {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    let end = now_ms();
+    peer.wait_log(|p| p.iter().filter_map(|p| p["t"].as_u64()).any(|t| t > end), Duration::from_secs(5));
+    println!(
+        "{}",
+        intervals_summary("input_interval_stdout_unread", &peer, start, end, json!({"stdin_requests": sent}))
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn main() {
+    latency_and_flood();
+    unread_stdout();
 }

@@ -191,7 +191,7 @@ impl Simulation {
     pub fn queue_command(&mut self, line: &str) {
         match parse_request(SIM_ORIGIN, line) {
             Ok(req) => self.app.world_mut().resource_mut::<PendingCommands>().0.push_back(req),
-            Err(resp) => self.responses.push(resp.body),
+            Err(resp) => self.responses.push(resp.body()),
         }
     }
 
@@ -210,7 +210,7 @@ impl Simulation {
     pub fn command(&mut self, line: &str) -> Map<String, Json> {
         match parse_request(SIM_ORIGIN, line) {
             Ok(req) => self.app.world_mut().resource_mut::<PendingCommands>().0.push_back(req),
-            Err(resp) => return resp.body,
+            Err(resp) => return resp.body(),
         }
         self.tick();
         self.responses.pop().expect("a response to the command")
@@ -219,7 +219,7 @@ impl Simulation {
     fn collect_responses(&mut self) {
         let msgs = self.app.world().resource::<bevy_ecs::message::Messages<CommandResponse>>();
         let fresh: Vec<_> = self.response_cursor.read(msgs).filter(|r| r.origin == SIM_ORIGIN).cloned().collect();
-        self.responses.extend(fresh.into_iter().map(|r| r.body));
+        self.responses.extend(fresh.into_iter().map(|r| r.body()));
     }
 
     /// Every event written so far, in order.

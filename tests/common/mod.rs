@@ -145,6 +145,55 @@ impl Drop for Peer {
     }
 }
 
+/// The `clawcraft` command for a bot on `port` with piped stdin and stdout (not read: callers
+/// decide). Each bot gets its own events file and TCP port, so tests never share state or
+/// collide; `env` entries override these.
+pub fn bot_command(port: u16, username: &str, events: &Path, env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
+    cmd.env("CLAWCRAFT_EVENTS", events)
+        .env("CLAWCRAFT_PORT", free_tcp_port().to_string())
+        .env_remove("CLAWCRAFT_TOKEN")
+        .env("HOST", "127.0.0.1")
+        .env("PORT", port.to_string())
+        .env("USERNAME", username)
+        .env_remove("BOT_USERNAME")
+        .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd
+}
+
+/// PlayerAuthInput arrival times (peer ms) within `[from, to]`, and the gaps between them.
+pub fn input_intervals(peer: &Peer, from_ms: u64, to_ms: u64) -> Vec<u64> {
+    let times: Vec<u64> = peer
+        .packets_named("player_auth_input")
+        .iter()
+        .filter_map(|p| p["t"].as_u64())
+        .filter(|t| (from_ms..=to_ms).contains(t))
+        .collect();
+    times.windows(2).map(|w| w[1].saturating_sub(w[0])).collect()
+}
+
+/// The `p`-quantile (0..=1) of `values` (sorted copy), 0 when empty.
+pub fn quantile(values: &[u64], p: f64) -> u64 {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    if v.is_empty() {
+        return 0;
+    }
+    let i = ((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1;
+    v[i]
+}
+
+/// Unix time in ms (the peer's clock for its packet log).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
 /// The real `clawcraft` binary with piped stdin/stdout.
 pub struct Bot {
     child: Child,
@@ -176,23 +225,8 @@ impl Bot {
 
     fn spawn(port: u16, username: &str, env: &[(&str, &str)], stdin: Stdio, stderr: Stdio) -> Bot {
         let dir = TempDir::new("bot");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_clawcraft"));
-        // Each bot gets its own events file and TCP port, so tests never share state or collide;
-        // a test's own `env` entries override these.
-        cmd.env("CLAWCRAFT_EVENTS", dir.path().join("events.jsonl"))
-            .env("CLAWCRAFT_PORT", free_tcp_port().to_string())
-            .env_remove("CLAWCRAFT_TOKEN")
-            .env("HOST", "127.0.0.1")
-            .env("PORT", port.to_string())
-            .env("USERNAME", username)
-            .env_remove("BOT_USERNAME")
-            .env("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "info".into()))
-            .stdin(stdin)
-            .stdout(Stdio::piped())
-            .stderr(stderr);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
+        let mut cmd = bot_command(port, username, &dir.path().join("events.jsonl"), env);
+        cmd.stdin(stdin).stderr(stderr);
         let mut child = cmd.spawn().expect("starting clawcraft");
         let stdin = child.stdin.take();
         let lines = spawn_line_reader(child.stdout.take().expect("stdout"));

@@ -142,16 +142,11 @@ pub struct DeferredReply {
 impl DeferredReply {
     /// The response message completing this request.
     pub fn respond<R: Serialize>(&self, result: Result<R, CommandError>) -> CommandResponse {
-        let body = match result.and_then(|r| serde_json::to_value(r).map_err(CommandError::internal)) {
-            Ok(Value::Object(fields)) => ok_body(self.id.clone(), fields),
-            Ok(other) => {
-                let mut fields = Map::new();
-                fields.insert("result".into(), other);
-                ok_body(self.id.clone(), fields)
-            }
-            Err(e) => error_body(self.id.clone(), &e),
-        };
-        CommandResponse { origin: self.origin, body }
+        let line = result.and_then(|r| response_fields(&r)).map(|fields| ok_line(&self.id, &fields));
+        match line {
+            Ok(line) => CommandResponse { origin: self.origin, line: line.into() },
+            Err(e) => CommandResponse::error(self.origin, self.id.clone(), &e),
+        }
     }
 }
 
@@ -200,8 +195,9 @@ impl AsyncInfo {
     }
 }
 
-/// `Ok(None)`: the handler deferred its response.
-type Handler = fn(&mut CommandCtx<'_>, Map<String, Value>) -> Result<Option<Map<String, Value>>, CommandError>;
+/// `Ok(None)`: the handler deferred its response; `Ok(Some(json))`: the response's fields as one
+/// JSON object text.
+type Handler = fn(&mut CommandCtx<'_>, Map<String, Value>) -> Result<Option<String>, CommandError>;
 
 /// One registered command.
 #[derive(Clone)]
@@ -243,7 +239,7 @@ impl CommandRegistry {
         fn handle<C: AgentCommand>(
             ctx: &mut CommandCtx<'_>,
             params: Map<String, Value>,
-        ) -> Result<Option<Map<String, Value>>, CommandError> {
+        ) -> Result<Option<String>, CommandError> {
             let cmd: C = serde_json::from_value(Value::Object(params)).map_err(|e| {
                 let text = e.to_string();
                 let missing = text.strip_prefix("missing field `").and_then(|r| r.split('`').next());
@@ -256,15 +252,8 @@ impl CommandRegistry {
             if ctx.deferred {
                 return Ok(None);
             }
-            match serde_json::to_value(response).map_err(CommandError::internal)? {
-                Value::Object(m) => Ok(Some(m)),
-                Value::Null => Ok(Some(Map::new())),
-                other => {
-                    let mut m = Map::new();
-                    m.insert("result".into(), other);
-                    Ok(Some(m))
-                }
-            }
+            // Straight to JSON text: no `Value` tree, whose allocations dominated big answers.
+            response_fields(&response).map(Some)
         }
         let params_schema = serde_json::to_value(schemars::schema_for!(C)).unwrap_or(Value::Null);
         let response_schema = serialized_schema::<C::Response>();
@@ -344,12 +333,62 @@ pub struct CommandRequest {
 #[derive(Resource, Default, Debug)]
 pub struct PendingCommands(pub VecDeque<CommandRequest>);
 
-/// A response ready for its channel.
+/// A response ready for its channel: already JSON, so channels only copy bytes (and cloning one
+/// is a reference count).
 #[derive(Message, Debug, Clone, PartialEq)]
 pub struct CommandResponse {
     pub origin: Origin,
-    /// The whole response object: `{"type":"response","id":…,…}`.
-    pub body: Map<String, Value>,
+    /// The whole response object as one line of JSON (no newline):
+    /// `{"type":"response","id":…,…}`.
+    pub line: Arc<str>,
+}
+
+impl CommandResponse {
+    /// The error response `{"type":"response","id":…,"error":…,"code":…}`.
+    pub fn error(origin: Origin, id: Value, e: &CommandError) -> Self {
+        Self::from_body(origin, &error_body(id, e))
+    }
+
+    /// A response from a whole response object.
+    pub fn from_body(origin: Origin, body: &Map<String, Value>) -> Self {
+        let line = serde_json::to_string(body).unwrap_or_else(|_| String::from("{\"type\":\"response\"}"));
+        Self { origin, line: line.into() }
+    }
+
+    /// The response object, parsed (tests and front ends that need fields; channels copy
+    /// [`line`](Self::line)).
+    pub fn body(&self) -> Map<String, Value> {
+        match serde_json::from_str(&self.line) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        }
+    }
+}
+
+/// The fields of a typed response as one JSON object text (`{}` for unit, `{"result":…}` for a
+/// response that is not an object).
+fn response_fields<R: Serialize + ?Sized>(response: &R) -> Result<String, CommandError> {
+    let text = serde_json::to_string(response).map_err(CommandError::internal)?;
+    Ok(match text.as_bytes().first() {
+        Some(b'{') => text,
+        _ if text == "null" => String::from("{}"),
+        _ => format!("{{\"result\":{text}}}"),
+    })
+}
+
+/// `{"type":"response","id":…` followed by `fields` (a JSON object text): `type` and `id` come
+/// first, as in ClawCraft.
+fn ok_line(id: &Value, fields: &str) -> String {
+    let mut out = String::with_capacity(fields.len() + 40);
+    out.push_str("{\"type\":\"response\",\"id\":");
+    out.push_str(&serde_json::to_string(id).unwrap_or_else(|_| String::from("null")));
+    let inner = fields.strip_prefix('{').and_then(|f| f.strip_suffix('}')).unwrap_or("");
+    if !inner.trim().is_empty() {
+        out.push(',');
+        out.push_str(inner);
+    }
+    out.push('}');
+    out
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -363,7 +402,7 @@ pub fn next_request_id() -> Value {
 /// request's `id` when it could be read). `token` is removed from the parameters; channels that
 /// require one check it with [`take_token`] before this.
 pub fn parse_request(origin: Origin, line: &str) -> Result<CommandRequest, CommandResponse> {
-    let fail = |id: Value, e: CommandError| CommandResponse { origin, body: error_body(id, &e) };
+    let fail = |id: Value, e: CommandError| CommandResponse::error(origin, id, &e);
     let value: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return Err(fail(next_request_id(), CommandError::invalid_json(e))),
@@ -402,14 +441,6 @@ pub fn error_body(id: Value, e: &CommandError) -> Map<String, Value> {
     m.insert("id".into(), id);
     m.insert("error".into(), Value::String(e.message.clone()));
     m.insert("code".into(), Value::String(e.code.into()));
-    m
-}
-
-fn ok_body(id: Value, fields: Map<String, Value>) -> Map<String, Value> {
-    let mut m = Map::with_capacity(fields.len() + 2);
-    m.insert("type".into(), "response".into());
-    m.insert("id".into(), id);
-    m.extend(fields);
     m
 }
 
@@ -463,12 +494,12 @@ fn execute_pending(world: &mut World, queries_only: bool) {
             keep.push_back(req);
             continue;
         }
-        let body = match run_one(world, &registry, &req) {
-            Ok(Some(fields)) => ok_body(req.id.clone(), fields),
+        let response = match run_one(world, &registry, &req) {
+            Ok(Some(fields)) => CommandResponse { origin: req.origin, line: ok_line(&req.id, &fields).into() },
             Ok(None) => continue,
-            Err(e) => error_body(req.id.clone(), &e),
+            Err(e) => CommandResponse::error(req.origin, req.id.clone(), &e),
         };
-        world.write_message(CommandResponse { origin: req.origin, body });
+        world.write_message(response);
     }
     // Whatever handlers queued meanwhile goes after what waited.
     let mut pending = world.resource_mut::<PendingCommands>();
@@ -483,7 +514,7 @@ fn run_one(
     world: &mut World,
     registry: &CommandRegistry,
     req: &CommandRequest,
-) -> Result<Option<Map<String, Value>>, CommandError> {
+) -> Result<Option<String>, CommandError> {
     let Some(entry) = registry.get(&req.action) else {
         let hints = registry.suggestions(&req.action);
         let hint = if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) };
@@ -592,14 +623,14 @@ mod tests {
     #[test]
     fn parse_errors_have_codes() {
         let e = parse_request(0, "{nope").expect_err("bad json");
-        assert_eq!(e.body["code"], "INVALID_JSON");
+        assert_eq!(e.body()["code"], "INVALID_JSON");
         let e = parse_request(0, r#"{"id":7}"#).expect_err("no action");
-        assert_eq!(e.body["code"], "MISSING_ACTION");
-        assert_eq!(e.body["id"], 7);
+        assert_eq!(e.body()["code"], "MISSING_ACTION");
+        assert_eq!(e.body()["id"], 7);
         let e = parse_request(0, "[1]").expect_err("not object");
-        assert_eq!(e.body["code"], "INVALID_COMMAND");
+        assert_eq!(e.body()["code"], "INVALID_COMMAND");
         let e = parse_request(0, r#"{"action":5}"#).expect_err("action not a string");
-        assert_eq!(e.body["code"], "INVALID_COMMAND");
+        assert_eq!(e.body()["code"], "INVALID_COMMAND");
     }
 
     #[test]
@@ -628,6 +659,28 @@ mod tests {
         }
         let schema = serialized_schema::<R>();
         assert_eq!(schema["required"], json!(["always"]), "a field skipped when empty is optional: {schema}");
+    }
+
+    #[test]
+    fn response_lines_put_type_and_id_first() {
+        #[derive(Serialize)]
+        struct R {
+            b: u8,
+            a: &'static str,
+        }
+        let line = ok_line(&Value::from("x"), &response_fields(&R { b: 1, a: "q" }).expect("json"));
+        assert_eq!(line, r#"{"type":"response","id":"x","b":1,"a":"q"}"#);
+        assert_eq!(ok_line(&Value::from(3), &response_fields(&()).expect("json")), r#"{"type":"response","id":3}"#);
+        assert_eq!(
+            ok_line(&Value::from(3), &response_fields(&[1, 2]).expect("json")),
+            r#"{"type":"response","id":3,"result":[1,2]}"#
+        );
+        #[derive(Serialize)]
+        struct Empty {}
+        assert_eq!(
+            ok_line(&Value::Null, &response_fields(&Empty {}).expect("json")),
+            r#"{"type":"response","id":null}"#
+        );
     }
 
     #[test]

@@ -151,6 +151,11 @@ impl Session {
         self.recv()?.ok_or_else(|| ClientError::InvalidResponse("the connection closed".into()))
     }
 
+    /// A second handle on the socket for writing from another thread (pipelining).
+    pub fn try_clone_writer(&self) -> Result<TcpStream, ClientError> {
+        self.writer.try_clone().map_err(|e| ClientError::ConnectionError(e.to_string()))
+    }
+
     /// Changes the per-line read timeout (`None` waits forever, for `watch`).
     pub fn set_timeout(&mut self, timeout: Option<Duration>) {
         let _ = self.reader.get_ref().set_read_timeout(timeout);

@@ -27,7 +27,7 @@ use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
 use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
-use clawcraft_core::command::{error_body, next_request_id};
+use clawcraft_core::command::next_request_id;
 use clawcraft_core::{
     AgentEvent, AppCommandExt, AppEventExt, CommandError, CommandResponse, CommandWaker, CorePlugin, EventKind,
     Interim, InterimSet, PendingCommands, TickSet, event::now_ms, parse_request,
@@ -258,7 +258,7 @@ fn read_stdin(
             }
             Ok(StdinLine::TooLong) => {
                 let e = CommandError::new("LINE_TOO_LONG", format!("Request line over {MAX_LINE} bytes; skipped"));
-                responses.write(CommandResponse { origin: STDIN_ORIGIN, body: error_body(next_request_id(), &e) });
+                responses.write(CommandResponse::error(STDIN_ORIGIN, next_request_id(), &e));
             }
             Ok(StdinLine::Eof) => {
                 tracing::info!("stdin closed, shutting down");
@@ -349,10 +349,10 @@ fn write_stdout(outbox: Res<Outbox>, stdout: Option<ResMut<Stdout>>, mut events:
     let mut out = Vec::new();
     let mut dropped = Overflow::default();
     for resp in outbox.responses.iter().filter(|r| r.origin == STDIN_ORIGIN) {
-        let start = out.len();
-        push_line(&mut out, &resp.body);
-        if out.len() > room {
-            out.truncate(start);
+        if out.len() + resp.line.len() < room {
+            out.extend_from_slice(resp.line.as_bytes());
+            out.push(b'\n');
+        } else {
             dropped.responses += 1;
         }
     }

@@ -214,17 +214,18 @@ fn read_tcp(io: Res<TcpIo>, mut pending: ResMut<PendingCommands>) {
     pending.0.extend(io.requests.try_iter());
 }
 
-/// Hands this pass's TCP responses (moved, not copied) and events to the I/O thread, which
-/// serialises and writes them.
-fn route_tcp(mut outbox: ResMut<Outbox>, io: Res<TcpIo>, events_file: Option<Res<EventsFile>>) {
+/// Hands this pass's TCP responses and events (shared text, no copies) to the I/O thread.
+fn route_tcp(outbox: Res<Outbox>, io: Res<TcpIo>, events_file: Option<Res<EventsFile>>) {
     let mut sent = false;
-    for resp in outbox.responses.iter_mut().filter(|r| is_tcp_origin(r.origin)) {
-        let body = std::mem::take(&mut resp.body);
-        let watch = (body.get("watching") == Some(&Value::Bool(true))).then(|| server::WatchStart {
-            since: body.get("since").and_then(Value::as_u64).unwrap_or(0),
-            file: events_file.as_deref().map(|f| f.settings.path.clone()),
+    for resp in outbox.responses.iter().filter(|r| is_tcp_origin(r.origin)) {
+        // Only `watch` answers say `"watching":true`; parse just those.
+        let watch = resp.line.contains("\"watching\":true").then(|| resp.body()).and_then(|body| {
+            (body.get("watching") == Some(&Value::Bool(true))).then(|| server::WatchStart {
+                since: body.get("since").and_then(Value::as_u64).unwrap_or(0),
+                file: events_file.as_deref().map(|f| f.settings.path.clone()),
+            })
         });
-        io.io.send(server::ToIo::Response { origin: resp.origin, body, watch });
+        io.io.send(server::ToIo::Response { origin: resp.origin, line: resp.line.clone(), watch });
         sent = true;
     }
     if !outbox.events.is_empty() {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clawcraft_core::command::{error_body, next_request_id, take_token};
-use clawcraft_core::{CommandError, CommandRequest, CommandWaker, Origin, parse_request};
+use clawcraft_core::{CommandError, CommandRequest, CommandResponse, CommandWaker, Origin, parse_request};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
@@ -33,7 +33,7 @@ const FIRST_CONN: usize = 2;
 /// What the game loop hands the I/O thread.
 pub(super) enum ToIo {
     /// The answer to a request of `origin`; `watch` when it starts streaming events.
-    Response { origin: Origin, body: Map<String, Value>, watch: Option<WatchStart> },
+    Response { origin: Origin, line: Arc<str>, watch: Option<WatchStart> },
     /// Events of one output pass, in `seq` order.
     Events(Arc<[StampedEvent]>),
     /// The app is gone: close everything.
@@ -430,7 +430,7 @@ impl Server {
                     self.wake_game = true;
                 }
             }
-            Err(body) => c.push_json(&body),
+            Err(line) => c.push_line(line.as_bytes()),
         }
     }
 
@@ -511,11 +511,11 @@ impl Server {
         let mut touched = Vec::new();
         loop {
             match self.rx.try_recv() {
-                Ok(ToIo::Response { origin, body, watch }) => {
+                Ok(ToIo::Response { origin, line, watch }) => {
                     let Some(&idx) = self.by_origin.get(&origin) else { continue };
                     let Some(c) = self.conn(idx) else { continue };
                     c.in_flight = c.in_flight.saturating_sub(1);
-                    c.push_json(&body);
+                    c.push_line(line.as_bytes());
                     if let Some(w) = watch
                         && matches!(c.watching, Watching::No)
                     {
@@ -730,18 +730,18 @@ fn close_quietly(stream: &mut TcpStream) {
     }
 }
 
-/// A request from raw bytes: UTF-8, JSON, then the token check. On failure, the error body.
-fn line_to_request(origin: Origin, bytes: &[u8], token: Option<&str>) -> Result<CommandRequest, Map<String, Value>> {
+/// A request from raw bytes: UTF-8, JSON, then the token check. On failure, the error line.
+fn line_to_request(origin: Origin, bytes: &[u8], token: Option<&str>) -> Result<CommandRequest, Arc<str>> {
     let Ok(line) = std::str::from_utf8(bytes) else {
         let e = CommandError::invalid_json("the line is not UTF-8");
-        return Err(error_body(next_request_id(), &e));
+        return Err(CommandResponse::error(origin, next_request_id(), &e).line);
     };
-    let req = parse_request(origin, line).map_err(|r| r.body)?;
+    let req = parse_request(origin, line).map_err(|r| r.line)?;
     if let Some(expected) = token
         && take_token(line).as_deref() != Some(expected)
     {
         let e = CommandError::new("UNAUTHORIZED", "Missing or wrong token (CLAWCRAFT_TOKEN is set on the bot)");
-        return Err(error_body(req.id, &e));
+        return Err(CommandResponse::error(origin, req.id, &e).line);
     }
     Ok(req)
 }
