@@ -113,10 +113,12 @@ fn latency_and_flood() {
         }
         let mut micros = Vec::new();
         for _ in 0..calls(name) {
+            // Timed like the one-shot calls: write, read the line (parsing is the client's cost).
             let t = Instant::now();
-            let v = s.request(req).expect("answer");
+            s.send(req).expect("send");
+            let line = s.recv_line().expect("answer").expect("open");
             micros.push(t.elapsed().as_secs_f64() * 1e6);
-            assert!(v.get("code").is_none(), "{v}");
+            assert!(!line.contains("\"code\""), "{line}");
         }
         println!("{}", summary(name, "persistent", &mut micros, bytes));
     }
@@ -132,8 +134,9 @@ fn latency_and_flood() {
         }
     });
     for i in 0..FLOOD {
-        let v = reader.recv().expect("answer").expect("open");
-        assert_eq!(v["id"], i);
+        // Check the id without parsing 50 KiB per answer: the reader keeps up with the bot.
+        let line = reader.recv_line().expect("answer").expect("open");
+        assert!(line.starts_with(&format!("{{\"type\":\"response\",\"id\":{i},")), "{line:.80}");
     }
     let end = now_ms();
     sender.join().expect("sender");

@@ -8,7 +8,9 @@
 //
 // Output: one object per entity, sorted by identifier:
 //   {"id": "minecraft:zombie", "name": "zombie", "displayName": "Zombie", "category": "hostile",
-//    "height": 1.95, "width": 0.6}
+//    "height": 1.95, "width": 0.6, "internalId": 32}
+// `internalId` is Bedrock's numeric actor type (minecraft-data's internalId; null for the
+// ADDITIONS, whose numbers the source does not list).
 //
 // Classification rule (hand-reviewed against the vanilla behaviour of each mob):
 //   1. `player` → player, `item` → item.
@@ -114,12 +116,13 @@ for (const e of input) {
     displayName: displayName(e),
     category: classify(e),
     height: e.height ?? null,
-    width: e.width ?? null
+    width: e.width ?? null,
+    internalId: e.internalId ?? null
   })
 }
 for (const [name, display, category, height, width] of ADDITIONS) {
   if (byName.has(name)) continue
-  byName.set(name, { id: `minecraft:${name}`, name, displayName: display, category, height, width })
+  byName.set(name, { id: `minecraft:${name}`, name, displayName: display, category, height, width, internalId: null })
 }
   return [...byName.values()].sort((a, b) => a.id.localeCompare(b.id))
 }

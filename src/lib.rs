@@ -57,6 +57,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_pathfind::NavigationPlugin)
             .add(clawcraft_inventory::InventoryPlugin)
             .add(clawcraft_interact::InteractPlugin)
+            .add(reconnect::ReconnectEventsPlugin)
     }
 }
 
@@ -126,8 +127,12 @@ const TICK_QUERY_BUDGET: Duration = Duration::from_millis(2);
 /// One between-ticks pass runs queries for at most this long, then writes their responses, so
 /// answers flow out while a flood is still being worked off.
 const INTERIM_SLICE: Duration = Duration::from_millis(4);
-/// No between-ticks pass starts this close to the next tick, so the tick starts on time.
-const TICK_MARGIN: Duration = Duration::from_millis(2);
+/// No query starts this close to the next tick, so the tick starts on time.
+const TICK_MARGIN: Duration = Duration::from_millis(5);
+/// Query time per tick period at most: under a flood the game thread still sleeps before each
+/// tick, so the scheduler wakes it on time even on a busy machine, and other threads (the I/O
+/// threads, the agent) keep their share of the CPU.
+const QUERY_SHARE: Duration = Duration::from_millis(30);
 
 /// The runner: one update per tick, sleeping to the next deadline (no busy loop). A tick that
 /// overran is not made up in a burst: the schedule re-anchors, as a game client would.
@@ -149,13 +154,16 @@ pub fn run_ticks(mut app: App) -> AppExit {
             return exit;
         }
         next += TICK;
+        let mut spent = Duration::ZERO;
         loop {
             let now = Instant::now();
             if now >= next {
                 break;
             }
+            let queries_end = next.checked_sub(TICK_MARGIN).unwrap_or(now);
+            let may_query = spent < QUERY_SHARE && now < queries_end;
             let more = app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more);
-            let run = if more && now + TICK_MARGIN < next {
+            let run = if more && may_query {
                 // Queries left over from the last pass: keep working them off.
                 true
             } else {
@@ -169,9 +177,13 @@ pub fn run_ticks(mut app: App) -> AppExit {
                 }
             };
             if run {
-                let now = Instant::now();
-                set_budget(&mut app, (now + INTERIM_SLICE).min(next.checked_sub(TICK_MARGIN).unwrap_or(now)));
+                // A pass always reads the channels and writes answers; it runs queries only
+                // while this tick period has query time left.
+                let start = Instant::now();
+                let left = QUERY_SHARE.saturating_sub(spent).min(INTERIM_SLICE);
+                set_budget(&mut app, if may_query { (start + left).min(queries_end) } else { start });
                 app.world_mut().run_schedule(Interim);
+                spent += start.elapsed();
                 if let Some(exit) = app.should_exit() {
                     return exit;
                 }

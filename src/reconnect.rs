@@ -74,18 +74,25 @@ impl EventKind for ReconnectedEvent {
     const DESCRIPTION: &'static str = "The bot spawned again after a reconnect";
 }
 
+/// Documents the reconnect events (part of [`ClawcraftPlugins`](crate::ClawcraftPlugins), so
+/// `schema` lists them whether or not `CLAWCRAFT_RECONNECT` is on).
+pub struct ReconnectEventsPlugin;
+
+impl Plugin for ReconnectEventsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_agent_event::<Reconnecting>().add_agent_event::<ReconnectedEvent>();
+    }
+}
+
 /// Adds reconnecting to an app whose bot was connected with the same parameters.
 pub struct ReconnectPlugin(pub Reconnect);
 
 impl Plugin for ReconnectPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(self.0.clone())
-            .add_agent_event::<Reconnecting>()
-            .add_agent_event::<ReconnectedEvent>()
-            .add_systems(
-                PostUpdate,
-                (schedule_attempt, run_attempt, announce_reconnected).chain().after(TickSet::Send),
-            );
+        app.insert_resource(self.0.clone()).add_systems(
+            PostUpdate,
+            (schedule_attempt, run_attempt, announce_reconnected).chain().after(TickSet::Send),
+        );
     }
 }
 

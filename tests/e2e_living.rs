@@ -435,7 +435,11 @@ fn the_living_world_timeline_becomes_the_exact_events_and_query_results() {
     assert!(dists.windows(2).all(|w| w[0] <= w[1]), "mobs nearest first: {dists:?}");
     // `danger` for the zombie once it came within 8 blocks.
     let danger = bot.wait(|v| v["type"] == "danger" && v["threat"] == "zombie", STEP).expect("danger for the zombie");
-    assert_eq!(danger["entityType"], "minecraft:zombie", "{danger}");
+    assert_eq!(
+        (danger["entityType"].clone(), danger["identifier"].clone()),
+        (json!(32), json!("minecraft:zombie")),
+        "{danger}"
+    );
     assert_eq!(danger["runtimeId"], json!(zombie_id), "{danger}");
     assert!(num(&danger["distance"]) <= 8.0, "{danger}");
     assert!(

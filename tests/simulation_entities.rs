@@ -312,7 +312,7 @@ fn danger_fires_for_close_hostiles_with_a_five_second_debounce() {
     assert_eq!(
         dangers,
         [
-            json!({"type": "danger", "threat": "zombie", "distance": 5.0, "entityType": "minecraft:zombie", "runtimeId": 50,
+            json!({"type": "danger", "threat": "zombie", "distance": 5.0, "entityType": 32, "identifier": "minecraft:zombie", "runtimeId": 50,
                 "pos": {"x": 5.5, "y": -60.0, "z": 0.5}})
         ]
     );

@@ -140,9 +140,18 @@ pub struct DeferredReply {
 }
 
 impl DeferredReply {
-    /// The response message completing this request.
+    /// The response message completing this request. `type` and `id` of the payload (an event
+    /// record reused as the answer) give way to the envelope's.
     pub fn respond<R: Serialize>(&self, result: Result<R, CommandError>) -> CommandResponse {
-        let line = result.and_then(|r| response_fields(&r)).map(|fields| ok_line(&self.id, &fields));
+        let fields = result.and_then(|r| serde_json::to_value(r).map_err(CommandError::internal)).map(|v| match v {
+            Value::Object(mut m) => {
+                m.remove("type");
+                m.remove("id");
+                Value::Object(m)
+            }
+            other => other,
+        });
+        let line = fields.and_then(|v| response_fields(&v)).map(|fields| ok_line(&self.id, &fields));
         match line {
             Ok(line) => CommandResponse { origin: self.origin, line: line.into() },
             Err(e) => CommandResponse::error(self.origin, self.id.clone(), &e),
@@ -681,6 +690,20 @@ mod tests {
             ok_line(&Value::Null, &response_fields(&Empty {}).expect("json")),
             r#"{"type":"response","id":null}"#
         );
+    }
+
+    #[test]
+    fn a_deferred_reply_keeps_one_id() {
+        #[derive(Serialize)]
+        struct Record {
+            id: Value,
+            output: u8,
+        }
+        let reply = DeferredReply { origin: 9, id: Value::from("c1") };
+        let r = reply.respond(Ok(Record { id: Value::from("c1"), output: 2 }));
+        assert_eq!(&*r.line, r#"{"type":"response","id":"c1","output":2}"#);
+        let e = reply.respond::<Record>(Err(CommandError::new("TIMEOUT", "late")));
+        assert_eq!(e.body()["code"], "TIMEOUT");
     }
 
     #[test]

@@ -93,8 +93,11 @@ pub struct Danger {
     pub threat: String,
     /// Blocks from the bot.
     pub distance: f64,
+    /// Bedrock's numeric actor type, e.g. 32 for a zombie (ClawCraft's field); `null` for a mob
+    /// the table does not number.
+    pub entity_type: Option<u32>,
     /// The mob's identifier, e.g. `minecraft:zombie`.
-    pub entity_type: String,
+    pub identifier: String,
     /// The mob's runtime id (for `attack`).
     pub runtime_id: u64,
     /// The mob's feet position.

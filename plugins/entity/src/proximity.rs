@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, Lifecycle, Position, TickCount};
 
 use crate::events::{Danger, PlayerLeftNearby, PlayerNearby};
-use crate::table::EntityCategory;
+use crate::table::{EntityCategory, EntityTable};
 use crate::{EntityKind, EntityPosition, EntitySettings, PlayerInfo, SeenBy, WorldEntity};
 
 /// A player enters `close` at this distance or less…
@@ -146,7 +146,8 @@ pub fn danger(
             events.write(AgentEvent::of(&Danger {
                 threat: kind.name.clone(),
                 distance: round2(distance),
-                entity_type: kind.identifier.clone(),
+                entity_type: EntityTable::get().lookup(&kind.identifier).and_then(|i| i.internal_id),
+                identifier: kind.identifier.clone(),
                 runtime_id: ids.runtime_id,
                 pos: pos.0.rounded(),
             }));

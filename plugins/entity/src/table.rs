@@ -62,6 +62,9 @@ pub struct EntityInfo {
     pub height: Option<f64>,
     /// Hit-box width in blocks, when known.
     pub width: Option<f64>,
+    /// Bedrock's numeric actor type (zombie = 32), when known.
+    #[serde(default)]
+    pub internal_id: Option<u32>,
 }
 
 /// The parsed table, by identifier.

@@ -130,6 +130,22 @@ impl Session {
         self.writer.write_all(format!("{line}\n").as_bytes()).map_err(|e| ClientError::ConnectionError(e.to_string()))
     }
 
+    /// The next line from the server as text, without its newline (`None` at end of stream).
+    pub fn recv_line(&mut self) -> Result<Option<String>, ClientError> {
+        let mut line = String::new();
+        match self.reader.read_line(&mut line) {
+            Ok(0) => Ok(None),
+            Ok(_) => {
+                line.truncate(line.trim_end().len());
+                Ok(Some(line))
+            }
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock) => {
+                Err(ClientError::Timeout)
+            }
+            Err(e) => Err(ClientError::ConnectionError(e.to_string())),
+        }
+    }
+
     /// The next line from the server, parsed (`None` at end of stream).
     pub fn recv(&mut self) -> Result<Option<Value>, ClientError> {
         let mut line = String::new();

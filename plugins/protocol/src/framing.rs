@@ -121,13 +121,8 @@ pub struct GameFramer {
 }
 
 /// A raw-DEFLATE compressor reused for every outgoing batch (reset in between).
+#[derive(Default)]
 struct Deflater(Option<flate2::Compress>);
-
-impl Default for Deflater {
-    fn default() -> Self {
-        Self(None)
-    }
-}
 
 impl Clone for Deflater {
     /// A clone starts with its own compressor (the state is per stream, never shared).
