@@ -39,7 +39,7 @@ impl IdTable {
 
     /// The state a network id stands for.
     #[inline]
-    pub fn state(&self, id: u32) -> Option<&BlockState> {
+    pub fn state(&self, id: u32) -> Option<BlockState<'_>> {
         self.map.state(id).and_then(|s| self.registry.state(s))
     }
 
@@ -52,7 +52,7 @@ impl IdTable {
     /// The block name of a network id, `minecraft:`-prefixed; `unknown` for ids the registry
     /// lacks (custom blocks of a palette-index server, or a wrong mode).
     pub fn name(&self, id: u32) -> &str {
-        self.state(id).map_or("unknown", |s| &s.name)
+        self.state(id).map_or("unknown", |s| s.name)
     }
 
     /// Whether `id` is air (never reported as a block).
@@ -236,7 +236,7 @@ mod tests {
         ];
         let id = network_hash("test:lamp", &props);
         let state = table.state(id).expect("custom state resolves");
-        assert_eq!(&*state.name, "test:lamp");
+        assert_eq!(state.name, "test:lamp");
         assert_eq!(state.properties, props);
         assert_eq!(table.name(table.air_id().expect("air")), "minecraft:air", "vanilla ids unchanged");
     }

@@ -81,7 +81,7 @@ pub fn round2(v: f64) -> f64 {
 }
 
 /// A state's properties as a JSON object. Byte properties are Bedrock's flags and become booleans.
-pub fn properties_json(state: &BlockState) -> Map<String, Value> {
+pub fn properties_json(state: &BlockState<'_>) -> Map<String, Value> {
     state
         .properties
         .iter()
@@ -91,7 +91,7 @@ pub fn properties_json(state: &BlockState) -> Map<String, Value> {
                 StateValue::Byte(b) => Value::from(*b != 0),
                 StateValue::Int(i) => Value::from(*i),
             };
-            (k.clone(), v)
+            (k.to_owned(), v)
         })
         .collect()
 }
@@ -113,7 +113,7 @@ impl BlockReport {
     pub fn of(ids: &IdTable, id: u32) -> BlockReport {
         let (name, properties) = ids
             .state(id)
-            .map_or_else(|| ("unknown".to_owned(), Map::new()), |s| (s.name.to_string(), properties_json(s)));
+            .map_or_else(|| ("unknown".to_owned(), Map::new()), |s| (s.name.to_string(), properties_json(&s)));
         BlockReport { state_id: id, name, properties }
     }
 }

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 pub use hash::network_hash;
 pub use network::NetworkIdMap;
-pub use registry::{BlockDataError, BlockRegistry};
+pub use registry::{BlockDataError, BlockRegistry, Properties};
 
 /// Position of a block state in a registry's state list (its palette index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,21 +65,22 @@ impl StateValue {
     }
 }
 
-/// One block state: a block name plus one value for each of its properties.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BlockState {
+/// One block state: a block name plus one value for each of its properties. A view into its
+/// registry (which stores states compactly: interned properties, no per-state strings).
+#[derive(Debug, Clone, Copy)]
+pub struct BlockState<'a> {
     /// Namespaced name, e.g. `minecraft:oak_stairs`.
-    pub name: Arc<str>,
+    pub name: &'a str,
     /// Properties sorted by key (bytewise), the order the network hash uses.
-    pub properties: Vec<(String, StateValue)>,
+    pub properties: Properties<'a>,
     /// The block this state belongs to.
     pub block: BlockId,
 }
 
-impl BlockState {
+impl<'a> BlockState<'a> {
     /// The value of property `key`, if the state has it.
-    pub fn property(&self, key: &str) -> Option<&StateValue> {
-        self.properties.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    pub fn property(&self, key: &str) -> Option<&'a StateValue> {
+        self.properties.get(key)
     }
 
     /// Whether a door, trapdoor or fence gate state is open (`open_bit`); `false` for blocks
