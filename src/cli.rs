@@ -135,7 +135,10 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         return ExitCode::from(2);
     }
     app.set_runner(run_ticks);
-    match app.run() {
+    let exit = app.run();
+    // The app is gone; let a polite DisconnectionNotification leave before the process does.
+    clawcraft_network::udp::wait_for_network_threads(Duration::from_millis(500));
+    match exit {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
     }
@@ -158,7 +161,7 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
     };
     let mut app = App::new();
     app.add_plugins(ClawcraftPlugins)
-        .add_plugins(IoPlugin { stdin: false, signals: true, stdout: false, exit_on_disconnect: false })
+        .add_plugins(IoPlugin { stdin: false, stdout: false, exit_on_disconnect: false, ..IoPlugin::default() })
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
         .add_plugins(doctor);
     apply_agent_settings(&mut app, config.agent_settings());
@@ -170,7 +173,10 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
         return ExitCode::from(2);
     }
     app.set_runner(run_ticks);
-    match app.run() {
+    let exit = app.run();
+    // The app is gone; let a polite DisconnectionNotification leave before the process does.
+    clawcraft_network::udp::wait_for_network_threads(Duration::from_millis(500));
+    match exit {
         AppExit::Success => ExitCode::SUCCESS,
         AppExit::Error(code) => ExitCode::from(code.get()),
     }

@@ -1,6 +1,8 @@
 //! Helpers for end-to-end tests: the Node peer of `tests/peer` and the real `clawcraft` binary.
 #![allow(dead_code)]
 
+pub mod relay;
+
 use std::io::{BufRead, BufReader, Write};
 use std::net::UdpSocket;
 use std::path::{Path, PathBuf};

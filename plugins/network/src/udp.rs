@@ -1,5 +1,5 @@
-//! The real transport: a UDP socket driven by one network thread, with the sans-IO RakNet client
-//! and login session of `clawcraft-protocol` behind a mutex.
+//! The real transport: a UDP socket driven by one network thread (`clawcraft-net`) that owns the
+//! socket, the sans-IO RakNet client of `clawcraft-protocol` and the login session.
 //!
 //! The thread first asks the server which version it runs (RakNet unconnected ping → pong,
 //! `MCPE;motd;protocol;version;…`), picks the supported version to speak
@@ -7,14 +7,16 @@
 //! ([`TransportEvent::Version`]); a server outside the supported list ends the connection with
 //! a reason naming both. Then it connects and logs in.
 //!
-//! Sends happen on the caller's thread (lock, encode, hand datagrams to the socket), so a batch
-//! leaves the moment a tick flushes it; the thread only waits for datagrams and RakNet timers.
-//! That keeps an idle bot near 0 % CPU without adding a tick of latency.
+//! The game loop never touches the socket and never waits for the network thread: a tick's batch
+//! goes over a channel (waking the thread through its event loop), arrivals come back over
+//! another. Decryption and decompression of big batches (the world at join) happen on the network
+//! thread only, so they never hold up a tick. The thread sleeps until a datagram, a batch or the
+//! next RakNet timer, which keeps an idle bot near 0 % CPU.
 
 use std::io::ErrorKind;
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use clawcraft_protocol::codec::Protocol;
@@ -22,15 +24,25 @@ use clawcraft_protocol::login::{LoginKeys, OnlineLogin};
 use clawcraft_protocol::raknet::{RakClient, RakConfig, RakEvent, encode_unconnected_ping, parse_unconnected_pong};
 use clawcraft_protocol::session::{ClientSession, SessionConfig};
 use clawcraft_protocol::version::{Advertised, VersionChoice, choose};
+use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use mio::net::UdpSocket;
+use mio::{Events, Interest, Poll, Token, Waker};
 
 use crate::{Transport, TransportEvent};
 
-/// Longest the thread sleeps in `recv` before checking timers and the stop flag.
-const MAX_WAIT: Duration = Duration::from_millis(50);
+/// Longest the thread sleeps when no timer is due (it also wakes for every datagram and every
+/// batch).
+const MAX_WAIT: Duration = Duration::from_secs(1);
 /// Unconnected pings sent before giving up on a pong.
 const PINGS: u32 = 4;
 /// Time between pings.
 const PING_EVERY: Duration = Duration::from_millis(500);
+const SOCKET: Token = Token(0);
+const WAKER: Token = Token(1);
+
+/// Network threads still running (so a process can let the last DisconnectionNotification
+/// leave before it exits; see [`wait_for_network_threads`]).
+static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
 
 /// Who connects, and to what.
 #[derive(Debug, Clone)]
@@ -60,6 +72,94 @@ impl ConnectParams {
     }
 }
 
+/// What the game loop asks of the network thread.
+enum ToNet {
+    Batch(Vec<Vec<u8>>),
+    Close,
+}
+
+/// A UDP connection to one server.
+pub struct UdpTransport {
+    tx: Sender<ToNet>,
+    rx: Receiver<TransportEvent>,
+    /// Set by the network thread once its event loop exists (before that, it reads the channel
+    /// on its first turn anyway).
+    waker: Arc<OnceLock<Waker>>,
+    closed: bool,
+}
+
+impl UdpTransport {
+    /// Starts (pinging, then) connecting in the background: the network thread opens the socket
+    /// (a loopback socket for a loopback server, so tests never bind a public interface), so the
+    /// caller (a reconnect runs inside a system) does no socket work. A socket that cannot be
+    /// opened ends the connection with an error event.
+    pub fn connect(server: SocketAddr, params: ConnectParams) -> std::io::Result<Self> {
+        let (tx, commands) = crossbeam_channel::unbounded();
+        let (inbound, rx) = crossbeam_channel::unbounded();
+        let waker: Arc<OnceLock<Waker>> = Arc::default();
+        let slot = waker.clone();
+        LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
+        let spawned = std::thread::Builder::new().name("clawcraft-net".into()).spawn(move || {
+            match Net::open(server, params, inbound.clone(), &slot) {
+                Ok((mut net, poll)) => net.run(poll, &commands),
+                Err(e) => {
+                    let reason = format!("cannot open a socket to {server}: {e}");
+                    let _ = inbound.send(TransportEvent::Closed { reason, error: true });
+                }
+            }
+            LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+        });
+        if let Err(e) = spawned {
+            LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+            return Err(e);
+        }
+        Ok(Self { tx, rx, waker, closed: false })
+    }
+
+    fn ask(&self, msg: ToNet) {
+        if self.tx.send(msg).is_ok()
+            && let Some(w) = self.waker.get()
+        {
+            let _ = w.wake();
+        }
+    }
+}
+
+/// Waits (up to `timeout`) until every network thread has ended, so the DisconnectionNotification
+/// of a polite shutdown leaves before the process exits. Call it after the app stopped.
+pub fn wait_for_network_threads(timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while LIVE_THREADS.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+impl Transport for UdpTransport {
+    fn poll(&mut self) -> Vec<TransportEvent> {
+        self.rx.try_iter().collect()
+    }
+
+    fn send_batch(&mut self, packets: Vec<Vec<u8>>) {
+        if !self.closed {
+            self.ask(ToNet::Batch(packets));
+        }
+    }
+
+    fn close(&mut self) {
+        if !self.closed {
+            self.closed = true;
+            self.ask(ToNet::Close);
+        }
+    }
+}
+
+impl Drop for UdpTransport {
+    /// Tells the thread to leave politely; never waits for it.
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
 /// The RakNet connection and login session of the chosen version.
 struct Live {
     rak: RakClient,
@@ -76,23 +176,152 @@ enum Stage {
     Done,
 }
 
-struct Inner {
+/// The network thread's state: it alone touches the socket and the protocol state.
+struct Net {
     socket: UdpSocket,
     server: SocketAddr,
     params: ConnectParams,
     stage: Stage,
-    inbound: Vec<TransportEvent>,
+    inbound: Sender<TransportEvent>,
     /// Set once: the first reason the connection ended wins.
     closed: bool,
     stop: bool,
 }
 
-impl Inner {
+impl Net {
+    /// Opens the socket and the event loop, and sends the first version ping.
+    fn open(
+        server: SocketAddr,
+        params: ConnectParams,
+        inbound: Sender<TransportEvent>,
+        waker: &OnceLock<Waker>,
+    ) -> std::io::Result<(Self, Poll)> {
+        let bind: SocketAddr = match (server.ip().is_loopback(), server.is_ipv4()) {
+            (true, true) => "127.0.0.1:0".parse().map_err(std::io::Error::other)?,
+            (true, false) => "[::1]:0".parse().map_err(std::io::Error::other)?,
+            (false, true) => "0.0.0.0:0".parse().map_err(std::io::Error::other)?,
+            (false, false) => "[::]:0".parse().map_err(std::io::Error::other)?,
+        };
+        let mut socket = UdpSocket::bind(bind)?;
+        socket.connect(server)?;
+        let poll = Poll::new()?;
+        poll.registry().register(&mut socket, SOCKET, Interest::READABLE)?;
+        let _ = waker.set(Waker::new(poll.registry(), WAKER)?);
+        let now = Instant::now();
+        let mut net = Net {
+            socket,
+            server,
+            params,
+            stage: Stage::Pinging { guid: rand::random(), sent: 0, next_at: now },
+            inbound,
+            closed: false,
+            stop: false,
+        };
+        net.ping_timers(now);
+        Ok((net, poll))
+    }
+
+    fn run(&mut self, mut poll: Poll, commands: &Receiver<ToNet>) {
+        let mut events = Events::with_capacity(16);
+        let mut buf = vec![0u8; 2048];
+        loop {
+            let wait = self.wait(Instant::now());
+            if let Err(e) = poll.poll(&mut events, Some(wait))
+                && e.kind() != ErrorKind::Interrupted
+            {
+                tracing::error!(error = %e, "network event loop failed");
+                self.close_with(format!("network error: {e}"), true);
+                return;
+            }
+            let now = Instant::now();
+            self.receive(&mut buf, now);
+            self.take_commands(commands, now);
+            self.ping_timers(now);
+            if let Stage::Connected(live) = &mut self.stage {
+                live.rak.tick(now);
+            }
+            self.pump(now);
+            if self.finished() {
+                break;
+            }
+        }
+        self.close_with("connection closed".into(), false);
+    }
+
+    /// When the network thread must wake up next (at the latest).
+    fn wait(&self, now: Instant) -> Duration {
+        let at = match &self.stage {
+            Stage::Pinging { next_at, .. } => Some(*next_at),
+            Stage::Connected(live) => live.rak.next_timeout(),
+            Stage::Done => None,
+        };
+        at.map_or(MAX_WAIT, |t| t.saturating_duration_since(now)).min(MAX_WAIT)
+    }
+
+    fn finished(&self) -> bool {
+        self.stop
+            || match &self.stage {
+                Stage::Connected(live) => live.rak.is_closed(),
+                Stage::Done => true,
+                Stage::Pinging { .. } => false,
+            }
+    }
+
+    /// Every datagram waiting on the socket.
+    fn receive(&mut self, buf: &mut [u8], now: Instant) {
+        loop {
+            match self.socket.recv(buf) {
+                Ok(n) => match &mut self.stage {
+                    Stage::Pinging { .. } => self.on_ping_reply(&buf[..n], now),
+                    Stage::Connected(live) => live.rak.handle_datagram(&buf[..n], now),
+                    Stage::Done => {}
+                },
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
+                Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::ConnectionRefused) => {}
+                Err(e) => {
+                    tracing::debug!(error = %e, "udp recv failed");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Batches and the close request from the game loop (a dropped transport closes).
+    fn take_commands(&mut self, commands: &Receiver<ToNet>, now: Instant) {
+        loop {
+            match commands.try_recv() {
+                Ok(ToNet::Batch(packets)) if !self.closed => {
+                    let Stage::Connected(live) = &mut self.stage else {
+                        tracing::debug!("dropping a batch sent before the connection started");
+                        continue;
+                    };
+                    let Live { rak, session } = &mut **live;
+                    match session.encode_batch(&packets) {
+                        Ok(msg) => send_message(rak, &msg, now),
+                        Err(e) => tracing::error!(error = %e, "failed to encode batch"),
+                    }
+                }
+                Ok(ToNet::Batch(_)) => {}
+                Ok(ToNet::Close) | Err(TryRecvError::Disconnected) => {
+                    if let Stage::Connected(live) = &mut self.stage {
+                        live.rak.disconnect(now);
+                    }
+                    self.transmit();
+                    self.stop = true;
+                    self.close_with("client disconnected".into(), false);
+                    return;
+                }
+                Err(TryRecvError::Empty) => return,
+            }
+        }
+    }
+
     fn transmit(&mut self) {
         let Stage::Connected(live) = &mut self.stage else { return };
         while let Some(datagram) = live.rak.poll_transmit() {
             if let Err(e) = self.socket.send(&datagram) {
-                // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
+                // A full socket buffer or ICMP error: RakNet resends what was reliable.
                 tracing::debug!(error = %e, "udp send failed");
             }
         }
@@ -101,7 +330,7 @@ impl Inner {
     fn close_with(&mut self, reason: String, error: bool) {
         if !self.closed {
             self.closed = true;
-            self.inbound.push(TransportEvent::Closed { reason, error });
+            let _ = self.inbound.send(TransportEvent::Closed { reason, error });
         }
     }
 
@@ -159,7 +388,7 @@ impl Inner {
         login.input_mode = 1;
         let config = RakConfig { client_guid: rand::random(), ..RakConfig::default() };
         self.stage = Stage::Connected(Box::new(Live { rak: RakClient::new(config, self.server, now), session }));
-        self.inbound.push(TransportEvent::Version { protocol, choice, advertised });
+        let _ = self.inbound.send(TransportEvent::Version { protocol, choice, advertised });
         self.transmit();
     }
 
@@ -175,9 +404,8 @@ impl Inner {
         }
     }
 
-    /// Moves RakNet events through the login session to the app's inbox.
+    /// Moves RakNet events through the login session to the app's channel.
     fn pump(&mut self, now: Instant) {
-        let mut packets = Vec::new();
         let mut closing: Option<(String, bool)> = None;
         if let Stage::Connected(live) = &mut self.stage {
             let Live { rak, session } = &mut **live;
@@ -201,7 +429,9 @@ impl Inner {
                             for m in out.to_send {
                                 send_message(rak, &m, now);
                             }
-                            packets.extend(out.packets);
+                            if !out.packets.is_empty() {
+                                let _ = self.inbound.send(TransportEvent::Packets(out.packets));
+                            }
                         }
                         Err(e) => {
                             tracing::error!(error = %e, "refusing server stream");
@@ -216,32 +446,10 @@ impl Inner {
                 }
             }
         }
-        if !packets.is_empty() {
-            self.inbound.push(TransportEvent::Packets(packets));
-        }
         if let Some((reason, error)) = closing {
             self.close_with(reason, error);
         }
         self.transmit();
-    }
-
-    /// When the network thread must wake up next.
-    fn wait(&self, now: Instant) -> Duration {
-        let at = match &self.stage {
-            Stage::Pinging { next_at, .. } => Some(*next_at),
-            Stage::Connected(live) => live.rak.next_timeout(),
-            Stage::Done => None,
-        };
-        at.map(|t| t.saturating_duration_since(now)).unwrap_or(MAX_WAIT).clamp(Duration::from_millis(1), MAX_WAIT)
-    }
-
-    fn finished(&self) -> bool {
-        self.stop
-            || match &self.stage {
-                Stage::Connected(live) => live.rak.is_closed(),
-                Stage::Done => true,
-                Stage::Pinging { .. } => false,
-            }
     }
 }
 
@@ -268,140 +476,4 @@ fn report_choice(choice: &VersionChoice, advertised: Option<&Advertised>) {
         "speaking Bedrock {}",
         info.game_version
     );
-}
-
-/// A UDP connection to one server.
-pub struct UdpTransport {
-    inner: Arc<Mutex<Inner>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-fn lock(inner: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
-    inner.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-impl UdpTransport {
-    /// Opens a socket and starts (pinging, then) connecting in the background. Loopback targets
-    /// get a loopback socket, so tests never bind a public interface.
-    pub fn connect(server: SocketAddr, params: ConnectParams) -> std::io::Result<Self> {
-        let bind: SocketAddr = match (server.ip().is_loopback(), server.is_ipv4()) {
-            (true, true) => "127.0.0.1:0".parse().map_err(std::io::Error::other)?,
-            (true, false) => "[::1]:0".parse().map_err(std::io::Error::other)?,
-            (false, true) => "0.0.0.0:0".parse().map_err(std::io::Error::other)?,
-            (false, false) => "[::]:0".parse().map_err(std::io::Error::other)?,
-        };
-        let socket = UdpSocket::bind(bind)?;
-        socket.connect(server)?;
-        let now = Instant::now();
-        let mut inner = Inner {
-            socket: socket.try_clone()?,
-            server,
-            params,
-            stage: Stage::Pinging { guid: rand::random(), sent: 0, next_at: now },
-            inbound: Vec::new(),
-            closed: false,
-            stop: false,
-        };
-        inner.ping_timers(now);
-        let inner = Arc::new(Mutex::new(inner));
-        let thread_inner = inner.clone();
-        let thread = std::thread::Builder::new()
-            .name("clawcraft-net".into())
-            .spawn(move || network_thread(socket, thread_inner))?;
-        Ok(Self { inner, thread: Some(thread) })
-    }
-}
-
-fn network_thread(socket: UdpSocket, inner: Arc<Mutex<Inner>>) {
-    let mut buf = vec![0u8; 2048];
-    loop {
-        let wait = {
-            let g = lock(&inner);
-            if g.finished() {
-                break;
-            }
-            g.wait(Instant::now())
-        };
-        if let Err(e) = socket.set_read_timeout(Some(wait)) {
-            tracing::error!(error = %e, "cannot set socket timeout");
-            break;
-        }
-        let received = match socket.recv(&mut buf) {
-            Ok(n) => Some(n),
-            Err(e)
-                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::ConnectionRefused) =>
-            {
-                None
-            }
-            Err(e) => {
-                tracing::debug!(error = %e, "udp recv failed");
-                None
-            }
-        };
-        let now = Instant::now();
-        let mut g = lock(&inner);
-        if let Some(n) = received {
-            if matches!(g.stage, Stage::Pinging { .. }) {
-                g.on_ping_reply(&buf[..n], now);
-            } else if let Stage::Connected(live) = &mut g.stage {
-                live.rak.handle_datagram(&buf[..n], now);
-            }
-        }
-        g.ping_timers(now);
-        if let Stage::Connected(live) = &mut g.stage {
-            live.rak.tick(now);
-        }
-        g.pump(now);
-    }
-    let mut g = lock(&inner);
-    g.close_with("connection closed".into(), false);
-}
-
-impl Transport for UdpTransport {
-    fn poll(&mut self) -> Vec<TransportEvent> {
-        std::mem::take(&mut lock(&self.inner).inbound)
-    }
-
-    fn send_batch(&mut self, packets: Vec<Vec<u8>>) {
-        let now = Instant::now();
-        let mut g = lock(&self.inner);
-        if g.closed {
-            return;
-        }
-        let Stage::Connected(live) = &mut g.stage else {
-            tracing::debug!("dropping a batch sent before the connection started");
-            return;
-        };
-        let Live { rak, session } = &mut **live;
-        match session.encode_batch(&packets) {
-            Ok(msg) => send_message(rak, &msg, now),
-            Err(e) => tracing::error!(error = %e, "failed to encode batch"),
-        }
-        g.transmit();
-    }
-
-    fn close(&mut self) {
-        let now = Instant::now();
-        {
-            let mut g = lock(&self.inner);
-            if let Stage::Connected(live) = &mut g.stage {
-                live.rak.disconnect(now);
-            }
-            g.transmit();
-            g.stop = true;
-            g.close_with("client disconnected".into(), false);
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-impl Drop for UdpTransport {
-    fn drop(&mut self) {
-        lock(&self.inner).stop = true;
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
