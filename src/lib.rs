@@ -145,7 +145,7 @@ const QUERY_SHARE: Duration = Duration::from_millis(30);
 pub fn run_ticks(mut app: App) -> AppExit {
     app.finish();
     app.cleanup();
-    let wake = app.world().get_resource::<WakeSignal>().map(|w| w.0.clone());
+    let wake = app.world().get_resource::<WakeSignal>().cloned();
     let mut next = Instant::now();
     loop {
         set_budget(&mut app, Instant::now() + TICK_QUERY_BUDGET);
@@ -169,7 +169,7 @@ pub fn run_ticks(mut app: App) -> AppExit {
             } else {
                 let wait = next - now;
                 match &wake {
-                    Some(rx) => rx.recv_timeout(wait).is_ok(),
+                    Some(signal) => signal.wait_timeout(wait),
                     None => {
                         std::thread::sleep(wait);
                         false

@@ -76,19 +76,27 @@ pub struct Peer {
 impl Peer {
     /// The peer serving the default version (data/versions.txt) with `scenario`.
     pub fn start(scenario: &str) -> Peer {
-        Self::start_args(scenario, &[])
+        Self::start_full(scenario, &[], free_udp_port())
     }
 
     /// Like [`Peer::start`] with extra `server.js` arguments (`--version 1.26.20`,
     /// `--online-auth URL`, …). Without `--version` it serves `CLAWCRAFT_TEST_VERSION` if set (to
     /// run the whole suite at another version), else the default version.
     pub fn start_args(scenario: &str, extra: &[&str]) -> Peer {
+        Self::start_full(scenario, extra, free_udp_port())
+    }
+
+    /// A peer on a given port (a restarted server keeps its address).
+    pub fn start_at(scenario: &str, port: u16) -> Peer {
+        Self::start_full(scenario, &[], port)
+    }
+
+    fn start_full(scenario: &str, extra: &[&str], port: u16) -> Peer {
         ensure_peer_installed();
         let version = std::env::var("CLAWCRAFT_TEST_VERSION").ok().filter(|_| !extra.contains(&"--version"));
         let version_args: Vec<&str> = version.as_deref().map(|v| vec!["--version", v]).unwrap_or_default();
         let dir = TempDir::new("peer");
         let log = dir.path().join("packets.jsonl");
-        let port = free_udp_port();
         let mut child = Command::new("node")
             .arg(repo_root().join("tests/peer/server.js"))
             .args(["--port", &port.to_string(), "--scenario", scenario])
@@ -105,6 +113,21 @@ impl Peer {
         let mut peer = Peer { child, port, log, lines, _dir: dir };
         peer.wait_line(|v| v["event"] == "listening", Duration::from_secs(60)).expect("peer listening");
         peer
+    }
+
+    /// Stops the server politely (SIGTERM: it sends `disconnect` "Server closed" to its clients)
+    /// and waits for it to exit.
+    pub fn terminate(&mut self) {
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Waits for a stdout line of the peer matching `pred`.

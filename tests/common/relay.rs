@@ -34,8 +34,9 @@ struct Shared {
     faults: Mutex<Faults>,
     stats: Mutex<RelayStats>,
     stop: AtomicBool,
-    /// The bot's address (learnt from its first datagram).
-    client: Mutex<Option<SocketAddr>>,
+    /// One socket towards the server per client address, so every connection of the bot (a
+    /// reconnect uses a new port) is a new address to the server, as on a real network.
+    backs: Mutex<Vec<(SocketAddr, Arc<UdpSocket>)>>,
 }
 
 /// A running relay; dropping it stops its threads.
@@ -44,11 +45,13 @@ pub struct Relay {
     shared: Arc<Shared>,
 }
 
-/// A datagram waiting for its time.
+/// A datagram waiting for its time, and where it goes.
 struct Due {
     at: Instant,
     seq: u64,
+    /// Towards the server through this client's back socket, or towards this client.
     to_server: bool,
+    client: SocketAddr,
     data: Vec<u8>,
 }
 
@@ -84,37 +87,29 @@ impl Rng {
 impl Relay {
     /// Listens on a free loopback port and forwards to `server`.
     pub fn start(server: SocketAddr) -> Relay {
-        let front = UdpSocket::bind("127.0.0.1:0").expect("bind relay front");
-        let back = UdpSocket::bind("127.0.0.1:0").expect("bind relay back");
-        back.connect(server).expect("connect relay back");
+        let front = Arc::new(UdpSocket::bind("127.0.0.1:0").expect("bind relay front"));
         let port = front.local_addr().expect("addr").port();
         let shared = Arc::new(Shared {
             faults: Mutex::new(Faults::default()),
             stats: Mutex::new(RelayStats::default()),
             stop: AtomicBool::new(false),
-            client: Mutex::new(None),
+            backs: Mutex::new(Vec::new()),
         });
         let queue = Arc::new(Mutex::new(BinaryHeap::<Due>::new()));
-        for to_server in [true, false] {
-            let (rx, shared, queue) = (
-                if to_server { front.try_clone() } else { back.try_clone() }.expect("clone"),
-                shared.clone(),
-                queue.clone(),
-            );
-            std::thread::spawn(move || receive(rx, to_server, &shared, &queue));
-        }
-        let (front_tx, back_tx, s) = (front, back, shared.clone());
-        std::thread::spawn(move || deliver(&front_tx, &back_tx, &s, &queue));
+        let (f, s, q) = (front.clone(), shared.clone(), queue.clone());
+        std::thread::spawn(move || receive_front(&f, server, &s, &q));
+        let (f, s) = (front, shared.clone());
+        std::thread::spawn(move || deliver(&f, &s, &queue));
         Relay { port, shared }
     }
 
     /// Changes the faults from now on.
     pub fn set(&self, faults: Faults) {
-        *self.shared.faults.lock().unwrap_or_else(|p| p.into_inner()) = faults;
+        *lock(&self.shared.faults) = faults;
     }
 
     pub fn stats(&self) -> RelayStats {
-        *self.shared.stats.lock().unwrap_or_else(|p| p.into_inner())
+        *lock(&self.shared.stats)
     }
 }
 
@@ -128,37 +123,66 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn receive(socket: UdpSocket, to_server: bool, shared: &Shared, queue: &Mutex<BinaryHeap<Due>>) {
-    let _ = socket.set_read_timeout(Some(Duration::from_millis(50)));
-    let mut rng = Rng(if to_server { 0x1234_5678_9abc_def1 } else { 0x0fed_cba9_8765_4321 });
-    let mut buf = vec![0u8; 2048];
-    let mut seq = 0u64;
-    while !shared.stop.load(Ordering::SeqCst) {
-        let (n, from) = match socket.recv_from(&mut buf) {
-            Ok(x) => x,
-            Err(_) => continue,
-        };
-        if to_server {
-            *lock(&shared.client) = Some(from);
-        }
-        let f = *lock(&shared.faults);
-        if f.cut || rng.unit() < f.loss {
-            lock(&shared.stats).dropped += 1;
-            continue;
-        }
-        let copies = if rng.unit() < f.duplicate { 2 } else { 1 };
-        if copies == 2 {
-            lock(&shared.stats).duplicated += 1;
-        }
-        for _ in 0..copies {
-            let at = Instant::now() + f.delay + f.jitter.mul_f64(rng.unit());
-            seq += 1;
-            lock(queue).push(Due { at, seq: seq * 2 + u64::from(to_server), to_server, data: buf[..n].to_vec() });
-        }
+/// Applies the faults to one datagram: queues zero, one or two copies.
+fn admit(
+    rng: &mut Rng,
+    seq: &mut u64,
+    to_server: bool,
+    client: SocketAddr,
+    data: &[u8],
+    shared: &Shared,
+    queue: &Mutex<BinaryHeap<Due>>,
+) {
+    let f = *lock(&shared.faults);
+    if f.cut || rng.unit() < f.loss {
+        lock(&shared.stats).dropped += 1;
+        return;
+    }
+    let copies = if rng.unit() < f.duplicate { 2 } else { 1 };
+    if copies == 2 {
+        lock(&shared.stats).duplicated += 1;
+    }
+    for _ in 0..copies {
+        let at = Instant::now() + f.delay + f.jitter.mul_f64(rng.unit());
+        *seq += 1;
+        lock(queue).push(Due { at, seq: *seq, to_server, client, data: data.to_vec() });
     }
 }
 
-fn deliver(front: &UdpSocket, back: &UdpSocket, shared: &Shared, queue: &Mutex<BinaryHeap<Due>>) {
+/// Datagrams from bots; a new client address gets its own socket towards the server.
+fn receive_front(front: &UdpSocket, server: SocketAddr, shared: &Arc<Shared>, queue: &Arc<Mutex<BinaryHeap<Due>>>) {
+    let _ = front.set_read_timeout(Some(Duration::from_millis(50)));
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut seq = 0u64;
+    let mut buf = vec![0u8; 2048];
+    while !shared.stop.load(Ordering::SeqCst) {
+        let Ok((n, client)) = front.recv_from(&mut buf) else { continue };
+        let known = lock(&shared.backs).iter().any(|(c, _)| *c == client);
+        if !known {
+            let back = UdpSocket::bind("127.0.0.1:0").expect("bind relay back");
+            back.connect(server).expect("connect relay back");
+            let back = Arc::new(back);
+            lock(&shared.backs).push((client, back.clone()));
+            let (s, q) = (shared.clone(), queue.clone());
+            std::thread::spawn(move || receive_back(&back, client, &s, &q));
+        }
+        admit(&mut rng, &mut seq, true, client, &buf[..n], shared, queue);
+    }
+}
+
+/// Datagrams from the server for one client.
+fn receive_back(back: &UdpSocket, client: SocketAddr, shared: &Shared, queue: &Mutex<BinaryHeap<Due>>) {
+    let _ = back.set_read_timeout(Some(Duration::from_millis(50)));
+    let mut rng = Rng(0x0fed_cba9_8765_4321 ^ u64::from(client.port()));
+    let mut seq = 1u64 << 62;
+    let mut buf = vec![0u8; 2048];
+    while !shared.stop.load(Ordering::SeqCst) {
+        let Ok(n) = back.recv(&mut buf) else { continue };
+        admit(&mut rng, &mut seq, false, client, &buf[..n], shared, queue);
+    }
+}
+
+fn deliver(front: &UdpSocket, shared: &Shared, queue: &Mutex<BinaryHeap<Due>>) {
     while !shared.stop.load(Ordering::SeqCst) {
         let now = Instant::now();
         let ready: Vec<Due> = {
@@ -178,9 +202,10 @@ fn deliver(front: &UdpSocket, back: &UdpSocket, shared: &Shared, queue: &Mutex<B
                 continue;
             }
             let sent = if d.to_server {
-                back.send(&d.data).is_ok()
+                let back = lock(&shared.backs).iter().find(|(c, _)| *c == d.client).map(|(_, b)| b.clone());
+                back.is_some_and(|b| b.send(&d.data).is_ok())
             } else {
-                lock(&shared.client).is_some_and(|c| front.send_to(&d.data, c).is_ok())
+                front.send_to(&d.data, d.client).is_ok()
             };
             if sent {
                 lock(&shared.stats).forwarded += 1;

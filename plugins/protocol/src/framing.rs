@@ -131,9 +131,18 @@ impl Clone for Deflater {
     }
 }
 
+/// Batches smaller than this are sent as DEFLATE "stored" blocks: valid DEFLATE for any
+/// inflater, 5 bytes of overhead, and none of the compressor's per-batch reset (which clears tens
+/// of KiB of tables), which dominated an idle bot's one small batch per tick.
+const STORED_BELOW: usize = 1024;
+
 impl Deflater {
     /// Appends the raw-DEFLATE stream of `input` to `out`.
     fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), FrameError> {
+        if input.len() < STORED_BELOW {
+            store(input, out);
+            return Ok(());
+        }
         let d = self.0.get_or_insert_with(|| flate2::Compress::new(flate2::Compression::default(), false));
         d.reset();
         let mut rest = input;
@@ -235,6 +244,16 @@ impl GameFramer {
             },
         }
     }
+}
+
+/// One final stored DEFLATE block (RFC 1951 §3.2.4): `BFINAL=1, BTYPE=00`, then LEN and its
+/// complement, then the bytes. `input` must be shorter than 64 KiB.
+fn store(input: &[u8], out: &mut Vec<u8>) {
+    let len = u16::try_from(input.len()).unwrap_or(u16::MAX);
+    out.push(0x01);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(&input[..usize::from(len)]);
 }
 
 /// Concatenates packets, each prefixed by its varu32 length.
@@ -376,6 +395,19 @@ mod tests {
         let mut out = Vec::new();
         flate2::read::DeflateDecoder::new(&msg[2..]).read_to_end(&mut out).expect("raw inflate");
         assert_eq!(out, write_batch(&packets()).expect("batch"));
+    }
+
+    #[test]
+    fn small_batches_are_stored_blocks_any_inflater_reads() {
+        let mut tx = GameFramer::new();
+        tx.enable_compression(Compression::Deflate, 1);
+        let body = vec![0x90, 0x01, 7, 7, 7];
+        let msg = tx.encode_batch(std::slice::from_ref(&body)).expect("encode");
+        assert_eq!(msg[1], ALGO_DEFLATE);
+        assert_eq!(msg[2], 0x01, "one final stored block");
+        let mut out = Vec::new();
+        flate2::read::DeflateDecoder::new(&msg[2..]).read_to_end(&mut out).expect("standard inflate");
+        assert_eq!(out, write_batch(&[body]).expect("batch"));
     }
 
     #[test]

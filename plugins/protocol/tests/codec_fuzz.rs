@@ -88,7 +88,8 @@ fn codec_fuzz_decode_never_panics() {
         }
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let mut decoded = 0usize;
-        let total = 220_000;
+        // CLAWCRAFT_FUZZ_INPUTS: packets per version (the long run of tests/fuzz/long-run.sh).
+        let total = std::env::var("CLAWCRAFT_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(220_000);
         for i in 0..total {
             let body = if i % 2 == 0 {
                 let k = rng.below(seeds.len());

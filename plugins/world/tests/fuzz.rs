@@ -182,8 +182,10 @@ fn decoders_survive_a_million_inputs() {
         assert!(matches!(outcomes(&resp)[0], Ok(SubChunkOutcome::Loaded(..))));
     }
 
+    // CLAWCRAFT_FUZZ_INPUTS: inputs in all (the long run of tests/fuzz/long-run.sh).
+    let total = std::env::var("CLAWCRAFT_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_050_000u64);
     let (mut runs, mut accepted, mut acc) = (0u64, 0u64, 0u64);
-    while runs < 1_050_000 {
+    while runs < total {
         runs += 1;
         match rng.below(10) {
             0..=2 => {

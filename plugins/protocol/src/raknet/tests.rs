@@ -772,11 +772,14 @@ fn fuzz_never_panics() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
     let mut fed = 0usize;
     let mut messages = 0usize;
+    // CLAWCRAFT_FUZZ_INPUTS: datagrams in all (the long run of tests/fuzz/long-run.sh).
+    let per_state =
+        std::env::var("CLAWCRAFT_FUZZ_INPUTS").ok().and_then(|v| v.parse::<u64>().ok()).map_or(25_000, |n| n / 5);
     for state in 0..5u64 {
         let mut c = client_in_state(state, t);
         let mut now = t;
         let mut next_seq = 1u32; // 0 was the CRA datagram
-        for _ in 0..25_000 {
+        for _ in 0..per_state {
             let mut d = if rng.chance(30) {
                 let len = rng.below(1500) as usize;
                 let mut d: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
