@@ -47,6 +47,12 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         fail("CONFIG", &e.to_string());
         return ExitCode::from(2);
     }
+    // The block table of the version most likely spoken (the forced one, else the default) is
+    // parsed now, not in the system that reads StartGame; another version a server's pong picks
+    // is parsed at its StartGame.
+    if let Ok(likely) = clawcraft_protocol::version::choose(None, forced) {
+        let _ = clawcraft_world::block::BlockRegistry::for_version(likely.info.game_version);
+    }
     let server = match resolve(&config.host, config.port) {
         Ok(a) => a,
         Err(e) => {

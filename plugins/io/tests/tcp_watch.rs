@@ -246,3 +246,21 @@ fn seq_continues_after_the_last_event_in_the_file() {
     assert_eq!(first["seq"], 42, "a reader resuming by seq across a restart misses nothing");
     assert_eq!(first["type"], "startup");
 }
+
+#[test]
+fn watch_since_the_largest_seq_is_answered_without_overflow() {
+    let mut h = harness("maxseq", 5, None);
+    h.emit(3);
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = Session::connect(addr, Duration::from_secs(10)).expect("connect");
+        let resp = s.request(r#"{"action":"watch","since":18446744073709551615}"#).expect("response");
+        // Nothing can come after the largest seq; a command still works on the connection.
+        let help = s.request(r#"{"action":"help","id":"h"}"#).expect("help");
+        let _ = tx.send((resp, help));
+    });
+    let (resp, help) = h.run_until(&rx);
+    assert_eq!((resp["watching"].clone(), resp["since"].clone()), (Value::Bool(true), Value::from(u64::MAX)));
+    assert_eq!(help["id"], "h", "the next line is the help answer, no event: {help}");
+}

@@ -1,0 +1,53 @@
+//! CPU time of one idle game tick: a spawned bot in a simulation (no sockets, so this is the ECS
+//! schedule, every plugin's per-tick systems and the PlayerAuthInput encode), measured over many
+//! ticks. Run with `cargo bench --bench tick`; prints JSON.
+
+use std::time::Instant;
+
+use clawcraft::sim::{Simulation, start_game};
+use serde_json::json;
+
+fn main() {
+    let mut sim = Simulation::spawned_with(&start_game());
+    // Warm-up, and keep the test transport's record of sent batches from growing.
+    for _ in 0..500 {
+        sim.tick();
+        let _ = sim.sent();
+    }
+    let ticks = 20_000u32;
+    let t = Instant::now();
+    for i in 0..ticks {
+        sim.tick();
+        if i % 100 == 0 {
+            let _ = sim.sent();
+        }
+    }
+    let per_tick = t.elapsed().as_secs_f64() * 1e6 / f64::from(ticks);
+    println!(
+        "{}",
+        json!({"bench": "idle_tick", "mode": "back to back", "ticks": ticks, "unit": "us",
+               "per_tick": (per_tick * 10.0).round() / 10.0})
+    );
+    // Paced like the runner (a tick every 50 ms, sleeping in between): the same work from cold
+    // caches, as an idle bot does it. The thread's CPU time, so the sleeps do not count.
+    let paced = 200u32;
+    let cpu0 = cpu_seconds();
+    for _ in 0..paced {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        sim.tick();
+        let _ = sim.sent();
+    }
+    let per_tick = (cpu_seconds() - cpu0) * 1e6 / f64::from(paced);
+    println!(
+        "{}",
+        json!({"bench": "idle_tick", "mode": "paced 20 Hz", "ticks": paced, "unit": "us",
+               "per_tick": (per_tick * 10.0).round() / 10.0,
+               "cpu_share_percent": (per_tick * 20.0 / 1e4 * 1000.0).round() / 1000.0})
+    );
+}
+
+/// CPU time of this thread so far (Linux `schedstat`, nanosecond resolution), in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    stat.split_whitespace().next().and_then(|ns| ns.parse::<f64>().ok()).unwrap_or(0.0) / 1e9
+}
