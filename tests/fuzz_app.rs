@@ -6,7 +6,7 @@
 //! `CLAWCRAFT_FUZZ_INPUTS` sets the number of inputs per fuzzer (CI runs the default; the long
 //! run, `tests/fuzz/long-run.sh`, ten million).
 
-use clawcraft::protocol::codec::Protocol;
+use clawcraft::protocol::codec::{Protocol, Value as Wire};
 use clawcraft::sim::{Simulation, start_game};
 use serde_json::{Value, json};
 
@@ -80,10 +80,64 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
     b
 }
 
+/// Numeric leaves of a decoded packet, in tree order.
+fn count_numbers(v: &Wire) -> usize {
+    match v {
+        Wire::Int(_) | Wire::UInt(_) | Wire::Float(_) => 1,
+        Wire::Array(items) => items.iter().map(count_numbers).sum(),
+        Wire::Object(fields) => fields.iter().map(|(_, v)| count_numbers(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// Sets the `n`-th numeric leaf to `extreme`'s choice for its kind.
+fn set_number(v: &mut Wire, n: &mut usize, pick: usize) -> bool {
+    match v {
+        Wire::Int(_) | Wire::UInt(_) | Wire::Float(_) if *n == 0 => {
+            *v = match v {
+                Wire::Int(_) => Wire::Int([i64::from(i32::MIN), i64::from(i32::MAX), -1, i64::MIN, i64::MAX][pick % 5]),
+                Wire::UInt(_) => Wire::UInt([0, u64::from(u32::MAX), u64::MAX, u64::from(u16::MAX)][pick % 4]),
+                _ => Wire::Float([f64::NAN, f64::INFINITY, -1e300, 3.0e38, f64::from(f32::MAX)][pick % 5]),
+            };
+            true
+        }
+        Wire::Int(_) | Wire::UInt(_) | Wire::Float(_) => {
+            *n -= 1;
+            false
+        }
+        Wire::Array(items) => items.iter_mut().any(|i| set_number(i, n, pick)),
+        Wire::Object(fields) => fields.iter_mut().any(|(_, f)| set_number(f, n, pick)),
+        _ => false,
+    }
+}
+
+/// A seed packet with some numeric fields set to extremes (the layout stays valid, so the
+/// handlers see in-range types with hostile values: heights, counts, coordinates, ids).
+fn extreme_fields(rng: &mut Rng, proto: &Protocol, seed: &[u8]) -> Option<Vec<u8>> {
+    let (name, mut v) = proto.decode(seed).ok()?;
+    let leaves = count_numbers(&v);
+    if leaves == 0 {
+        return None;
+    }
+    for _ in 0..1 + rng.below(3) {
+        // Out-of-range picks for a field's wire type fail to encode; try a few.
+        for _ in 0..4 {
+            let mut attempt = v.clone();
+            let mut n = rng.below(leaves);
+            set_number(&mut attempt, &mut n, rng.below(20));
+            if proto.encode_value(&name, &attempt).is_ok() {
+                v = attempt;
+                break;
+            }
+        }
+    }
+    proto.encode_value(&name, &v).ok()
+}
+
 #[test]
 fn mutated_server_packets_through_every_handler_never_panic() {
     let corpus = packet_corpus();
-    let total = inputs(30_000);
+    let total = inputs(200_000);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let fresh = |rng: &mut Rng| {
         // Mostly a spawned bot (every handler is live), sometimes one still joining.
@@ -96,6 +150,7 @@ fn mutated_server_packets_through_every_handler_never_panic() {
     // Mutated packets that still decode, so their handlers act on them rather than refuse them.
     let proto = Protocol::load("1.26.45").expect("protocol");
     let mut decodable = 0u64;
+    let mut extreme = 0u64;
     while fed < total {
         // A batch per tick, as a server sends them; now and then a fresh bot, so packets also
         // hit the states before and after spawn.
@@ -103,6 +158,12 @@ fn mutated_server_packets_through_every_handler_never_panic() {
         let batch: Vec<Vec<u8>> = (0..n)
             .map(|_| {
                 let seed = &corpus[rng.below(corpus.len())];
+                if rng.below(3) == 0
+                    && let Some(b) = extreme_fields(&mut rng, &proto, seed)
+                {
+                    extreme += 1;
+                    return b;
+                }
                 mutate(&mut rng, seed)
             })
             .collect();
@@ -115,6 +176,7 @@ fn mutated_server_packets_through_every_handler_never_panic() {
         }
     }
     assert!(decodable > fed / 5, "mutations must still reach the handlers: {decodable} of {fed} decode");
+    assert!(extreme > fed / 5, "extreme field values: {extreme} of {fed}");
     // The bot still works afterwards.
     let r = sim.command(r#"{"action":"status"}"#);
     assert_eq!(r["type"], "response", "{r:?}");

@@ -243,6 +243,44 @@ fn dimension_changes_and_data() {
     assert_eq!(sim.world().column_count(), 1);
 }
 
+/// A hostile server's extreme heights and sub-chunk coordinates are data, not a panic (this runs
+/// as a debug build, where an overflow would panic).
+#[test]
+fn extreme_heights_and_sub_chunk_coordinates_do_not_overflow() {
+    let mut sim = Sim::new();
+    for (min_height, max_height) in [(i32::MIN, i32::MAX), (i32::MAX, i32::MIN), (0, 0), (i32::MAX - 1, i32::MAX)] {
+        sim.receive(&DimensionData {
+            definitions: vec![DimensionDefinition {
+                id: "minecraft:overworld".into(),
+                min_height,
+                max_height,
+                generator: "overworld".into(),
+                dimension_type: 0,
+            }],
+        });
+        sim.receive(&request_chunk(0, 0, -1));
+        for y in [i32::MIN, i32::MAX, 0] {
+            sim.receive(&SubChunkPacket {
+                origin: Vec3Li { x: 0, y, z: 0 },
+                entries: vec![
+                    entry(i8::MIN, "success", Some(stone_layer_payload(-4))),
+                    entry(i8::MAX, "success_all_air", None),
+                ],
+                ..SubChunkPacket::default()
+            });
+        }
+        sim.receive(&UpdateBlock {
+            position: BlockPos { x: i32::MAX, y: i32::MIN, z: i32::MIN },
+            block_runtime_id: STONE,
+            layer: 0,
+        });
+        sim.tick();
+        let h = sim.world().heights();
+        assert!((1..=64).contains(&h.sub_chunk_count()), "{min_height}..{max_height}: {h:?}");
+        assert_eq!(sim.block(i32::MAX, i32::MIN, i32::MAX), BlockLookup::Unloaded);
+    }
+}
+
 #[test]
 fn eviction_emits_an_agent_event() {
     let mut sim = Sim::new();

@@ -42,9 +42,10 @@ impl DimensionHeights {
         self.min_y >> 4
     }
 
-    /// Number of sub-chunks in a column (at most 64, at least 1).
+    /// Number of sub-chunks in a column (at most 64, at least 1). Computed in `i64`: a server's
+    /// DimensionData may carry any `i32` heights.
     pub fn sub_chunk_count(&self) -> usize {
-        (((self.max_y - self.min_y) + 15) >> 4).clamp(1, 64) as usize
+        ((i64::from(self.max_y) - i64::from(self.min_y) + 15) >> 4).clamp(1, 64) as usize
     }
 
     /// Column index of the sub-chunk holding block `y`, if inside the dimension.
@@ -368,7 +369,7 @@ impl World {
     pub fn apply_sub_chunk(&mut self, (sx, sy, sz): (i32, i32, i32), outcome: super::wire::SubChunkOutcome) -> bool {
         use super::wire::SubChunkOutcome;
         let h = self.heights();
-        let Ok(i) = usize::try_from(sy - h.min_sub_y()) else { return false };
+        let Some(Ok(i)) = sy.checked_sub(h.min_sub_y()).map(usize::try_from) else { return false };
         let air = self.air_id;
         let Some(column) = self.column_mut(sx, sz) else { return false };
         let Some(slot) = column.sub_chunks.get_mut(i) else { return false };
