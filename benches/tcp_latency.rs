@@ -51,6 +51,30 @@ fn one_shot(addr: SocketAddr, line: &str) -> (Duration, usize) {
     (dt, answer.len())
 }
 
+/// The floor: the same one-shot calls against a trivial loopback server that answers every
+/// connection's first line with a fixed line from the accepting thread (no hand-offs, no work).
+fn loopback_floor() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let _ = stream.set_nodelay(true);
+            let mut r = BufReader::new(stream);
+            let mut line = String::new();
+            if r.read_line(&mut line).is_ok() {
+                let _ = r.get_mut().write_all(b"{\"type\":\"response\",\"id\":1}\n");
+            }
+        }
+    });
+    let line = "{\"action\":\"pos\"}\n";
+    for _ in 0..50 {
+        one_shot(addr, line);
+    }
+    let mut micros: Vec<f64> = (0..calls("floor")).map(|_| one_shot(addr, line).0.as_secs_f64() * 1e6).collect();
+    println!("{}", summary("loopback floor (no bot)", "one-shot", &mut micros, 0));
+}
+
 fn summary(name: &str, mode: &str, micros: &mut [f64], bytes: usize) -> Value {
     micros.sort_by(f64::total_cmp);
     let pct = |p: f64| micros[((micros.len() as f64 * p).ceil() as usize).clamp(1, micros.len()) - 1];
@@ -184,6 +208,7 @@ fn unread_stdout() {
 }
 
 fn main() {
+    loopback_floor();
     latency_and_flood();
     unread_stdout();
 }

@@ -132,7 +132,7 @@ const TICK_MARGIN: Duration = Duration::from_millis(5);
 /// Query time per tick period at most: under a flood the game thread still sleeps before each
 /// tick, so the scheduler wakes it on time even on a busy machine, and other threads (the I/O
 /// threads, the agent) keep their share of the CPU.
-const QUERY_SHARE: Duration = Duration::from_millis(30);
+const QUERY_SHARE: Duration = Duration::from_millis(20);
 
 /// The runner: one update per tick, sleeping to the next deadline (no busy loop). A tick that
 /// overran is not made up in a burst: the schedule re-anchors, as a game client would.

@@ -4,7 +4,8 @@
   python3 tests/bench/figures.py [--runs 5] [--idle-seconds 60] [--build]
 
 - connect -> spawn time of `clawcraft` and of bedrock-protocol's own client against the same peer
-- RSS and CPU of an idle spawned bot over --idle-seconds
+- RSS (right after spawn and at the end) and CPU (whole process and per thread) of an idle
+  spawned bot over --idle-seconds
 - with --build: release build time from clean (in a throw-away target dir)
 
 Prints one JSON object. Needs `cargo build --release` done (or --build) and the peer installed.
@@ -13,7 +14,7 @@ import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PEER = os.path.join(ROOT, "tests", "peer")
-BIN = os.path.join(ROOT, "target", "release", "clawcraft")
+BIN = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release", "clawcraft")
 
 
 def free_port():
@@ -64,6 +65,20 @@ def proc_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def thread_cpu_ns(pid):
+    """CPU time of each thread (by name) in ns, from schedstat (nanosecond resolution)."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                out[name] = out.get(name, 0) + int(f.read().split()[0])
+        except OSError:
+            pass
+    return out
+
+
 def proc_rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -103,13 +118,18 @@ def main():
         }
         ms, p = clawcraft_spawn_ms(port)
         time.sleep(1)
-        cpu0, t0 = proc_cpu_seconds(p.pid), time.perf_counter()
+        rss_spawn = proc_rss_kib(p.pid)
+        cpu0, t0, th0 = proc_cpu_seconds(p.pid), time.perf_counter(), thread_cpu_ns(p.pid)
         time.sleep(a.idle_seconds)
-        cpu1, t1 = proc_cpu_seconds(p.pid), time.perf_counter()
+        cpu1, t1, th1 = proc_cpu_seconds(p.pid), time.perf_counter(), thread_cpu_ns(p.pid)
         out["idle_spawned_bot"] = {
             "seconds": a.idle_seconds,
-            "rss_mib": round(proc_rss_kib(p.pid) / 1024, 1),
+            "rss_mib_after_spawn": round(rss_spawn / 1024, 1),
+            "rss_mib_at_end": round(proc_rss_kib(p.pid) / 1024, 1),
             "cpu_percent_of_one_core": round(100 * (cpu1 - cpu0) / (t1 - t0), 2),
+            "cpu_percent_by_thread": {
+                name: round(100 * (ns - th0.get(name, 0)) / 1e9 / (t1 - t0), 2) for name, ns in th1.items()
+            },
         }
         stop(p)
     finally:

@@ -1,7 +1,7 @@
 //! The TCP I/O thread: one `mio` event loop for the listener and every connection.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, IoSlice, Read, Write};
 use std::net::Shutdown;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -156,6 +156,29 @@ struct Conn {
 impl Conn {
     fn pending(&self) -> usize {
         self.out.len() - self.out_pos
+    }
+
+    /// Writes a line straight to the socket when nothing is queued (no copy of a big answer),
+    /// queueing what the socket does not take. `false` when the socket failed.
+    fn send_line(&mut self, line: &[u8]) -> bool {
+        if self.abandoned || self.pending() > 0 {
+            self.push_line(line);
+            return true;
+        }
+        let written = loop {
+            match self.stream.write_vectored(&[IoSlice::new(line), IoSlice::new(b"\n")]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break 0,
+                Err(_) => return false,
+            }
+        };
+        if written < line.len() {
+            self.push_line(&line[written..]);
+        } else if written == line.len() {
+            self.push_line(b"\n");
+        }
+        true
     }
 
     fn push_line(&mut self, line: &[u8]) {
@@ -515,7 +538,11 @@ impl Server {
                     let Some(&idx) = self.by_origin.get(&origin) else { continue };
                     let Some(c) = self.conn(idx) else { continue };
                     c.in_flight = c.in_flight.saturating_sub(1);
-                    c.push_line(line.as_bytes());
+                    if !c.send_line(line.as_bytes()) {
+                        self.drop_conn(idx);
+                        continue;
+                    }
+                    let Some(c) = self.conn(idx) else { continue };
                     if let Some(w) = watch
                         && matches!(c.watching, Watching::No)
                     {
