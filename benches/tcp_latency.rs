@@ -92,6 +92,25 @@ fn wait_spawn(events: &std::path::Path) {
     }
 }
 
+/// The bot's own tick-interval counters (`status.stats.tickIntervals`).
+fn tick_counters(addr: SocketAddr) -> Value {
+    let mut s = Session::open(addr, Duration::from_secs(10)).expect("session");
+    s.request(r#"{"action":"status"}"#).expect("status")["stats"]["tickIntervals"].clone()
+}
+
+/// The bot's tick intervals between two counter readings: share within 55 ms and the rest.
+fn tick_diff(before: &Value, after: &Value) -> Value {
+    let n = |v: &Value, k: &str| v[k].as_u64().unwrap_or(0);
+    let keys = ["within55ms", "within75ms", "within100ms", "over100ms"];
+    let d: Vec<u64> = keys.iter().map(|k| n(after, k).saturating_sub(n(before, k))).collect();
+    let total: u64 = d.iter().sum();
+    json!({
+        "ticks": total, "within55ms": d[0], "within75ms": d[1], "within100ms": d[2], "over100ms": d[3],
+        "share_within55ms_percent": if total > 0 { (d[0] as f64 * 1000.0 / total as f64).round() / 10.0 } else { 0.0 },
+        "max_ms_since_start": after["maxMs"],
+    })
+}
+
 fn intervals_summary(bench: &str, peer: &Peer, start: u64, end: u64, extra: Value) -> Value {
     let gaps = input_intervals(peer, start, end);
     let mut v = json!({
@@ -149,6 +168,7 @@ fn latency_and_flood() {
 
     // Flood: 10 000 scans pipelined on one connection.
     const FLOOD: usize = 10_000;
+    let before = tick_counters(addr);
     let mut reader = Session::open(addr, Duration::from_secs(120)).expect("session");
     let mut writer = reader.try_clone_writer().expect("writer");
     let start = now_ms();
@@ -172,7 +192,7 @@ fn latency_and_flood() {
             &peer,
             start,
             end,
-            json!({"requests": FLOOD, "query": "scan radius 8"})
+            json!({"requests": FLOOD, "query": "scan radius 8", "bot_side": tick_diff(&before, &tick_counters(addr))})
         )
     );
     let _ = child.kill();
@@ -183,8 +203,14 @@ fn unread_stdout() {
     let peer = Peer::start("flat");
     let dir = TempDir::new("bench-unread");
     let events = dir.path().join("events.jsonl");
-    let mut child = bot_command(peer.port, "UnreadBot", &events, &[("RUST_LOG", "warn")]).spawn().expect("bot");
+    let port = free_tcp_port();
+    let port_s = port.to_string();
+    let mut child = bot_command(peer.port, "UnreadBot", &events, &[("CLAWCRAFT_PORT", &port_s), ("RUST_LOG", "warn")])
+        .spawn()
+        .expect("bot");
     wait_spawn(&events);
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let before = tick_counters(addr);
     let _stdout = child.stdout.take().expect("stdout (never read)");
     let mut stdin = child.stdin.take().expect("stdin");
     let start = now_ms();
@@ -201,7 +227,13 @@ fn unread_stdout() {
     peer.wait_log(|p| p.iter().filter_map(|p| p["t"].as_u64()).any(|t| t > end), Duration::from_secs(5));
     println!(
         "{}",
-        intervals_summary("input_interval_stdout_unread", &peer, start, end, json!({"stdin_requests": sent}))
+        intervals_summary(
+            "input_interval_stdout_unread",
+            &peer,
+            start,
+            end,
+            json!({"stdin_requests": sent, "bot_side": tick_diff(&before, &tick_counters(addr))})
+        )
     );
     let _ = child.kill();
     let _ = child.wait();

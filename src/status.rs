@@ -1,9 +1,13 @@
 //! `status`: one summary across every plugin. It lives in the root crate because it aggregates
 //! them; a plugin that was trimmed from the group simply reports zeros.
 
-use bevy_app::{App, Plugin};
+use std::time::Instant;
+
+use bevy_app::{App, Plugin, PostUpdate};
+use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentCommand, AppCommandExt, BotStats, CommandCtx, CommandError, Lifecycle, LocalBot, Position, Vec3, event::Uptime,
+    AgentCommand, AppCommandExt, BotStats, CommandCtx, CommandError, Lifecycle, LocalBot, Position, TickSet, Vec3,
+    event::Uptime,
 };
 use clawcraft_player::InputState;
 use schemars::JsonSchema;
@@ -14,7 +18,37 @@ pub struct StatusPlugin;
 
 impl Plugin for StatusPlugin {
     fn build(&self, app: &mut App) {
-        app.add_agent_command::<Status>();
+        app.add_agent_command::<Status>().add_systems(PostUpdate, record_tick_interval.after(TickSet::Send));
+    }
+}
+
+/// How steadily the bot's ticks ran: the time between consecutive ticks' batches, counted in
+/// buckets (a 20 Hz tick is 50 ms apart), so a reader can diff two `status` answers over a window.
+#[derive(Component, Debug, Clone, Copy, Default)]
+pub struct TickIntervals {
+    last: Option<Instant>,
+    /// Intervals ≤ 55 ms, ≤ 75 ms, ≤ 100 ms, and longer.
+    counts: [u64; 4],
+    max_ms: f64,
+}
+
+/// Upper bounds (ms) of the first three buckets of [`TickIntervals`].
+const TICK_BUCKETS_MS: [f64; 3] = [55.0, 75.0, 100.0];
+
+fn record_tick_interval(mut commands: Commands, mut bots: Query<(Entity, Option<&mut TickIntervals>), With<LocalBot>>) {
+    let now = Instant::now();
+    for (bot, intervals) in &mut bots {
+        let Some(mut t) = intervals else {
+            commands.entity(bot).insert(TickIntervals { last: Some(now), ..TickIntervals::default() });
+            continue;
+        };
+        if let Some(last) = t.last {
+            let ms = now.saturating_duration_since(last).as_secs_f64() * 1e3;
+            let bucket = TICK_BUCKETS_MS.iter().position(|&b| ms <= b).unwrap_or(3);
+            t.counts[bucket] += 1;
+            t.max_ms = t.max_ms.max(ms);
+        }
+        t.last = Some(now);
     }
 }
 
@@ -40,6 +74,8 @@ pub struct StatusStats {
     pub packets_received: u64,
     /// Packets received that did not decode in the spoken version (dropped).
     pub decode_errors: u64,
+    /// The time between ticks (the bot's own view of its 20 Hz steadiness).
+    pub tick_intervals: TickIntervalStats,
 }
 
 /// The Bedrock version the bot speaks.
@@ -55,6 +91,18 @@ pub struct BedrockVersion {
     pub source: Option<String>,
     /// What the server's pong advertised, e.g. `1.26.30 (1001)`; `null` without a pong.
     pub server: Option<String>,
+}
+
+/// Counts of tick-to-tick intervals since start, by length.
+#[derive(Serialize, JsonSchema, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct TickIntervalStats {
+    pub within55ms: u64,
+    pub within75ms: u64,
+    pub within100ms: u64,
+    pub over100ms: u64,
+    /// The longest interval so far, in ms.
+    pub max_ms: f64,
 }
 
 /// Response of `status`.
@@ -146,6 +194,15 @@ impl AgentCommand for Status {
                 teleports: stats.teleports,
                 packets_received: stats.packets_received,
                 decode_errors: stats.decode_errors,
+                tick_intervals: world.get::<TickIntervals>(bot).map_or_else(TickIntervalStats::default, |t| {
+                    TickIntervalStats {
+                        within55ms: t.counts[0],
+                        within75ms: t.counts[1],
+                        within100ms: t.counts[2],
+                        over100ms: t.counts[3],
+                        max_ms: (t.max_ms * 10.0).round() / 10.0,
+                    }
+                }),
             },
             bedrock: world.get::<clawcraft_network::Connection>(bot).map(bedrock_version),
             supported_versions: supported_versions(),
