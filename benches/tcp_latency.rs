@@ -123,7 +123,7 @@ fn intervals_summary(bench: &str, peer: &Peer, start: u64, end: u64, extra: Valu
     v
 }
 
-fn latency_and_flood() {
+fn latency_and_flood(latency: bool) {
     let peer = Peer::start("flat");
     let dir = TempDir::new("bench");
     let events = dir.path().join("events.jsonl");
@@ -136,7 +136,7 @@ fn latency_and_flood() {
     wait_spawn(&events);
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
 
-    for &(name, req) in QUERIES {
+    for &(name, req) in QUERIES.iter().filter(|_| latency) {
         let line = format!("{req}\n");
         for _ in 0..50 {
             one_shot(addr, &line);
@@ -240,7 +240,13 @@ fn unread_stdout() {
 }
 
 fn main() {
-    loopback_floor();
-    latency_and_flood();
-    unread_stdout();
+    // BENCH_ONLY=flood skips the latency calls (the flood is the noisiest figure; rerun it alone).
+    let only = std::env::var("BENCH_ONLY").unwrap_or_default();
+    if only.is_empty() {
+        loopback_floor();
+    }
+    latency_and_flood(only.is_empty());
+    if only.is_empty() || only == "unread" {
+        unread_stdout();
+    }
 }

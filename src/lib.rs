@@ -121,9 +121,9 @@ pub fn spawn_connected_bot(
     Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
 }
 
-/// Query time the tick itself may spend (in `TickSet::Commands`); queries beyond it wait for the
-/// gap after the tick.
-const TICK_QUERY_BUDGET: Duration = Duration::from_millis(2);
+/// Query time the tick itself may spend (in `TickSet::Commands`): none, so the tick's input
+/// leaves at once; queries run in the gap after it (other commands still run in the tick).
+const TICK_QUERY_BUDGET: Duration = Duration::ZERO;
 /// One between-ticks pass runs queries for at most this long, then writes their responses, so
 /// answers flow out while a flood is still being worked off.
 const INTERIM_SLICE: Duration = Duration::from_millis(4);
@@ -155,6 +155,10 @@ pub fn run_ticks(mut app: App) -> AppExit {
         }
         next += TICK;
         let mut spent = Duration::ZERO;
+        // Let the network thread, just woken with this tick's batch, run before query work.
+        if app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more) {
+            std::thread::yield_now();
+        }
         loop {
             let now = Instant::now();
             if now >= next {
