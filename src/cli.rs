@@ -104,12 +104,7 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     };
 
     let mut app = App::new();
-    let io = IoPlugin {
-        stdin,
-        stdout: !mcp_stdio,
-        exit_on_disconnect: !config.reconnect,
-        ..IoPlugin::default()
-    };
+    let io = IoPlugin { stdin, stdout: !mcp_stdio, exit_on_disconnect: !config.reconnect, ..IoPlugin::default() };
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(io)
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });

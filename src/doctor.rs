@@ -96,7 +96,7 @@ fn observe(
         doctor.closed.get_or_insert_with(|| c.reason.clone());
     }
     for r in responses.read().filter(|r| r.origin == DOCTOR_ORIGIN) {
-        doctor.command = Some(r.body.clone());
+        doctor.command = Some(r.body());
     }
     let Some((lifecycle, stats)) = bots.iter().next() else { return };
     if doctor.spawned.is_none() && *lifecycle == Lifecycle::Spawned {
@@ -110,7 +110,7 @@ fn observe(
         let line = json!({"action": "cmd", "cmd": PROBE_COMMAND, "id": "doctor"}).to_string();
         match parse_request(DOCTOR_ORIGIN, &line) {
             Ok(req) => pending.0.push_back(req),
-            Err(resp) => doctor.command = Some(resp.body),
+            Err(resp) => doctor.command = Some(resp.body()),
         }
     }
 }

@@ -286,7 +286,7 @@ impl CommandRegistry {
     /// Replaces a command's example line (for generic commands whose name is not known to
     /// their type, such as `abort_*`).
     pub(crate) fn set_example(&mut self, name: &str, example: &'static str) {
-        if let Some(entry) = self.commands.get_mut(name) {
+        if let Some(entry) = Arc::make_mut(&mut self.commands).get_mut(name) {
             entry.example = example;
         }
     }
@@ -537,7 +537,7 @@ fn run_one(
             return Err(CommandError::not_spawned());
         }
     };
-    entry.invoke(world, bot, req.id.clone(), req.origin, req.params.clone())
+    entry.invoke_text(world, bot, req.id.clone(), req.origin, req.params.clone())
 }
 
 impl CommandEntry {
@@ -553,6 +553,20 @@ impl CommandEntry {
         origin: Origin,
         params: Map<String, Value>,
     ) -> Result<Option<Map<String, Value>>, CommandError> {
+        let Some(text) = self.invoke_text(world, bot, id, origin, params)? else { return Ok(None) };
+        serde_json::from_str(&text).map(Some).map_err(CommandError::internal)
+    }
+
+    /// Like [`CommandEntry::invoke`], with the response's fields as the JSON object text the
+    /// channels write (no `Value` tree: the channels' path).
+    pub fn invoke_text(
+        &self,
+        world: &mut World,
+        bot: Entity,
+        id: Value,
+        origin: Origin,
+        params: Map<String, Value>,
+    ) -> Result<Option<String>, CommandError> {
         let params = coerce_params(&self.params_schema, params)?;
         if self.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
             return Err(CommandError::not_spawned());

@@ -40,9 +40,7 @@ use std::sync::{Arc, Mutex};
 
 use bevy_app::{App, Last, Plugin, PreUpdate};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{
-    CommandRegistry, CommandResponse, CommandWaker, Interim, InterimSet, Origin, PendingCommands, TickSet,
-};
+use clawcraft_core::{CommandRegistry, CommandWaker, Interim, InterimSet, Origin, PendingCommands, TickSet};
 use clawcraft_io::{IoSet, Outbox};
 use clawcraft_network::ShutdownRequest;
 use crossbeam_channel::Receiver;
@@ -189,14 +187,9 @@ fn read_mcp(
 /// Hands this pass's MCP responses and every event to the MCP thread.
 fn route_mcp(outbox: Res<Outbox>, channel: Res<McpChannel>) {
     let responses: Vec<(Origin, Arc<str>)> =
-        outbox.responses.iter().filter(|r| is_mcp_origin(r.origin)).map(|r| (r.origin, response_text(r))).collect();
+        outbox.responses.iter().filter(|r| is_mcp_origin(r.origin)).map(|r| (r.origin, r.line.clone())).collect();
     if responses.is_empty() && outbox.events.is_empty() {
         return;
     }
     channel.to_mcp.send(ToMcp { responses, events: outbox.events.as_slice().into() });
-}
-
-/// A response as the JSON text every channel writes.
-fn response_text(response: &CommandResponse) -> Arc<str> {
-    serde_json::Value::Object(response.body.clone()).to_string().into()
 }

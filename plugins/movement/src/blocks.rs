@@ -50,9 +50,8 @@ impl BlockTable {
     fn build(registry: &BlockRegistry) -> Self {
         let physics = registry
             .states()
-            .iter()
             .map(|s| {
-                BlockPhysics::of(&s.name, |key| match s.property(key)? {
+                BlockPhysics::of(s.name, |key| match s.property(key)? {
                     StateValue::Int(i) => Some(*i),
                     StateValue::Byte(b) => Some(i32::from(*b)),
                     StateValue::Str(_) => None,

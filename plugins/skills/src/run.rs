@@ -836,7 +836,10 @@ pub fn step_runs(
     let responses: HashMap<String, Map<String, Value>> = response_cursor
         .read(world.resource::<Messages<CommandResponse>>())
         .filter(|r| r.origin == SKILL_ORIGIN)
-        .filter_map(|r| Some((r.body.get("id")?.as_str()?.to_owned(), r.body.clone())))
+        .filter_map(|r| {
+            let body = r.body();
+            Some((body.get("id")?.as_str()?.to_owned(), body))
+        })
         .collect();
     let settings = world.get_resource::<SkillSettings>().cloned().unwrap_or_default();
     let bots: Vec<Entity> = world.query_filtered::<Entity, (With<SkillHost>, With<SkillRun>)>().iter(world).collect();

@@ -256,6 +256,7 @@ fn extreme_heights_and_sub_chunk_coordinates_do_not_overflow() {
                 max_height,
                 generator: "overworld".into(),
                 dimension_type: 0,
+                ..DimensionDefinition::default()
             }],
         });
         sim.receive(&request_chunk(0, 0, -1));
