@@ -95,7 +95,7 @@ Derived, not copied: \`data/make-entities.js\` reads minecraft-data **${mcDataVe
 ${gameVersion}; PrismarineJS, <https://github.com/PrismarineJS/minecraft-data>, MIT licence — see
 \`data/SOURCE.md\`) and writes one record per identifier: \`id\` (\`minecraft:<name>\`), \`name\`,
 \`displayName\`, \`category\` (\`hostile\`/\`neutral\`/\`passive\`/\`player\`/\`item\`/\`other\`),
-\`height\`, \`width\`.
+\`height\`, \`width\`, \`internalId\` (Bedrock's numeric actor type; \`null\` for the added mobs).
 
 The hostile/neutral/passive classification is a hand-reviewed rule documented at the top of the
 script (minecraft-data only says "Hostile mobs"/"Passive mobs" and gets a few wrong); mobs newer than
