@@ -112,7 +112,11 @@ fn check_session(report: &Value, peer: &Peer, mode: &str) {
 
     let scan = &report["scan"]["structured"];
     assert_eq!(report["scan"]["isError"], false, "{}", report["scan"]);
-    assert_eq!((scan["total"].as_u64(), scan["loaded"].as_u64()), (Some(27), Some(27)), "3×3×3 cells: {scan}");
+    assert_eq!(
+        (scan["total"].as_u64(), scan["loaded"].as_bool(), scan["loadedCells"].as_u64()),
+        (Some(27), Some(true), Some(27)),
+        "3×3×3 cells, every one loaded (ClawCraft's boolean): {scan}"
+    );
 
     let said = format!("hello over mcp {mode}");
     assert_eq!(report["chat"]["structured"], json!({"sent": true, "message": said}), "{}", report["chat"]);

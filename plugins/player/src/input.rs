@@ -139,7 +139,7 @@ impl InputExtras {
 pub fn advance_idle_clock(mut bots: Query<(&Lifecycle, &mut InputState)>) {
     for (lifecycle, mut input) in &mut bots {
         if *lifecycle == Lifecycle::Joining {
-            input.next_tick += 1;
+            input.next_tick = input.next_tick.saturating_add(1);
         }
     }
 }
@@ -175,7 +175,7 @@ pub fn send_player_auth_input(
         }
         if input.skip_ticks > 0 {
             input.skip_ticks -= 1;
-            input.next_tick += 1;
+            input.next_tick = input.next_tick.saturating_add(1);
             continue;
         }
         let mut packet = match frame {
@@ -194,7 +194,7 @@ pub fn send_player_auth_input(
             extras.drain_into(&mut packet);
         }
         conn.send(&packet);
-        input.next_tick += 1;
+        input.next_tick = input.next_tick.saturating_add(1);
         stats.inputs_sent += 1;
     }
 }
