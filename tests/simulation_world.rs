@@ -3,15 +3,17 @@
 //! Both block id modes (hashes and palette indices) run the same world. Any warning log fails.
 
 use clawcraft::protocol::packets::{
-    BlockPos, ByteBuf, ChunkRadiusUpdate, LevelChunk, LevelEvent, PlayStatus, ResourcePackStack, ResourcePacksInfo,
-    SetTime, StartGame, Vec2, Vec3 as WireVec3,
+    BlockPos, ByteBuf, ChunkRadiusUpdate, LevelChunk, LevelEvent, MovePlayer, PlayStatus, PlayerAuthInput,
+    ResourcePackStack, ResourcePacksInfo, SetTime, StartGame, Vec2, Vec3 as WireVec3,
 };
 use clawcraft::sim::Simulation;
 use clawcraft::world::block::StateValue;
-use clawcraft::world::chunk::PalettedStorage;
-use clawcraft::world::chunk::packets::UpdateBlock;
+use clawcraft::world::chunk::packets::{
+    DimensionData, DimensionDefinition, SubChunkEntryView, SubChunkPacket, UpdateBlock, Vec3Li,
+};
 use clawcraft::world::chunk::storage::block_index;
 use clawcraft::world::chunk::wire::{encode_biome, encode_sub_chunk};
+use clawcraft::world::chunk::{DimensionHeights, PalettedStorage};
 use clawcraft::world::ids::IdTable;
 use serde_json::{Map, Value, json};
 
@@ -467,4 +469,134 @@ fn start_game_weather_is_reported_to_early_subscribers() {
     let ev: Vec<_> = sim.events().into_iter().filter(|e| e["type"] == "weather").collect();
     assert_eq!(ev.len(), 1);
     assert_eq!((ev[0]["weather"].clone(), ev[0]["started"].clone()), (json!("rain"), json!(true)));
+}
+
+/// Every command an agent can aim at a far place, with coordinates at `at` (block units).
+fn far_queries(at: [i64; 3]) -> Vec<String> {
+    let [x, y, z] = at;
+    let (x2, y2, z2) = (x.saturating_add(3), y.saturating_add(3), z.saturating_add(3));
+    vec![
+        format!(r#"{{"action":"block","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"blocks","x1":{x},"y1":{y},"z1":{z},"x2":{x2},"y2":{y2},"z2":{z2}}}"#),
+        format!(r#"{{"action":"scan","x":{x},"y":{y},"z":{z},"radius":8,"radiusY":8}}"#),
+        format!(r#"{{"action":"compact_scan","x":{x},"y":{y},"z":{z},"radius":8}}"#),
+        r#"{"action":"scan","radius":8}"#.to_owned(),
+        r#"{"action":"find","block":"stone","radius":64,"count":5}"#.to_owned(),
+        r#"{"action":"chunks","radius":4}"#.to_owned(),
+        r#"{"action":"look","distance":64}"#.to_owned(),
+        format!(r#"{{"action":"raycast","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"distance","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"face","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"path","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"reachable","x":{x},"y":{y},"z":{z}}}"#),
+        r#"{"action":"nearby","radius":64}"#.to_owned(),
+        r#"{"action":"pos"}"#.to_owned(),
+        r#"{"action":"status"}"#.to_owned(),
+    ]
+}
+
+/// A hostile or broken server's extreme dimension heights, sub-chunk coordinates, block
+/// positions and teleports go through the whole app (world, movement, navigation, queries) in a
+/// debug build, where any overflow panics: every query still gets one well-formed answer and the
+/// 20 Hz input stream goes on. Dimension heights are data (`i32` on the wire): nothing may assume
+/// vanilla's −64..320.
+#[test]
+fn extreme_dimension_heights_and_positions_never_overflow_the_app() {
+    let mut w = world(true, 0.0, 0.0);
+    let stone = w.id("stone", &[]);
+    let heights = [(i32::MIN, i32::MAX), (i32::MAX, i32::MIN), (0, 0), (i32::MAX - 1, i32::MAX), (-64, 320)];
+    let places: [[i64; 3]; 4] = [
+        [0, -60, 0],
+        [0, i64::from(i32::MAX), 0],
+        [i64::from(i32::MIN), i64::from(i32::MIN), i64::from(i32::MAX)],
+        [30_000_000, 1 << 40, -30_000_000],
+    ];
+    let teleports = [[0.5, -58.38, 0.5], [0.5, 2.0e9, 0.5], [-2.1e9, -2.1e9, 2.1e9], [3.0e7, 1.0e38, -3.0e7]];
+    let mut answered = 0;
+    for (min_height, max_height) in heights {
+        w.sim.receive(&DimensionData {
+            definitions: vec![DimensionDefinition {
+                id: "minecraft:overworld".into(),
+                min_height,
+                max_height,
+                generator: "overworld".into(),
+                dimension_type: 0,
+                ..DimensionDefinition::default()
+            }],
+        });
+        // A column in request mode (one biome per sub-chunk of these heights), sub-chunks at the
+        // far ends of the i32 range, blocks there.
+        let sub_chunks = DimensionHeights::from_server(min_height, max_height).sub_chunk_count();
+        let mut payload = vec![];
+        encode_biome(&mut payload, 1);
+        payload.extend(std::iter::repeat_n(0xFF, sub_chunks - 1));
+        payload.push(0);
+        w.sim.receive(&LevelChunk {
+            x: 0,
+            z: 0,
+            highest_subchunk_count: Some(i32::MAX),
+            payload: ByteBuf(payload),
+            ..LevelChunk::default()
+        });
+        for y in [i32::MIN, i32::MAX, -4, 0] {
+            let mut sub = Vec::new();
+            encode_sub_chunk(&mut sub, 9, -4, &[PalettedStorage::Single(stone)]);
+            w.sim.receive(&SubChunkPacket {
+                origin: Vec3Li { x: 0, y, z: 0 },
+                entries: [(i8::MIN, Some(sub.clone())), (i8::MAX, None), (0, Some(sub))]
+                    .into_iter()
+                    .map(|(dy, payload)| SubChunkEntryView {
+                        dy,
+                        result: if payload.is_some() { "success" } else { "success_all_air" }.into(),
+                        payload: payload.map(ByteBuf),
+                        heightmap_type: "no_data".into(),
+                        render_heightmap_type: "no_data".into(),
+                        ..SubChunkEntryView::default()
+                    })
+                    .collect(),
+                ..SubChunkPacket::default()
+            });
+        }
+        for [x, y, z] in [[i32::MAX, i32::MIN, i32::MIN], [0, i32::MAX, 0], [0, -60, 0]] {
+            w.sim.receive(&UpdateBlock { position: BlockPos { x, y, z }, block_runtime_id: stone, layer: 0 });
+        }
+        w.sim.tick();
+        for (place, [x, y, z]) in places.iter().zip(teleports) {
+            w.sim.receive(&MovePlayer {
+                runtime_id: 7,
+                position: WireVec3 { x, y, z },
+                mode: "teleport".into(),
+                ..MovePlayer::default()
+            });
+            w.sim.tick();
+            for line in far_queries(*place) {
+                let r = w.cmd(&line);
+                assert_eq!(r["type"], "response", "{min_height}..{max_height}, {line}: {r:?}");
+                if let Some(code) = r.get("code") {
+                    assert_ne!(code, "INTERNAL", "{min_height}..{max_height}, {line}: {r:?}");
+                    assert!(r["error"].is_string(), "{line}: {r:?}");
+                }
+                answered += 1;
+            }
+        }
+    }
+    assert_eq!(answered, heights.len() * places.len() * far_queries([0; 3]).len(), "one answer per query");
+    // Back home in a vanilla world, the bot is whole: the clock ticks, inputs flow every tick
+    // and the world takes chunks again.
+    w.sim.receive(&MovePlayer {
+        runtime_id: 7,
+        position: WireVec3 { x: 0.5, y: -58.38, z: 0.5 },
+        mode: "teleport".into(),
+        ..MovePlayer::default()
+    });
+    let payload = column_payload(&w, 0, 0);
+    w.sim.receive(&LevelChunk { x: 0, z: 0, sub_chunk_count: 1, payload: ByteBuf(payload), ..LevelChunk::default() });
+    w.sim.tick();
+    w.sim.sent();
+    w.sim.ticks(5);
+    let inputs = w.sim.sent_as::<PlayerAuthInput>();
+    assert_eq!(inputs.len(), 5, "one PlayerAuthInput per tick");
+    assert!(inputs.windows(2).all(|p| p[1].tick == p[0].tick + 1), "input ticks +1 each");
+    let r = w.ok(r#"{"action":"block","x":0,"y":-61,"z":0}"#);
+    assert_eq!(r["block"]["name"], "minecraft:grass_block", "the world still takes chunks: {r:?}");
 }

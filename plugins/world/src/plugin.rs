@@ -129,7 +129,7 @@ pub fn handle_world_packets(
         } else if let Some(d) = pkt.view::<DimensionData>() {
             for def in &d.definitions {
                 if let Some(id) = dimension_id(&def.id) {
-                    world.set_heights(id, DimensionHeights { min_y: def.min_height, max_y: def.max_height });
+                    world.set_heights(id, DimensionHeights::from_server(def.min_height, def.max_height));
                 }
             }
         } else if let Some(c) = pkt.view::<ChangeDimension>() {

@@ -146,9 +146,11 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// The box of `radius` around `c` horizontally and `radius_y` vertically.
+    /// The box of `radius` around `c` horizontally and `radius_y` vertically (clipped at the
+    /// `i32` range: a centre there comes from a hostile server or a far request).
     pub fn around(c: Cell, radius: i32, radius_y: i32) -> Bounds {
-        Bounds { x: [c.x - radius, c.x + radius], y: [c.y - radius_y, c.y + radius_y], z: [c.z - radius, c.z + radius] }
+        let span = |v: i32, r: i32| [v.saturating_sub(r), v.saturating_add(r)];
+        Bounds { x: span(c.x, radius), y: span(c.y, radius_y), z: span(c.z, radius) }
     }
 
     /// The box spanned by two corners in any order.
@@ -521,8 +523,11 @@ pub fn find(
     let h = world.heights();
     let (bcx, bcz) = ((feet[0].floor() as i32) >> 4, (feet[2].floor() as i32) >> 4);
     let rings = (radius / 16.0).ceil() as i32 + 1;
-    let y_lo = ((feet[1] - radius).floor() as i32).max(h.min_y);
-    let y_hi = ((feet[1] + radius).ceil() as i32).min(h.max_y - 1);
+    // Clipped to the dimension (one beyond each end) in i64: a bot a server placed at y = 1e38
+    // searches nothing rather than overflow.
+    let clip = |y: f64| (y as i64).clamp(i64::from(h.min_y) - 1, i64::from(h.max_y)) as i32;
+    let y_lo = clip((feet[1] - radius).floor()).max(h.min_y);
+    let y_hi = clip((feet[1] + radius).ceil()).min(h.max_y - 1);
     let count = count.max(1);
     // Distance of the count-th best hit so far (sorted lists only): anything farther cannot make it.
     let mut bound = radius;

@@ -278,6 +278,12 @@ fn extreme_heights_and_sub_chunk_coordinates_do_not_overflow() {
         sim.tick();
         let h = sim.world().heights();
         assert!((1..=64).contains(&h.sub_chunk_count()), "{min_height}..{max_height}: {h:?}");
+        // Sound heights: sub-chunk aligned, a non-empty range a column can hold, far inside i32.
+        assert!(
+            h.min_y % 16 == 0 && h.max_y % 16 == 0 && (16..=1024).contains(&(h.max_y - h.min_y)),
+            "{min_height}..{max_height}: {h:?}"
+        );
+        assert!(h.min_y.unsigned_abs() <= 1 << 24, "{h:?}");
         assert_eq!(sim.block(i32::MAX, i32::MIN, i32::MAX), BlockLookup::Unloaded);
     }
 }

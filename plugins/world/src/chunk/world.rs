@@ -37,6 +37,17 @@ impl DimensionHeights {
         }
     }
 
+    /// The heights a server's DimensionData names, made sound: `min_y` rounded down to a multiple
+    /// of 16 within ±2²⁴, `max_y` above it by 1 to 64 sub-chunks (what a column can hold). A
+    /// hostile `i32::MIN..i32::MAX` or an inverted range then cannot overflow any `y` arithmetic
+    /// downstream (every height stays far inside `i32`).
+    pub fn from_server(min_y: i32, max_y: i32) -> Self {
+        const LIMIT: i32 = 1 << 24;
+        let min_y = min_y.clamp(-LIMIT, LIMIT) & !15;
+        let span = (i64::from(max_y) - i64::from(min_y)).clamp(16, 64 * 16) as i32;
+        DimensionHeights { min_y, max_y: min_y + ((span + 15) & !15) }
+    }
+
     /// Absolute sub-chunk Y of the lowest sub-chunk.
     pub fn min_sub_y(&self) -> i32 {
         self.min_y >> 4
