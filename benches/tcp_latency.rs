@@ -93,8 +93,10 @@ fn wait_spawn(events: &std::path::Path) {
 }
 
 /// The bot's own tick-interval counters (`status.stats.tickIntervals`).
+/// The bot's tick counters (`status`). Queries are answered in arrival order across channels, so
+/// after a stdin flood this one waits until the flood is worked off: a long timeout.
 fn tick_counters(addr: SocketAddr) -> Value {
-    let mut s = Session::open(addr, Duration::from_secs(10)).expect("session");
+    let mut s = Session::open(addr, Duration::from_secs(120)).expect("session");
     s.request(r#"{"action":"status"}"#).expect("status")["stats"]["tickIntervals"].clone()
 }
 
