@@ -471,7 +471,7 @@ fn start_game_weather_is_reported_to_early_subscribers() {
     assert_eq!((ev[0]["weather"].clone(), ev[0]["started"].clone()), (json!("rain"), json!(true)));
 }
 
-/// Every command an agent can aim at a far place, with coordinates at `at` (block units).
+/// Every query (and block action) an agent can aim at a far place, with coordinates at `at`.
 fn far_queries(at: [i64; 3]) -> Vec<String> {
     let [x, y, z] = at;
     let (x2, y2, z2) = (x.saturating_add(3), y.saturating_add(3), z.saturating_add(3));
@@ -489,6 +489,10 @@ fn far_queries(at: [i64; 3]) -> Vec<String> {
         format!(r#"{{"action":"face","x":{x},"y":{y},"z":{z}}}"#),
         format!(r#"{{"action":"path","x":{x},"y":{y},"z":{z}}}"#),
         format!(r#"{{"action":"reachable","x":{x},"y":{y},"z":{z}}}"#),
+        // Actions aimed there (refused as out of reach, never an overflow).
+        format!(r#"{{"action":"mine","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"place","item":"dirt","x":{x},"y":{y},"z":{z}}}"#),
+        format!(r#"{{"action":"interact","x":{x},"y":{y},"z":{z}}}"#),
         r#"{"action":"nearby","radius":64}"#.to_owned(),
         r#"{"action":"pos"}"#.to_owned(),
         r#"{"action":"status"}"#.to_owned(),

@@ -168,8 +168,11 @@ impl AgentCommand for BlockTarget {
                 ),
             ));
         }
-        let previous =
-            ctx.world.get::<BlockIds>(ctx.bot).and_then(|t| t.0.state(id).map(properties_json)).unwrap_or_default();
+        let previous = ctx
+            .world
+            .get::<BlockIds>(ctx.bot)
+            .and_then(|t| t.0.state(id).map(|s| properties_json(&s)))
+            .unwrap_or_default();
         turn_to(ctx.world, ctx.bot, aim.point);
         let action = Interacting {
             pos: cell,
@@ -208,7 +211,7 @@ pub fn step_interacting(
             if cell != a.pos && *state.name != *a.block {
                 continue;
             }
-            let props = properties_json(state);
+            let props = properties_json(&state);
             if props != a.previous || cell != a.pos {
                 a.properties = Some(props);
                 a.changed_at = Some(cell);
