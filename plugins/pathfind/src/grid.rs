@@ -25,6 +25,10 @@ pub struct NavCell {
     pub flags: u8,
     /// Ticks to break it bare-handed / 4, saturated (255: unbreakable or unknown).
     pub hardness: u8,
+    /// For a door, trapdoor or gate with a standing panel ([`NavCell::DOOR`] and
+    /// [`NavCell::SOLID`]): [`NavCell::PASS_CENTRE`] when a body fits in the middle of the cell,
+    /// and one `PASS_*` bit per edge the body can cross (the panel is not on it). 0 otherwise.
+    pub pass: u8,
 }
 
 impl NavCell {
@@ -43,12 +47,23 @@ impl NavCell {
     /// Stairs: their top is reached by walking (two half steps), not by a jump.
     pub const STAIRS: u8 = 64;
 
+    /// [`NavCell::pass`]: a body (0.6 wide) fits in the middle of the cell beside the panel.
+    pub const PASS_CENTRE: u8 = 1;
+    /// [`NavCell::pass`]: the body can cross the cell's east (+x) edge.
+    pub const PASS_EAST: u8 = 2;
+    /// … the west (−x) edge.
+    pub const PASS_WEST: u8 = 4;
+    /// … the south (+z) edge.
+    pub const PASS_SOUTH: u8 = 8;
+    /// … the north (−z) edge.
+    pub const PASS_NORTH: u8 = 16;
+
     /// No data.
-    pub const UNKNOWN: Self = Self { top: 0, bottom: 0, flags: Self::UNLOADED, hardness: 255 };
+    pub const UNKNOWN: Self = Self { top: 0, bottom: 0, flags: Self::UNLOADED, hardness: 255, pass: 0 };
     /// Air.
-    pub const AIR: Self = Self { top: 0, bottom: 0, flags: 0, hardness: 0 };
+    pub const AIR: Self = Self { top: 0, bottom: 0, flags: 0, hardness: 0, pass: 0 };
     /// A full solid block (tests, custom blocks).
-    pub const STONE: Self = Self { top: 16, bottom: 0, flags: Self::SOLID, hardness: 11 };
+    pub const STONE: Self = Self { top: 16, bottom: 0, flags: Self::SOLID, hardness: 11, pass: 0 };
 
     #[inline]
     pub fn has(self, flag: u8) -> bool {
@@ -59,6 +74,39 @@ impl NavCell {
     #[inline]
     pub fn is_clear(self) -> bool {
         self.flags & (Self::SOLID | Self::HAZARD | Self::UNLOADED) == 0
+    }
+
+    /// A door, trapdoor or gate whose panel leaves room for a body in the middle of the cell
+    /// (an open door: which edges it can be crossed by is [`NavCell::crosses`]).
+    #[inline]
+    pub fn is_panel(self) -> bool {
+        self.has(Self::DOOR) && self.has(Self::SOLID) && self.pass & Self::PASS_CENTRE != 0
+    }
+
+    /// Whether a body can stand here: nothing in the way, or a panel beside the middle.
+    #[inline]
+    pub fn body_fits(self) -> bool {
+        self.is_clear() || self.is_panel()
+    }
+
+    /// Whether a body can cross the edge of this cell toward (`dx`, `dz`) (a cardinal direction):
+    /// always for a clear cell, for a panel only when the panel is not on that edge.
+    #[inline]
+    pub fn crosses(self, dx: i32, dz: i32) -> bool {
+        if self.is_clear() {
+            return true;
+        }
+        if !self.is_panel() {
+            return false;
+        }
+        let bit = match (dx.signum(), dz.signum()) {
+            (1, 0) => Self::PASS_EAST,
+            (-1, 0) => Self::PASS_WEST,
+            (0, 1) => Self::PASS_SOUTH,
+            (0, -1) => Self::PASS_NORTH,
+            _ => return false,
+        };
+        self.pass & bit != 0
     }
 
     /// Top of the boxes in blocks.
@@ -110,7 +158,7 @@ impl NavTable {
 
 fn classify(registry: &BlockRegistry, blocks: &BlockTable, state: StateIndex) -> NavCell {
     let block = blocks.block(state);
-    let (Some(info), Some(st)) = (registry.block_of(state), registry.state(state)) else { return NavCell::STONE };
+    let (Some(info), Some(_)) = (registry.block_of(state), registry.state(state)) else { return NavCell::STONE };
     if block.physics.air {
         return NavCell::AIR;
     }
@@ -135,13 +183,13 @@ fn classify(registry: &BlockRegistry, blocks: &BlockTable, state: StateIndex) ->
     }
     match info.shape {
         ShapeClass::Door | ShapeClass::Trapdoor => {
+            // Open or closed, the panel's place comes from the real boxes of this state: a body
+            // passes beside it, crossing only the edges the panel is not on.
             cell.flags |= NavCell::DOOR;
-            if st.is_open() {
-                // An open door or trapdoor is a panel along one edge: the body passes.
-                cell.flags &= !NavCell::SOLID;
-            }
+            cell.pass = panel_pass(block.shapes);
         }
         ShapeClass::FenceWall if info.name.contains("fence_gate") => {
+            // Closed: a bar across the middle; open: no boxes at all (clear).
             cell.flags |= NavCell::DOOR;
         }
         ShapeClass::Stairs => cell.flags |= NavCell::STAIRS,
@@ -155,6 +203,34 @@ fn classify(registry: &BlockRegistry, blocks: &BlockTable, state: StateIndex) ->
         ((info.hardness * per / 4.0).ceil()).clamp(0.0, 254.0) as u8
     };
     cell
+}
+
+/// Where a body (0.6 × 0.6, centred) fits in a cell holding `boxes`: [`NavCell::PASS_CENTRE`]
+/// when standing in the middle touches no box, and a `PASS_*` bit for each edge the body can
+/// walk through from the middle (the strip from the middle to that edge touches no box). Only
+/// boxes that stand up in the body's way count (a closed trapdoor's floor slab does not).
+pub fn panel_pass(boxes: &[clawcraft_movement::physics::Aabb]) -> u8 {
+    const LO: f32 = 0.2 + 1e-3;
+    const HI: f32 = 0.8 - 1e-3;
+    let standing: Vec<_> = boxes.iter().filter(|b| b.max_y - b.min_y > 0.5).collect();
+    let hits = |x0: f32, x1: f32, z0: f32, z1: f32| {
+        standing.iter().any(|b| b.min_x < x1 && b.max_x > x0 && b.min_z < z1 && b.max_z > z0)
+    };
+    if standing.is_empty() || hits(LO, HI, LO, HI) {
+        return 0;
+    }
+    let mut pass = NavCell::PASS_CENTRE;
+    for (bit, strip) in [
+        (NavCell::PASS_EAST, (LO, 1.0, LO, HI)),
+        (NavCell::PASS_WEST, (0.0, HI, LO, HI)),
+        (NavCell::PASS_SOUTH, (LO, HI, LO, 1.0)),
+        (NavCell::PASS_NORTH, (LO, HI, 0.0, HI)),
+    ] {
+        if !hits(strip.0, strip.1, strip.2, strip.3) {
+            pass |= bit;
+        }
+    }
+    pass
 }
 
 /// How the search reads cells.
@@ -288,5 +364,55 @@ pub struct MapGrid {
 impl NavGrid for MapGrid {
     fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell {
         self.cells.get(&(x, y, z)).copied().unwrap_or_else(|| (self.fill)(y))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clawcraft_world::block::StateValue::{Byte, Str};
+    use clawcraft_world::ids::IdTable;
+
+    use super::*;
+
+    #[test]
+    fn door_panels_block_only_the_edge_they_stand_on() {
+        let ids = IdTable::new("1.26.45", true).expect("block data");
+        let table = NavTable::of(&ids.registry);
+        let door = |dir: &str, open: u8| {
+            let props = [
+                ("door_hinge_bit", Byte(0)),
+                ("minecraft:cardinal_direction", Str(dir.into())),
+                ("open_bit", Byte(open)),
+                ("upper_block_bit", Byte(0)),
+            ];
+            table.cell(ids.registry.state_with("wooden_door", &props).expect("door state"))
+        };
+        // Closed (panel across the x axis, see data/gen-shapes.js): one x edge shut, the body
+        // fits beside the panel (a step into the frame from the other side).
+        let closed = door("south", 0);
+        assert!(closed.has(NavCell::DOOR) && closed.has(NavCell::SOLID) && closed.body_fits());
+        assert!(closed.crosses(0, 1) && closed.crosses(0, -1), "{:#b}", closed.pass);
+        assert_eq!(u8::from(closed.crosses(1, 0)) + u8::from(closed.crosses(-1, 0)), 1, "{:#b}", closed.pass);
+        // Open: a panel along one z edge — walked through along x, and across the free z edge only.
+        let open = door("south", 1);
+        assert!(open.is_panel() && open.body_fits(), "{open:?}");
+        assert!(open.crosses(1, 0) && open.crosses(-1, 0), "along the panel: {:#b}", open.pass);
+        assert_eq!(
+            u8::from(open.crosses(0, 1)) + u8::from(open.crosses(0, -1)),
+            1,
+            "the panel stands on exactly one z edge: {:#b}",
+            open.pass
+        );
+        // Turned a quarter: the open panel lies along an x edge instead.
+        let turned = door("east", 1);
+        assert!(turned.crosses(0, 1) && turned.crosses(0, -1), "{:#b}", turned.pass);
+        assert_eq!(u8::from(turned.crosses(1, 0)) + u8::from(turned.crosses(-1, 0)), 1);
+        // A closed fence gate is a bar; an open one has no boxes.
+        let gate = |open: u8| {
+            let s = ids.registry.state_with("fence_gate", &[("open_bit", Byte(open))]).expect("gate state");
+            table.cell(s)
+        };
+        assert!(gate(0).has(NavCell::DOOR) && !gate(0).body_fits());
+        assert!(gate(1).is_clear());
     }
 }

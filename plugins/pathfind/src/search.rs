@@ -261,7 +261,7 @@ pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
     if here.has(NavCell::UNLOADED) || here.has(NavCell::HAZARD) {
         return None;
     }
-    let feet = if here.has(NavCell::SOLID) {
+    let feet = if here.has(NavCell::SOLID) && !here.is_panel() {
         // Standing on a low block inside this cell (slab, carpet, chest, soul sand …).
         if here.bottom != 0 || here.top >= 16 {
             return None;
@@ -281,12 +281,27 @@ pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
     let mut cy = y + 1;
     while (cy as f32) < head {
         let c = g.cell(x, cy, z);
-        if !c.is_clear() {
+        if !c.body_fits() {
             return None;
         }
         cy += 1;
     }
     Some(feet)
+}
+
+/// Whether a door, trapdoor or gate panel in the body's cells (feet and head, on both sides)
+/// stands on the edge crossed moving from (`x`, `z`) to (`x + dx`, `z + dz`) at cell height `y`.
+fn panel_in_the_way<G: NavGrid + ?Sized>(g: &mut G, [x, y, z]: [i32; 3], dx: i32, dz: i32) -> bool {
+    // A closed door one stands in was opened by the move that got there (a `door` step); its
+    // open panel is along the way (the executor checks the real one).
+    let blocks = |c: NavCell, dx: i32, dz: i32| c.is_panel() && !c.crosses(dx, dz);
+    (y..=y + 1).any(|cy| blocks(g.cell(x, cy, z), dx, dz) || blocks(g.cell(x + dx, cy, z + dz), -dx, -dz))
+}
+
+/// Whether a door, trapdoor or gate is in the feet or head cell of `p` (diagonal moves keep
+/// clear of them).
+fn has_door<G: NavGrid + ?Sized>(g: &mut G, [x, y, z]: [i32; 3]) -> bool {
+    g.cell(x, y, z).has(NavCell::DOOR) || g.cell(x, y + 1, z).has(NavCell::DOOR)
 }
 
 /// Whether the body fits in column (`x`, `z`) from `from` up to `to` (feet heights).
@@ -386,10 +401,15 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
         let in_water = here.has(NavCell::WATER);
         let on_climb = here.has(NavCell::CLIMB);
         let flat = if self.opts.sprint { SPRINT } else { WALK };
+        let in_door = has_door(self.grid, [x, y, z]);
         for (i, &(dx, dz)) in DIRS.iter().enumerate() {
             let diagonal = i >= 4;
             let (nx, nz) = (x + dx, z + dz);
             if diagonal {
+                // Door frames are walked through straight.
+                if in_door || has_door(self.grid, [nx, y, nz]) {
+                    continue;
+                }
                 // Both corners must be clear for the whole body.
                 if !column_clear(self.grid, nx, z, feet, feet + 1.8)
                     || !column_clear(self.grid, x, nz, feet, feet + 1.8)
@@ -405,7 +425,7 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
                 }
                 continue;
             }
-            self.cardinal([x, y, z], feet, [nx, nz], in_water || on_climb, flat);
+            self.cardinal([x, y, z], feet, [dx, dz], in_water || on_climb, flat);
         }
         // Vertical: ladders and water.
         for dy in [1, -1] {
@@ -431,9 +451,20 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
     }
 
     /// The moves toward one cardinal neighbour column: walk/step, jump up, drop, door, bridge, dig.
-    fn cardinal(&mut self, [x, y, z]: [i32; 3], feet: f32, [nx, nz]: [i32; 2], afloat: bool, flat: f32) {
-        // Same level (or a slab/step within it).
-        if let Some(f) = stand(self.grid, [nx, y, nz]) {
+    fn cardinal(&mut self, [x, y, z]: [i32; 3], feet: f32, [dx, dz]: [i32; 2], afloat: bool, flat: f32) {
+        let (nx, nz) = (x + dx, z + dz);
+        // Same level (or a slab/step within it), unless a door panel stands on the edge crossed.
+        let stand_there = stand(self.grid, [nx, y, nz]);
+        if let Some(f) = stand_there
+            && panel_in_the_way(self.grid, [x, y, z], dx, dz)
+        {
+            // A door panel (open or closed) on the edge crossed: toggle it on the way.
+            if self.opts.open_doors && f - feet <= STEP && f - feet >= -STEP {
+                self.edge([nx, y, nz], f, flat + 10.0, MoveKind::Door);
+            }
+            return;
+        }
+        if let Some(f) = stand_there {
             let dy = f - feet;
             if dy <= STEP {
                 if dy < -STEP {
@@ -464,8 +495,8 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
                     return;
                 }
             }
-            // A closed door: through it when doors can be opened.
-            if self.opts.open_doors && beside.has(NavCell::DOOR) && (above.is_clear() || above.has(NavCell::DOOR)) {
+            // A closed gate (a bar across the middle): through it when doors can be opened.
+            if self.opts.open_doors && beside.has(NavCell::DOOR) && (above.body_fits() || above.has(NavCell::DOOR)) {
                 let below = self.grid.cell(nx, y - 1, nz);
                 if below.has(NavCell::SOLID) && below.top >= 16 {
                     self.edge([nx, y, nz], y as f32, flat + 10.0, MoveKind::Door);
@@ -740,5 +771,45 @@ mod tests {
         assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Dig));
         let r = find_path(&mut g, [0, 0, 0], near(3, 3, 0), Options { place: true, ..opts });
         assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Pillar), "{:?}", r.path);
+    }
+
+    /// An open door panel lying along the south edge of its cell (passable along x, and across
+    /// the north edge), in a wall along z at x = 3.
+    fn door_wall(panel: u8) -> MapGrid {
+        let mut g = flat();
+        for z in -100..=100 {
+            for y in 0..3 {
+                set(&mut g, [3, y, z], NavCell::STONE);
+            }
+        }
+        let door = NavCell { top: 16, bottom: 0, flags: NavCell::SOLID | NavCell::DOOR, hardness: 4, pass: panel };
+        set(&mut g, [3, 0, 0], door);
+        set(&mut g, [3, 1, 0], door);
+        g
+    }
+
+    #[test]
+    fn door_panels_pass_only_along_the_free_edges() {
+        let along_x = NavCell::PASS_CENTRE | NavCell::PASS_EAST | NavCell::PASS_WEST | NavCell::PASS_NORTH;
+        let opts = Options { max_nodes: 3000, ..Options::default() };
+        let mut g = door_wall(along_x);
+        let r = find_path(&mut g, [0, 0, 0], near(6, 0, 0), opts);
+        assert!(r.complete(), "through the open door along x: {:?}", r.path);
+        assert!(r.path.iter().any(|s| (s.x, s.z) == (3, 0) && s.kind == MoveKind::Walk), "{:?}", r.path);
+        assert!(r.path.iter().all(|s| s.kind != MoveKind::Diagonal || s.x != 3), "no diagonal through the frame");
+        // The panel on the east edge (a closed door): stepped into from the west, but a wall
+        // going on east, unless doors may be opened (then a door move toggles it).
+        let across_x = NavCell::PASS_CENTRE | NavCell::PASS_SOUTH | NavCell::PASS_NORTH | NavCell::PASS_WEST;
+        let mut g = door_wall(across_x);
+        assert!(!find_path(&mut g, [0, 0, 0], near(6, 0, 0), opts).complete());
+        let r = find_path(&mut g, [0, 0, 0], near(6, 0, 0), Options { open_doors: true, ..opts });
+        assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Door), "{:?}", r.path);
+        // A bar across the middle (a closed gate) is a door move too, and the path walks on out of it.
+        let mut g = door_wall(0);
+        assert!(!find_path(&mut g, [0, 0, 0], near(6, 0, 0), opts).complete());
+        let r = find_path(&mut g, [0, 0, 0], near(6, 0, 0), Options { open_doors: true, ..opts });
+        assert!(r.complete(), "{:?}", r.path);
+        let i = r.path.iter().position(|s| s.kind == MoveKind::Door).expect("door move");
+        assert_eq!((r.path[i].x, r.path[i + 1].x, r.path[i + 1].kind), (3, 4, MoveKind::Walk));
     }
 }
