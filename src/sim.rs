@@ -187,6 +187,21 @@ impl Simulation {
             .collect()
     }
 
+    /// Every packet body sent since the last look, in order (read them with [`Self::decode_all`]).
+    pub fn sent_bodies(&mut self) -> Vec<Vec<u8>> {
+        self.handle.take_sent().into_iter().flatten().collect()
+    }
+
+    /// The bodies among `bodies` that are `P`, decoded.
+    pub fn decode_all<P: Packet>(&self, bodies: &[Vec<u8>]) -> Vec<P> {
+        let id = self.protocol.packet_id(P::NAME);
+        bodies
+            .iter()
+            .filter(|b| id == clawcraft_protocol::codec::peek_packet_id(b).ok())
+            .map(|b| self.protocol.decode_as::<P>(b).expect("decodable"))
+            .collect()
+    }
+
     /// Queues a JSON command line without running anything (see [`interim`](Self::interim)).
     pub fn queue_command(&mut self, line: &str) {
         match parse_request(SIM_ORIGIN, line) {

@@ -160,32 +160,39 @@ impl AgentCommand for BlockTarget {
         hand_free(ctx)?;
         inventory(ctx)?;
         let (cell, aim, id, block) = target(ctx, &self)?;
-        if !is_interactable(&block) {
-            return Err(CommandError::new(
-                "INVALID_TARGET",
-                format!(
-                    "{block} is not a door, trapdoor, gate, lever or button (sleep for beds, use for anything else)"
-                ),
-            ));
-        }
-        let previous = ctx
-            .world
-            .get::<BlockIds>(ctx.bot)
-            .and_then(|t| t.0.state(id).map(|s| properties_json(&s)))
-            .unwrap_or_default();
-        turn_to(ctx.world, ctx.bot, aim.point);
-        let action = Interacting {
-            pos: cell,
-            aim,
-            id,
-            block: block.clone(),
-            previous,
-            properties: None,
-            changed_at: None,
-            sent: None,
-        };
+        let action = prepare_interact(ctx.world, ctx.bot, cell, aim, id, block.clone())?;
         ctx.start(Self::NAME, action, CONFIRM_TICKS + 40)?;
         Ok(InteractResponse { interacted: true, block, pos: cell.into(), confirmed: false })
+    }
+}
+
+/// Clicking a door, gate, lever or button at `cell` (aimed at with [`aim_at`]), for any owner of
+/// the click (`interact`, a walk opening a door on its way): checks the block is one, records
+/// its state, turns to it. The click goes out on the first [`advance_interacting`].
+pub fn prepare_interact(
+    world: &mut World,
+    bot: Entity,
+    cell: [i32; 3],
+    aim: Aim,
+    id: u32,
+    block: String,
+) -> Result<Interacting, CommandError> {
+    if !is_interactable(&block) {
+        return Err(CommandError::new(
+            "INVALID_TARGET",
+            format!("{block} is not a door, trapdoor, gate, lever or button (sleep for beds, use for anything else)"),
+        ));
+    }
+    let previous =
+        world.get::<BlockIds>(bot).and_then(|t| t.0.state(id).map(|s| properties_json(&s))).unwrap_or_default();
+    turn_to(world, bot, aim.point);
+    Ok(Interacting { pos: cell, aim, id, block, previous, properties: None, changed_at: None, sent: None })
+}
+
+impl Interacting {
+    /// Where the click aims.
+    pub fn aim_point(&self) -> clawcraft_core::Vec3 {
+        self.aim.point
     }
 }
 
@@ -199,40 +206,58 @@ pub fn step_interacting(
 ) {
     for pkt in packets.read() {
         let Ok((_, mut a, _, _, _, _, ids)) = bots.get_mut(pkt.bot) else { continue };
-        if a.sent.is_none() {
-            continue;
-        }
-        for (cell, layer, id) in crate::common::block_updates(pkt) {
-            let near = cell[0] == a.pos[0] && cell[2] == a.pos[2] && (cell[1] - a.pos[1]).abs() <= 1;
-            if layer != 0 || !near || (cell == a.pos && id == a.id) {
-                continue;
-            }
-            let Some(state) = ids.and_then(|t| t.0.state(id)) else { continue };
-            if cell != a.pos && *state.name != *a.block {
-                continue;
-            }
-            let props = properties_json(&state);
-            if props != a.previous || cell != a.pos {
-                a.properties = Some(props);
-                a.changed_at = Some(cell);
-            }
-        }
+        observe_interacting(&mut a, &crate::common::block_updates(pkt), ids);
     }
     for (bot, mut a, inv, mut conn, ids, pos, _) in &mut bots {
-        match a.sent {
-            None => {
-                conn.send(&click_block(inv, pos.0.offset_y(EYE_HEIGHT), a.pos, &a.aim, a.id));
-                conn.send(&swing(ids.runtime_id, "useitem"));
-                a.sent = Some(ticks.0);
-            }
-            Some(_) if a.properties.is_some() => {
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None);
-            }
-            Some(at) if ticks.0 >= at + CONFIRM_TICKS => {
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Failed, Some("no_change".into()));
-            }
-            Some(_) => {}
+        if let Some((status, reason)) = advance_interacting(&mut a, inv, &mut conn, ids.runtime_id, pos.0, ticks.0) {
+            commands.end_action(bot, UseSlot::SLOT, status, reason);
         }
+    }
+}
+
+/// What the server's block updates (`(cell, layer, network id)`) say of a click: the block's
+/// new state (or the other half of a door's).
+pub fn observe_interacting(a: &mut Interacting, updates: &[([i32; 3], u32, u32)], ids: Option<&BlockIds>) {
+    if a.sent.is_none() {
+        return;
+    }
+    for &(cell, layer, id) in updates {
+        let near = cell[0] == a.pos[0] && cell[2] == a.pos[2] && (cell[1] - a.pos[1]).abs() <= 1;
+        if layer != 0 || !near || (cell == a.pos && id == a.id) {
+            continue;
+        }
+        let Some(state) = ids.and_then(|t| t.0.state(id)) else { continue };
+        if cell != a.pos && *state.name != *a.block {
+            continue;
+        }
+        let props = properties_json(&state);
+        if props != a.previous || cell != a.pos {
+            a.properties = Some(props);
+            a.changed_at = Some(cell);
+        }
+    }
+}
+
+/// One tick of a click, for any owner: the click, then the server's new state or `no_change`.
+/// `Some((status, reason))` when it is over.
+pub fn advance_interacting(
+    a: &mut Interacting,
+    inv: &Inventory,
+    conn: &mut Connection,
+    runtime_id: u64,
+    feet: clawcraft_core::Vec3,
+    now: u64,
+) -> Option<(ActionStatus, Option<String>)> {
+    match a.sent {
+        None => {
+            conn.send(&click_block(inv, feet.offset_y(EYE_HEIGHT), a.pos, &a.aim, a.id));
+            conn.send(&swing(runtime_id, "useitem"));
+            a.sent = Some(now);
+            None
+        }
+        Some(_) if a.properties.is_some() => Some((ActionStatus::Done, None)),
+        Some(at) if now >= at + CONFIRM_TICKS => Some((ActionStatus::Failed, Some("no_change".into()))),
+        Some(_) => None,
     }
 }
 

@@ -110,10 +110,14 @@ pub struct Senses<'a> {
 impl<'a> Senses<'a> {
     /// The senses of the command's bot.
     pub fn of(ctx: &'a CommandCtx<'_>) -> Result<Senses<'a>, CommandError> {
-        let w = &*ctx.world;
-        let world = w.get::<BlockWorld>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        let feet = w.get::<Position>(ctx.bot).ok_or_else(CommandError::not_spawned)?.0;
-        let ids = match w.get::<BlockIds>(ctx.bot) {
+        Self::of_bot(ctx.world, ctx.bot)
+    }
+
+    /// The senses of `bot`.
+    pub fn of_bot(w: &'a World, bot: Entity) -> Result<Senses<'a>, CommandError> {
+        let world = w.get::<BlockWorld>(bot).ok_or_else(CommandError::not_spawned)?;
+        let feet = w.get::<Position>(bot).ok_or_else(CommandError::not_spawned)?.0;
+        let ids = match w.get::<BlockIds>(bot) {
             Some(ids) => ids.0.clone(),
             None => BlockIds::fallback().ok_or_else(|| CommandError::internal("no block data"))?,
         };
@@ -247,10 +251,22 @@ pub fn out_of_reach(d: f64) -> CommandError {
     )
 }
 
-/// `BUSY` when another hand action runs (mining, eating, using): one hand, one item.
+/// The hand is lent to the action of slot `.0` (a walk opening a door, mining or placing a block
+/// on its way): hand actions are `BUSY` meanwhile.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandBorrowed(pub &'static str);
+
+/// `BUSY` when another hand action runs (mining, eating, using, or a walk's step that uses the
+/// hand): one hand, one item.
 pub fn hand_free(ctx: &CommandCtx<'_>) -> Result<(), CommandError> {
-    let Some(actions) = ctx.world.get::<ActiveActions>(ctx.bot) else { return Ok(()) };
-    for slot in HAND_SLOTS {
+    hand_free_of(ctx.world, ctx.bot)
+}
+
+/// [`hand_free`] for any bot.
+pub fn hand_free_of(world: &World, bot: Entity) -> Result<(), CommandError> {
+    let Some(actions) = world.get::<ActiveActions>(bot) else { return Ok(()) };
+    let borrowed = world.get::<HandBorrowed>(bot).map(|b| b.0);
+    for slot in HAND_SLOTS.into_iter().chain(borrowed) {
         if let Some(a) = actions.slots.get(slot) {
             return Err(CommandError::busy(&format!("running {} (id {})", a.command, a.id), a.abort));
         }
@@ -260,12 +276,25 @@ pub fn hand_free(ctx: &CommandCtx<'_>) -> Result<(), CommandError> {
 
 /// The bot's runtime id.
 pub fn runtime_id(ctx: &CommandCtx<'_>) -> Result<u64, CommandError> {
-    ctx.world.get::<EntityIds>(ctx.bot).map(|i| i.runtime_id).ok_or_else(CommandError::not_spawned)
+    runtime_id_of(ctx.world, ctx.bot)
+}
+
+/// [`runtime_id`] for any bot.
+pub fn runtime_id_of(world: &World, bot: Entity) -> Result<u64, CommandError> {
+    world.get::<EntityIds>(bot).map(|i| i.runtime_id).ok_or_else(CommandError::not_spawned)
 }
 
 /// The synced inventory, or `NO_ITEM`.
 pub fn inventory<'a>(ctx: &'a CommandCtx<'_>) -> Result<&'a Inventory, CommandError> {
-    clawcraft_inventory::commands::synced_inventory(ctx)
+    inventory_of(ctx.world, ctx.bot)
+}
+
+/// [`inventory`] for any bot.
+pub fn inventory_of(world: &World, bot: Entity) -> Result<&Inventory, CommandError> {
+    match world.get::<Inventory>(bot) {
+        Some(inv) if inv.synced => Ok(inv),
+        _ => Err(clawcraft_inventory::commands::no_item("The server has not sent the inventory yet")),
+    }
 }
 
 /// Turns the bot to look at `point` (the next PlayerAuthInput carries it).
@@ -396,21 +425,26 @@ pub enum Ready {
 /// (a hotbar selection needs no answer); in the main inventory → swapped into the held slot by an
 /// inventory job the action waits for. `NO_ITEM` when the inventory has none.
 pub fn hold_item(ctx: &mut CommandCtx<'_>, query: &str) -> Result<Ready, CommandError> {
-    let inv = inventory(ctx)?;
+    hold_item_of(ctx.world, ctx.bot, query)
+}
+
+/// [`hold_item`] for any bot.
+pub fn hold_item_of(world: &mut World, bot: Entity, query: &str) -> Result<Ready, CommandError> {
+    let inv = inventory_of(world, bot)?;
     let found = inv.find(query);
     let held = inv.held_slot;
     if found.contains(&held) {
         return Ok(Ready::Now);
     }
     if let Some(&slot) = found.iter().find(|s| **s < clawcraft_inventory::HOTBAR_SLOTS) {
-        let rid = runtime_id(ctx)?;
+        let rid = runtime_id_of(world, bot)?;
         let mut events = Vec::new();
-        let mut q = ctx.world.query::<(&mut clawcraft_network::Connection, &mut Inventory)>();
-        if let Ok((mut conn, mut inv)) = q.get_mut(ctx.world, ctx.bot) {
+        let mut q = world.query::<(&mut clawcraft_network::Connection, &mut Inventory)>();
+        if let Ok((mut conn, mut inv)) = q.get_mut(world, bot) {
             clawcraft_inventory::hold(&mut conn, rid, &mut inv, slot, &mut events);
         }
         for e in events {
-            ctx.world.write_message(e);
+            world.write_message(e);
         }
         return Ok(Ready::Now);
     }
@@ -424,8 +458,7 @@ pub fn hold_item(ctx: &mut CommandCtx<'_>, query: &str) -> Result<Ready, Command
         let count = inv.get(SlotRef::Inv(from)).map_or(1, |i| u8::try_from(i.count).unwrap_or(u8::MAX));
         Move::Place { from: SlotRef::Inv(from), to: SlotRef::Inv(held), count }
     };
-    let mut jobs =
-        ctx.world.get_mut::<clawcraft_inventory::InventoryJobs>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
+    let mut jobs = world.get_mut::<clawcraft_inventory::InventoryJobs>(bot).ok_or_else(CommandError::not_spawned)?;
     Ok(Ready::Job(jobs.submit("equip", vec![mv])))
 }
 

@@ -35,7 +35,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::common::{
-    BlockXyz, Senses, aim_at, block_pos, cell_of, face_from_id, hand_free, inventory, runtime_id, swing, turn_to,
+    BlockXyz, Senses, aim_at, block_pos, cell_of, face_from_id, hand_free, inventory_of, runtime_id_of, swing, turn_to,
 };
 use crate::mining::{BreakConditions, best_tool, break_ticks};
 
@@ -96,6 +96,11 @@ pub struct Mining {
     pub refused: Option<&'static str>,
     /// When the action started (tick), for the equip wait.
     pub started_tick: u64,
+    /// Wait for the drops after the confirmation (`mine`); a walk digging its way goes on at once.
+    pub wait_for_drops: bool,
+    /// An autoTool swap was confirmed: the break time must be computed again with the new tool
+    /// ([`retimed`]), by whoever owns this state.
+    pub needs_retime: bool,
 }
 
 /// `mine_done`.
@@ -248,101 +253,119 @@ impl AgentCommand for Mine {
             Some(f) => Some(face_from_id(f).ok_or_else(|| CommandError::out_of_range("face must be 0-5"))?),
             None => None,
         };
-        let s = Senses::of(ctx)?;
-        let id = s.id_at(cell)?;
-        if s.is_empty(id) {
-            return Err(CommandError::new(
-                "INVALID_TARGET",
-                format!("Nothing to mine at {} {} {}", cell[0], cell[1], cell[2]),
-            ));
-        }
-        let block = s.name(id);
-        let info =
-            s.info(id).cloned().ok_or_else(|| CommandError::new("INVALID_TARGET", format!("Unknown block {block}")))?;
-        if info.is_unbreakable() {
-            return Err(CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")));
-        }
-        let aim = aim_at(&s, cell, want)?;
-        drop(s);
-        let held_slot = ctx.world.get::<Inventory>(ctx.bot).filter(|i| i.synced).map(|i| i.held_slot);
-        let mut slot_to_use = held_slot;
-        let mut equip: Option<Move> = None;
-        if self.auto_tool {
-            let inv = inventory(ctx)?;
-            let data = ctx.world.get::<ItemIds>(ctx.bot).and_then(|i| i.data.clone());
-            if let Some(data) = data {
-                let c = conditions(ctx.world, ctx.bot, 0);
-                let candidates: Vec<(u8, String, u8)> =
-                    inv.indexed().map(|(s, it)| (s, it.name.to_string(), it.enchantment_level(EFFICIENCY))).collect();
-                let best = best_tool(&info, &data, candidates.iter().map(|(s, n, e)| (*s, n.as_str(), *e)), &c);
-                if let Some(best) = best
-                    && Some(best) != held_slot
-                {
-                    if best < clawcraft_inventory::HOTBAR_SLOTS {
-                        let rid = runtime_id(ctx)?;
-                        let mut events = Vec::new();
-                        let mut q = ctx.world.query::<(&mut Connection, &mut Inventory)>();
-                        if let Ok((mut conn, mut inv)) = q.get_mut(ctx.world, ctx.bot) {
-                            clawcraft_inventory::hold(&mut conn, rid, &mut inv, best, &mut events);
-                        }
-                        for e in events {
-                            ctx.world.write_message(e);
-                        }
-                        slot_to_use = Some(best);
-                    } else {
-                        let held = inv.held_slot;
-                        equip = Some(if inv.held().is_some() {
-                            Move::Swap { a: SlotRef::Inv(best), b: SlotRef::Inv(held) }
-                        } else {
-                            Move::Place { from: SlotRef::Inv(best), to: SlotRef::Inv(held), count: 1 }
-                        });
-                        slot_to_use = Some(best);
+        let mining = prepare_mine(ctx.world, ctx.bot, cell, want, self.auto_tool)?;
+        let timeout = u64::from(mining.expected_ticks) + EQUIP_WAIT_TICKS + CONFIRM_TICKS + DROP_WAIT_TICKS + 100;
+        let response = MineResponse {
+            mining: true,
+            block: mining.block.clone(),
+            pos: cell.into(),
+            face: mining.face.id(),
+            break_time: mining.expected_ticks,
+            tool: mining.tool.clone(),
+            equipping: matches!(mining.phase, Phase::Equipping(_)),
+        };
+        ctx.start(Self::NAME, mining, timeout)?;
+        Ok(response)
+    }
+}
+
+/// Everything `mine` does before it starts, for any owner of the break (the `mine` action, a
+/// walk digging through): checks the block (loaded, not air, breakable), reach and line of sight
+/// (`want`, or the face chosen by raycast), picks the best tool when `auto_tool` (a hotbar slot
+/// is selected now, a main-inventory tool is swapped in by an inventory job), computes the
+/// break time and turns to the face. The returned state starts breaking on its first
+/// [`advance_mining`].
+pub fn prepare_mine(
+    world: &mut World,
+    bot: Entity,
+    cell: [i32; 3],
+    want: Option<Face>,
+    auto_tool: bool,
+) -> Result<Mining, CommandError> {
+    let s = Senses::of_bot(world, bot)?;
+    let id = s.id_at(cell)?;
+    if s.is_empty(id) {
+        return Err(CommandError::new(
+            "INVALID_TARGET",
+            format!("Nothing to mine at {} {} {}", cell[0], cell[1], cell[2]),
+        ));
+    }
+    let block = s.name(id);
+    let info =
+        s.info(id).cloned().ok_or_else(|| CommandError::new("INVALID_TARGET", format!("Unknown block {block}")))?;
+    if info.is_unbreakable() {
+        return Err(CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")));
+    }
+    let aim = aim_at(&s, cell, want)?;
+    drop(s);
+    let held_slot = world.get::<Inventory>(bot).filter(|i| i.synced).map(|i| i.held_slot);
+    let mut slot_to_use = held_slot;
+    let mut equip: Option<Move> = None;
+    if auto_tool {
+        let inv = inventory_of(world, bot)?;
+        let data = world.get::<ItemIds>(bot).and_then(|i| i.data.clone());
+        if let Some(data) = data {
+            let c = conditions(world, bot, 0);
+            let candidates: Vec<(u8, String, u8)> =
+                inv.indexed().map(|(s, it)| (s, it.name.to_string(), it.enchantment_level(EFFICIENCY))).collect();
+            let best = best_tool(&info, &data, candidates.iter().map(|(s, n, e)| (*s, n.as_str(), *e)), &c);
+            if let Some(best) = best
+                && Some(best) != held_slot
+            {
+                if best < clawcraft_inventory::HOTBAR_SLOTS {
+                    let rid = runtime_id_of(world, bot)?;
+                    let mut events = Vec::new();
+                    let mut q = world.query::<(&mut Connection, &mut Inventory)>();
+                    if let Ok((mut conn, mut inv)) = q.get_mut(world, bot) {
+                        clawcraft_inventory::hold(&mut conn, rid, &mut inv, best, &mut events);
                     }
+                    for e in events {
+                        world.write_message(e);
+                    }
+                    slot_to_use = Some(best);
+                } else {
+                    let held = inv.held_slot;
+                    equip = Some(if inv.held().is_some() {
+                        Move::Swap { a: SlotRef::Inv(best), b: SlotRef::Inv(held) }
+                    } else {
+                        Move::Place { from: SlotRef::Inv(best), to: SlotRef::Inv(held), count: 1 }
+                    });
+                    slot_to_use = Some(best);
                 }
             }
         }
-        let expected = ticks_with(ctx.world, ctx.bot, &info, slot_to_use)
-            .ok_or_else(|| CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")))?;
-        let tool = slot_to_use
-            .and_then(|s| ctx.world.get::<Inventory>(ctx.bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
-        let now = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0);
-        let phase = match equip {
-            Some(mv) => {
-                let mut jobs = ctx.world.get_mut::<InventoryJobs>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-                Phase::Equipping(jobs.submit("equip", vec![mv]))
-            }
-            None => Phase::Start,
-        };
-        let preexisting = items_near(ctx.world, ctx.bot, cell, 2.0).into_iter().map(|(rid, _)| rid).collect();
-        turn_to(ctx.world, ctx.bot, aim.point);
-        let mining = Mining {
-            pos: cell,
-            face: aim.face,
-            block: block.clone(),
-            original: id,
-            expected_ticks: expected,
-            phase,
-            ticks: 0,
-            confirm_ticks: None,
-            confirmed: false,
-            tool: tool.clone(),
-            drops: Vec::new(),
-            preexisting,
-            refused: None,
-            started_tick: now,
-        };
-        let timeout = u64::from(expected) + EQUIP_WAIT_TICKS + CONFIRM_TICKS + DROP_WAIT_TICKS + 100;
-        ctx.start(Self::NAME, mining, timeout)?;
-        Ok(MineResponse {
-            mining: true,
-            block,
-            pos: cell.into(),
-            face: aim.face.id(),
-            break_time: expected,
-            tool,
-            equipping: equip.is_some(),
-        })
     }
+    let expected = ticks_with(world, bot, &info, slot_to_use)
+        .ok_or_else(|| CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")))?;
+    let tool = slot_to_use.and_then(|s| world.get::<Inventory>(bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
+    let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
+    let phase = match equip {
+        Some(mv) => {
+            let mut jobs = world.get_mut::<InventoryJobs>(bot).ok_or_else(CommandError::not_spawned)?;
+            Phase::Equipping(jobs.submit("equip", vec![mv]))
+        }
+        None => Phase::Start,
+    };
+    let preexisting = items_near(world, bot, cell, 2.0).into_iter().map(|(rid, _)| rid).collect();
+    turn_to(world, bot, aim.point);
+    Ok(Mining {
+        pos: cell,
+        face: aim.face,
+        block,
+        original: id,
+        expected_ticks: expected,
+        phase,
+        ticks: 0,
+        confirm_ticks: None,
+        confirmed: false,
+        tool,
+        drops: Vec::new(),
+        preexisting,
+        refused: None,
+        started_tick: now,
+        wait_for_drops: true,
+        needs_retime: false,
+    })
 }
 
 /// Item entities of `bot` within `radius` of `cell`'s centre: `(runtime id, position)`.
@@ -372,27 +395,8 @@ pub fn watch_mining(
     let now = ticks.0;
     for pkt in packets.read() {
         let Ok((_, mut m, mut trace, blocks, ids)) = bots.get_mut(pkt.bot) else { continue };
-        for (cell, layer, id) in crate::common::block_updates(pkt) {
-            if cell != m.pos || layer != 0 {
-                continue;
-            }
-            let air = id == blocks.air_id() || ids.is_some_and(|t| t.0.is_air(id));
-            let predicted = matches!(m.phase, Phase::Predicted(_));
-            if air {
-                if let Phase::Predicted(at) = m.phase {
-                    m.confirm_ticks = Some(now.saturating_sub(at));
-                }
-                if !matches!(m.phase, Phase::Confirmed(_)) {
-                    m.confirmed = true;
-                    m.phase = Phase::Confirmed(now);
-                    trace.open = None;
-                }
-            } else if predicted && id == m.original {
-                m.refused = Some("rejected");
-            } else if id != m.original {
-                m.refused = Some("changed");
-            }
-        }
+        let updates = crate::common::block_updates(pkt);
+        observe_mining(&mut m, &mut trace, &updates, blocks, ids, now);
     }
     for p in picked.read() {
         let Ok((_, mut m, ..)) = bots.get_mut(p.bot) else { continue };
@@ -433,6 +437,39 @@ pub fn watch_mining(
     }
 }
 
+/// What the server's block updates (`(cell, layer, network id)`) say of a break: the block
+/// gone (confirmed), put back after `predict_break` (`rejected`), or replaced (`changed`).
+pub fn observe_mining(
+    m: &mut Mining,
+    trace: &mut MineTrace,
+    updates: &[([i32; 3], u32, u32)],
+    blocks: &BlockWorld,
+    ids: Option<&BlockIds>,
+    now: u64,
+) {
+    for &(cell, layer, id) in updates {
+        if cell != m.pos || layer != 0 {
+            continue;
+        }
+        let air = id == blocks.air_id() || ids.is_some_and(|t| t.0.is_air(id));
+        let predicted = matches!(m.phase, Phase::Predicted(_));
+        if air {
+            if let Phase::Predicted(at) = m.phase {
+                m.confirm_ticks = Some(now.saturating_sub(at));
+            }
+            if !matches!(m.phase, Phase::Confirmed(_)) {
+                m.confirmed = true;
+                m.phase = Phase::Confirmed(now);
+                trace.open = None;
+            }
+        } else if predicted && id == m.original {
+            m.refused = Some("rejected");
+        } else if id != m.original {
+            m.refused = Some("changed");
+        }
+    }
+}
+
 fn near(p: Vec3, cell: [i32; 3], radius: f64) -> bool {
     p.distance(Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5)) <= radius
 }
@@ -455,83 +492,107 @@ pub fn step_mining(
 ) {
     let now = ticks.0;
     for (bot, mut m, mut trace, mut input, jobs, mut conn, ids) in &mut bots {
-        if let Some(reason) = m.refused {
-            commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some(reason.into()));
-            continue;
+        let ended = advance_mining(&mut m, &mut trace, &mut input, jobs, &mut conn, ids.runtime_id, now);
+        if std::mem::take(&mut m.needs_retime) {
+            // The swapped-in tool's break time is known now.
+            commands.queue(move |world: &mut World| retime_after_equip(world, bot));
         }
-        match m.phase {
-            Phase::Equipping(job) => match jobs.result(job) {
-                Some(JobResult::Confirmed) => {
-                    m.phase = Phase::Start;
-                    // The swapped-in tool's break time is known now; recomputed by `retime_after_equip`.
-                    commands.queue(move |world: &mut World| retime_after_equip(world, bot));
-                }
-                Some(JobResult::Rejected(status)) => {
-                    let reason = format!("tool swap refused ({status})");
-                    commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some(reason));
-                }
-                None if now > m.started_tick + EQUIP_WAIT_TICKS => {
-                    commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some("tool swap unanswered".into()));
-                }
-                None => {}
-            },
-            Phase::Start => {
-                input.block_actions.push(action("start_break", m.pos, m.face));
-                trace.open = Some((m.pos, m.face));
-                conn.send(&swing(ids.runtime_id, "mine"));
-                if m.expected_ticks == 0 {
-                    input.block_actions.push(action("predict_break", m.pos, m.face));
-                    m.phase = Phase::Predicted(now);
-                } else {
-                    m.phase = Phase::Breaking(0);
-                }
-            }
-            Phase::Breaking(done) => {
-                let done = done + 1;
-                m.ticks = done;
-                input.block_actions.push(action("continue_break", m.pos, m.face));
-                if done >= m.expected_ticks {
-                    input.block_actions.push(action("predict_break", m.pos, m.face));
-                    m.phase = Phase::Predicted(now);
-                } else {
-                    m.phase = Phase::Breaking(done);
-                    if done % 7 == 0 {
-                        conn.send(&swing(ids.runtime_id, "mine"));
-                    }
-                }
-            }
-            Phase::Predicted(at) if now >= at + CONFIRM_TICKS => {
-                commands.end_action(bot, Mining::SLOT, ActionStatus::Failed, Some("unconfirmed".into()));
-            }
-            Phase::Predicted(_) => {}
-            Phase::Confirmed(at) => {
-                let all_picked = !m.drops.is_empty() && m.drops.iter().all(|d| d.picked_up);
-                if all_picked || now >= at + DROP_WAIT_TICKS {
-                    commands.end_action(bot, Mining::SLOT, ActionStatus::Done, None);
-                }
-            }
+        if let Some((status, reason)) = ended {
+            commands.end_action(bot, Mining::SLOT, status, reason);
         }
     }
 }
 
+/// One tick of a break, for any owner: the block actions of this tick's PlayerAuthInput, the
+/// autoTool wait, the confirmation and drop windows. `Some((status, reason))` when it is over.
+pub fn advance_mining(
+    m: &mut Mining,
+    trace: &mut MineTrace,
+    input: &mut InputExtras,
+    jobs: &InventoryJobs,
+    conn: &mut Connection,
+    runtime_id: u64,
+    now: u64,
+) -> Option<(ActionStatus, Option<String>)> {
+    if let Some(reason) = m.refused {
+        return Some((ActionStatus::Failed, Some(reason.into())));
+    }
+    match m.phase {
+        Phase::Equipping(job) => match jobs.result(job) {
+            Some(JobResult::Confirmed) => {
+                m.phase = Phase::Start;
+                m.needs_retime = true;
+            }
+            Some(JobResult::Rejected(status)) => {
+                return Some((ActionStatus::Failed, Some(format!("tool swap refused ({status})"))));
+            }
+            None if now > m.started_tick + EQUIP_WAIT_TICKS => {
+                return Some((ActionStatus::Failed, Some("tool swap unanswered".into())));
+            }
+            None => {}
+        },
+        Phase::Start => {
+            input.block_actions.push(action("start_break", m.pos, m.face));
+            trace.open = Some((m.pos, m.face));
+            conn.send(&swing(runtime_id, "mine"));
+            if m.expected_ticks == 0 {
+                input.block_actions.push(action("predict_break", m.pos, m.face));
+                m.phase = Phase::Predicted(now);
+            } else {
+                m.phase = Phase::Breaking(0);
+            }
+        }
+        Phase::Breaking(done) => {
+            let done = done + 1;
+            m.ticks = done;
+            input.block_actions.push(action("continue_break", m.pos, m.face));
+            if done >= m.expected_ticks {
+                input.block_actions.push(action("predict_break", m.pos, m.face));
+                m.phase = Phase::Predicted(now);
+            } else {
+                m.phase = Phase::Breaking(done);
+                if done % 7 == 0 {
+                    conn.send(&swing(runtime_id, "mine"));
+                }
+            }
+        }
+        Phase::Predicted(at) if now >= at + CONFIRM_TICKS => {
+            return Some((ActionStatus::Failed, Some("unconfirmed".into())));
+        }
+        Phase::Predicted(_) => {}
+        Phase::Confirmed(at) => {
+            let all_picked = !m.drops.is_empty() && m.drops.iter().all(|d| d.picked_up);
+            if !m.wait_for_drops || all_picked || now >= at + DROP_WAIT_TICKS {
+                return Some((ActionStatus::Done, None));
+            }
+        }
+    }
+    None
+}
+
 /// After an autoTool swap the held item changed: recompute the break time with it.
 fn retime_after_equip(world: &mut World, bot: Entity) {
-    let Some(m) = world.get::<Mining>(bot) else { return };
-    let pos = m.pos;
-    let held = world.get::<Inventory>(bot).map(|i| i.held_slot);
-    let info = match world.get::<BlockWorld>(bot).map(|w| w.get_block(pos[0], pos[1], pos[2])) {
-        Some(BlockLookup::Loaded(id, _)) => world.get::<BlockIds>(bot).and_then(|t| t.0.info(id).cloned()),
-        _ => None,
-    };
-    let Some(info) = info else { return };
-    let expected = ticks_with(world, bot, &info, held);
-    let tool = held.and_then(|s| world.get::<Inventory>(bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
+    let Some(pos) = world.get::<Mining>(bot).map(|m| m.pos) else { return };
+    let (expected, tool) = retimed(world, bot, pos);
     if let Some(mut m) = world.get_mut::<Mining>(bot) {
         if let Some(t) = expected {
             m.expected_ticks = t;
         }
         m.tool = tool;
     }
+}
+
+/// The break time of the block at `pos` with the item now held, and that item's name.
+pub fn retimed(world: &World, bot: Entity, pos: [i32; 3]) -> (Option<u32>, Option<String>) {
+    let held = world.get::<Inventory>(bot).map(|i| i.held_slot);
+    let info = match world.get::<BlockWorld>(bot).map(|w| w.get_block(pos[0], pos[1], pos[2])) {
+        Some(BlockLookup::Loaded(id, _)) => world.get::<BlockIds>(bot).and_then(|t| t.0.info(id).cloned()),
+        _ => None,
+    };
+    let Some(info) = info else { return (None, None) };
+    let expected = ticks_with(world, bot, &info, held);
+    let tool = held.and_then(|s| world.get::<Inventory>(bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
+    (expected, tool)
 }
 
 /// Whether a break is in progress at the server, so an interrupted one can be called off.
@@ -552,8 +613,14 @@ pub fn abort_unfinished_breaks(
         if running.is_some() {
             continue;
         }
-        if let Some((pos, face)) = trace.open.take() {
-            input.block_actions.push(action("abort_break", pos, face));
-        }
+        call_off_break(&mut trace, &mut input);
+    }
+}
+
+/// Sends `abort_break` for a break in progress at the server (its owner ended without the block
+/// breaking).
+pub fn call_off_break(trace: &mut MineTrace, input: &mut InputExtras) {
+    if let Some((pos, face)) = trace.open.take() {
+        input.block_actions.push(action("abort_break", pos, face));
     }
 }

@@ -26,8 +26,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::common::{
-    Aim, BlockXyz, Ready, Senses, aim_at, block_pos, cell_of, click_block, face_from_id, hand_free, hold_item,
-    inventory, job_outcome, neighbour, opposite, swing,
+    Aim, BlockXyz, Ready, Senses, aim_at, block_pos, cell_of, click_block, face_from_id, hand_free, hold_item_of,
+    inventory_of, job_outcome, neighbour, opposite, swing,
 };
 use crate::use_slot::{ItemCount, UseSlot};
 
@@ -186,59 +186,87 @@ impl AgentCommand for Place {
             Some(f) => Some(face_from_id(f).ok_or_else(|| CommandError::out_of_range("face must be 0-5"))?),
             None => None,
         };
-        let s = Senses::of(ctx)?;
-        let id = s.id_at(target)?;
-        if !s.is_empty(id) {
-            return Err(CommandError::new(
-                "OCCUPIED",
-                format!("{} is already at {} {} {}", s.name(id), target[0], target[1], target[2]),
-            ));
-        }
-        let feet = [s.feet.x.floor() as i32, (s.feet.y + 1e-3).floor() as i32, s.feet.z.floor() as i32];
-        if target == feet || target == [feet[0], feet[1] + 1, feet[2]] {
-            return Err(CommandError::new("OCCUPIED", "You are standing in that cell"));
-        }
-        let (face, against, aim, against_id) = support(&s, target, want)?;
-        drop(s);
-        let inv = inventory(ctx)?;
-        let item = match self.item.as_deref() {
-            Some(q) => crate::common::item_named(inv, Some(q))
-                .ok_or_else(|| CommandError::new("NO_ITEM", format!("No item matching {q:?} in the inventory")))?,
-            None => inv.held().cloned().ok_or_else(|| CommandError::new("NO_ITEM", "Nothing in hand to place"))?,
-        };
-        let ready = match self.item.as_deref() {
-            Some(q) => hold_item(ctx, q)?,
-            None => Ready::Now,
-        };
-        let now = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0);
-        crate::common::turn_to(ctx.world, ctx.bot, aim.point);
-        let placing = Placing {
-            pos: target,
-            against,
-            face,
-            aim,
-            against_id,
-            phase: match ready {
-                Ready::Now => Phase::Click,
-                Ready::Job(j) => Phase::Equipping(j),
-            },
-            item: item.name.to_string(),
-            count: ItemCount::default(),
-            block: None,
-            refused: false,
-            stop_sent: false,
-            started: now,
-            sent_at: 0,
+        let placing = prepare_place(ctx.world, ctx.bot, target, self.item.as_deref(), want)?;
+        let response = PlaceResponse {
+            placed: true,
+            block: placing.item.clone(),
+            pos: target.into(),
+            face: placing.face.id(),
+            against: placing.against.into(),
+            confirmed: false,
         };
         ctx.start(Self::NAME, placing, 200)?;
-        Ok(PlaceResponse {
-            placed: true,
-            block: item.name.to_string(),
-            pos: target.into(),
-            face: face.id(),
-            against: against.into(),
-            confirmed: false,
-        })
+        Ok(response)
+    }
+}
+
+/// Everything `place` does before it starts, for any owner of the placement (the `place`
+/// action, a walk pillaring or bridging): checks the cell is empty and not the body's, picks the
+/// supporting face (`want`, or the first of below, north, south, east, west, above in reach and
+/// in sight), the item (`item`, swapped into the hand when needed; else the held one) and turns
+/// to the face. The returned state clicks on its first [`advance_placing`].
+pub fn prepare_place(
+    world: &mut World,
+    bot: Entity,
+    target: [i32; 3],
+    item: Option<&str>,
+    want: Option<Face>,
+) -> Result<Placing, CommandError> {
+    let s = Senses::of_bot(world, bot)?;
+    let id = s.id_at(target)?;
+    if !s.is_empty(id) {
+        return Err(CommandError::new(
+            "OCCUPIED",
+            format!("{} is already at {} {} {}", s.name(id), target[0], target[1], target[2]),
+        ));
+    }
+    let feet = [s.feet.x.floor() as i32, (s.feet.y + 1e-3).floor() as i32, s.feet.z.floor() as i32];
+    if target == feet || target == [feet[0], feet[1] + 1, feet[2]] {
+        return Err(CommandError::new("OCCUPIED", "You are standing in that cell"));
+    }
+    let (face, against, aim, against_id) = support(&s, target, want)?;
+    drop(s);
+    let inv = inventory_of(world, bot)?;
+    let held = match item {
+        Some(q) => crate::common::item_named(inv, Some(q))
+            .ok_or_else(|| CommandError::new("NO_ITEM", format!("No item matching {q:?} in the inventory")))?,
+        None => inv.held().cloned().ok_or_else(|| CommandError::new("NO_ITEM", "Nothing in hand to place"))?,
+    };
+    let ready = match item {
+        Some(q) => hold_item_of(world, bot, q)?,
+        None => Ready::Now,
+    };
+    let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
+    crate::common::turn_to(world, bot, aim.point);
+    Ok(Placing {
+        pos: target,
+        against,
+        face,
+        aim,
+        against_id,
+        phase: match ready {
+            Ready::Now => Phase::Click,
+            Ready::Job(j) => Phase::Equipping(j),
+        },
+        item: held.name.to_string(),
+        count: ItemCount::default(),
+        block: None,
+        refused: false,
+        stop_sent: false,
+        started: now,
+        sent_at: 0,
+    })
+}
+
+impl Placing {
+    /// Where the click aims (the point on the supporting face).
+    pub fn aim_point(&self) -> clawcraft_core::Vec3 {
+        self.aim.point
+    }
+
+    /// Whether the click went out and the stop did not yet (a real client's use is open).
+    pub fn use_open(&self) -> bool {
+        matches!(self.phase, Phase::Sent(_) | Phase::Placed(_)) && !self.stop_sent
     }
 }
 
@@ -250,23 +278,35 @@ pub fn watch_placing(
 ) {
     for pkt in packets.read() {
         let Ok((mut p, blocks, ids)) = bots.get_mut(pkt.bot) else { continue };
-        if !matches!(p.phase, Phase::Sent(_) | Phase::Placed(_)) {
+        observe_placing(&mut p, &crate::common::block_updates(pkt), blocks, ids, ticks.0);
+    }
+}
+
+/// What the server's block updates (`(cell, layer, network id)`) say of a placement: a block in
+/// the cell (placed), or air put back (refused).
+pub fn observe_placing(
+    p: &mut Placing,
+    updates: &[([i32; 3], u32, u32)],
+    blocks: &BlockWorld,
+    ids: Option<&BlockIds>,
+    now: u64,
+) {
+    if !matches!(p.phase, Phase::Sent(_) | Phase::Placed(_)) {
+        return;
+    }
+    for &(cell, layer, id) in updates {
+        if cell != p.pos || layer != 0 {
             continue;
         }
-        for (cell, layer, id) in crate::common::block_updates(pkt) {
-            if cell != p.pos || layer != 0 {
-                continue;
-            }
-            let air = id == blocks.air_id() || ids.is_some_and(|t| t.0.is_air(id));
-            if air {
-                p.refused = true;
-                p.block = None;
-            } else {
-                p.block = Some(ids.map_or_else(|| format!("block#{id}"), |t| t.0.name(id).to_owned()));
-                p.refused = false;
-                if let Phase::Sent(_) = p.phase {
-                    p.phase = Phase::Placed(ticks.0);
-                }
+        let air = id == blocks.air_id() || ids.is_some_and(|t| t.0.is_air(id));
+        if air {
+            p.refused = true;
+            p.block = None;
+        } else {
+            p.block = Some(ids.map_or_else(|| format!("block#{id}"), |t| t.0.name(id).to_owned()));
+            p.refused = false;
+            if let Phase::Sent(_) = p.phase {
+                p.phase = Phase::Placed(now);
             }
         }
     }
@@ -290,53 +330,73 @@ pub fn step_placing(
 ) {
     let now = ticks.0;
     for (bot, mut p, inv, mut conn, ids, pos, jobs) in &mut bots {
-        let end = |commands: &mut Commands, status, reason: Option<&str>| {
-            commands.end_action(bot, UseSlot::SLOT, status, reason.map(str::to_owned));
-        };
-        match p.phase {
-            Phase::Equipping(job) => match job_outcome(jobs, job) {
-                Some(Ok(())) => p.phase = Phase::Click,
-                Some(Err(e)) => end(&mut commands, ActionStatus::Failed, Some(&e)),
-                None if now > p.started + 60 => end(&mut commands, ActionStatus::Failed, Some("item swap unanswered")),
-                None => {}
-            },
-            Phase::Click => {
-                p.count.before = inv.held().map_or(0, |i| i.count);
-                let eye = pos.0.offset_y(EYE_HEIGHT);
-                conn.send(&PlayerAction {
-                    runtime_entity_id: ids.runtime_id,
-                    action: "start_item_use_on".into(),
-                    position: block_pos(p.against),
-                    result_position: block_pos(p.pos),
-                    face: i32::from(p.face.id()),
-                });
-                conn.send(&click_block(inv, eye, p.against, &p.aim, p.against_id));
-                conn.send(&swing(ids.runtime_id, "useitem"));
-                p.sent_at = now;
-                p.phase = Phase::Sent(now);
+        if let Some((status, reason)) = advance_placing(&mut p, inv, &mut conn, ids.runtime_id, pos.0, jobs, now) {
+            commands.end_action(bot, UseSlot::SLOT, status, reason);
+        }
+    }
+}
+
+/// One tick of a placement, for any owner: the click when the item is in hand, the stop three
+/// ticks later, the server's word. `Some((status, reason))` when it is over.
+pub fn advance_placing(
+    p: &mut Placing,
+    inv: &Inventory,
+    conn: &mut Connection,
+    runtime_id: u64,
+    feet: clawcraft_core::Vec3,
+    jobs: &clawcraft_inventory::InventoryJobs,
+    now: u64,
+) -> Option<(ActionStatus, Option<String>)> {
+    let end = |status, reason: Option<&str>| Some((status, reason.map(str::to_owned)));
+    match p.phase {
+        Phase::Equipping(job) => match job_outcome(jobs, job) {
+            Some(Ok(())) => p.phase = Phase::Click,
+            Some(Err(e)) => return end(ActionStatus::Failed, Some(&e)),
+            None if now > p.started + 60 => return end(ActionStatus::Failed, Some("item swap unanswered")),
+            None => {}
+        },
+        Phase::Click => {
+            p.count.before = inv.held().map_or(0, |i| i.count);
+            let eye = feet.offset_y(EYE_HEIGHT);
+            conn.send(&PlayerAction {
+                runtime_entity_id: runtime_id,
+                action: "start_item_use_on".into(),
+                position: block_pos(p.against),
+                result_position: block_pos(p.pos),
+                face: i32::from(p.face.id()),
+            });
+            conn.send(&click_block(inv, eye, p.against, &p.aim, p.against_id));
+            conn.send(&swing(runtime_id, "useitem"));
+            p.sent_at = now;
+            p.phase = Phase::Sent(now);
+        }
+        Phase::Sent(at) | Phase::Placed(at) => {
+            if !p.stop_sent && (now >= p.sent_at + STOP_AFTER_TICKS || p.refused) {
+                send_stop(p, conn, runtime_id);
             }
-            Phase::Sent(at) | Phase::Placed(at) => {
-                if !p.stop_sent && (now >= p.sent_at + STOP_AFTER_TICKS || p.refused) {
-                    conn.send(&PlayerAction {
-                        runtime_entity_id: ids.runtime_id,
-                        action: "stop_item_use_on".into(),
-                        position: block_pos(p.pos),
-                        result_position: block_pos([0, 0, 0]),
-                        face: 0,
-                    });
-                    p.stop_sent = true;
+            p.count.after = inv.held().map_or(0, |i| i.count);
+            if p.refused {
+                return end(ActionStatus::Failed, Some("rejected"));
+            } else if let Phase::Placed(placed_at) = p.phase {
+                if p.count.after < p.count.before || now >= placed_at + COUNT_WAIT_TICKS {
+                    return end(ActionStatus::Done, None);
                 }
-                p.count.after = inv.held().map_or(0, |i| i.count);
-                if p.refused {
-                    end(&mut commands, ActionStatus::Failed, Some("rejected"));
-                } else if let Phase::Placed(placed_at) = p.phase {
-                    if p.count.after < p.count.before || now >= placed_at + COUNT_WAIT_TICKS {
-                        end(&mut commands, ActionStatus::Done, None);
-                    }
-                } else if now >= at + CONFIRM_TICKS {
-                    end(&mut commands, ActionStatus::Failed, Some("unconfirmed"));
-                }
+            } else if now >= at + CONFIRM_TICKS {
+                return end(ActionStatus::Failed, Some("unconfirmed"));
             }
         }
     }
+    None
+}
+
+/// `stop_item_use_on`: the click's use is over (also when its owner ends early).
+pub fn send_stop(p: &mut Placing, conn: &mut Connection, runtime_id: u64) {
+    conn.send(&PlayerAction {
+        runtime_entity_id: runtime_id,
+        action: "stop_item_use_on".into(),
+        position: block_pos(p.pos),
+        result_position: block_pos([0, 0, 0]),
+        face: 0,
+    });
+    p.stop_sent = true;
 }

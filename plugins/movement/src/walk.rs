@@ -29,6 +29,28 @@ pub struct WalkDone {
     /// The goal it was heading for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<Vec3>,
+    /// What the walk changed on its way (doors opened, blocks mined and placed), each confirmed
+    /// by the server's block update; absent when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<BlockChange>,
+}
+
+/// A block a walk changed on its way (`walk_done`'s evidence).
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct BlockChange {
+    /// `opened` (a door, gate or trapdoor toggled to let the body through), `mined` (dug
+    /// through) or `placed` (pillar or bridge).
+    pub change: &'static str,
+    /// The block: the one opened or mined, the one the server shows placed.
+    pub block: String,
+    pub x: i32,
+    pub y: i32,
+    pub z: i32,
+    /// The item placed, or the tool mined with (absent: the hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// Ticks it took (the click or the first break to the server's block update).
+    pub ticks: u64,
 }
 
 impl EventKind for WalkDone {
@@ -86,6 +108,7 @@ impl WalkProgress {
             distance: (self.travelled * 100.0).round() / 100.0,
             ticks: now.saturating_sub(self.started_tick),
             target: target.map(Vec3::rounded),
+            changed: Vec::new(),
         }
     }
 }

@@ -53,12 +53,16 @@ pub struct Target {
     /// Sprint on the way (walk).
     #[serde(default)]
     pub sprint: bool,
-    /// Allow placing blocks to pillar up and bridge (needs the interaction layer to walk it).
+    /// Allow placing blocks to pillar up and bridge (a walk places dirt, cobblestone or the
+    /// like from the inventory).
     #[serde(default)]
     pub allow_place: bool,
-    /// Allow breaking blocks in the way (needs the interaction layer to walk it).
+    /// Allow breaking blocks in the way (a walk mines them, with the best tool it has).
     #[serde(default)]
     pub allow_dig: bool,
+    /// Open closed doors, gates and trapdoors on the way (default true when the interaction
+    /// layer is there).
+    pub open_doors: Option<bool>,
     /// Most positions to try (default 20 000; 3 000 for `reachable`, max 200 000).
     pub max_nodes: Option<u32>,
 }
@@ -96,7 +100,7 @@ impl Target {
             sprint: self.sprint,
             place: self.allow_place,
             dig: self.allow_dig,
-            open_doors: settings.open_doors,
+            open_doors: self.open_doors.unwrap_or(settings.open_doors),
             max_nodes: nodes as usize,
             ..Options::default()
         })
@@ -333,15 +337,31 @@ fn now(ctx: &CommandCtx<'_>) -> u64 {
     ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0)
 }
 
-/// Refuses paths that need the interaction layer when nothing can run them yet.
-fn executable(r: &SearchResult) -> Result<(), CommandError> {
+/// Refuses paths that change the world when the bot has no interaction layer to do it.
+fn executable(ctx: &CommandCtx<'_>, r: &SearchResult) -> Result<(), CommandError> {
+    if ctx.world.get::<clawcraft_interact::mine::MineTrace>(ctx.bot).is_some() {
+        return Ok(());
+    }
     if let Some(s) = r.path.iter().find(|s| s.kind.changes_world()) {
         return Err(CommandError::new(
             "NOT_SUPPORTED",
-            format!("the path needs a {:?} move, which needs the interaction layer (not available yet)", s.kind),
+            format!("the path needs a {:?} move, which needs the interaction layer (InteractPlugin)", s.kind),
         ));
     }
     Ok(())
+}
+
+/// `allowPlace` needs a block to place: `NO_ITEM` naming the blocks a walk places when the
+/// inventory holds none of them.
+fn scaffold_ready(ctx: &CommandCtx<'_>, opts: &Options) -> Result<(), CommandError> {
+    if !opts.place {
+        return Ok(());
+    }
+    let inv = clawcraft_interact::common::inventory(ctx)?;
+    match crate::act::scaffold_block(inv) {
+        Some(_) => Ok(()),
+        None => Err(CommandError::new("NO_ITEM", format!("allowPlace: {}", crate::act::no_scaffold()))),
+    }
 }
 
 /// `{"action":"walk","x":20,"y":-60,"z":5}`: path-find and walk there (async, `walk_done`).
@@ -361,6 +381,7 @@ impl AgentCommand for WalkCmd {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<WalkResponse, CommandError> {
         let goal = self.target.goal()?;
         let opts = self.target.options(&settings(ctx), 20_000)?;
+        scaffold_ready(ctx, &opts)?;
         let (world, ids, feet) = bot_world(ctx)?;
         let mut req = Request::from_feet(feet, goal, opts);
         standable_goal(&mut req, world, ids);
@@ -376,7 +397,7 @@ impl AgentCommand for WalkCmd {
                     let why = r.incomplete.map_or("no path", |i| i.reason());
                     return Err(CommandError::new("NO_PATH", format!("No path: {why}")));
                 }
-                executable(&r)?;
+                executable(ctx, &r)?;
                 if r.complete() && r.path.len() <= 1 {
                     return Ok(WalkResponse {
                         walked: Some(0),

@@ -9,8 +9,11 @@
 //!   polled each tick.
 //! - [`walk`]: `walk` and `follow`, per-tick actions in the `walk` slot that drive the movement
 //!   plugin's `MovementIntent` and re-plan when the world or the target changes.
+//! - [`act`]: the world steps of a walk (open a door, dig, bridge, pillar) as sub-steps the walk
+//!   owns, run by the interaction layer's own mine/place/interact code.
 //! - `path`, `reachable`, `walk`, `follow` (and `abort_walk`, shared with `move`).
 
+pub mod act;
 pub mod commands;
 pub mod grid;
 pub mod plan;
@@ -27,7 +30,8 @@ pub use walk::{FollowAction, Navigator, WalkAction};
 /// What the navigator may do besides walking.
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Default)]
 pub struct NavSettings {
-    /// Plan through closed doors (set by the plugin that can open them).
+    /// Plan through closed doors, gates and trapdoors (opened on the way) unless a command says
+    /// `openDoors:false`. On when the interaction layer (`InteractPlugin`) is in the app.
     pub open_doors: bool,
 }
 
@@ -45,10 +49,36 @@ impl Plugin for NavigationPlugin {
                 Update,
                 commands::answer_searches.in_set(TickSet::Commands).after(clawcraft_core::execute_commands),
             )
-            .add_systems(Update, (walk::step_walks, walk::step_follows).chain().in_set(ActionSet::Step))
+            .add_systems(
+                Update,
+                (
+                    walk::step_walks,
+                    walk::step_follows,
+                    act::start_work::<walk::WalkAction>,
+                    act::start_work::<walk::FollowAction>,
+                    act::advance_work::<walk::WalkAction>,
+                    act::advance_work::<walk::FollowAction>,
+                )
+                    .chain()
+                    .in_set(ActionSet::Step),
+            )
+            // After the watchdog too, so every way a walk ended this tick is seen.
+            .add_systems(
+                Update,
+                (act::release_hand::<walk::WalkAction>, act::release_hand::<walk::FollowAction>)
+                    .in_set(clawcraft_core::TickSet::Actions)
+                    .after(ActionSet::Watchdog),
+            )
             .add_agent_command::<commands::PathCmd>()
             .add_agent_command::<commands::ReachableCmd>()
             .add_agent_command::<commands::WalkCmd>()
             .add_agent_command::<commands::FollowCmd>();
+    }
+
+    fn finish(&self, app: &mut App) {
+        // Doors are opened on the way when something can open them.
+        if app.is_plugin_added::<clawcraft_interact::InteractPlugin>() {
+            app.world_mut().resource_mut::<NavSettings>().open_doors = true;
+        }
     }
 }

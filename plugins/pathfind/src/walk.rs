@@ -11,11 +11,12 @@ use clawcraft_core::{
     TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
-use clawcraft_movement::{MovementIntent, Mover, WalkDone, WalkProgress};
+use clawcraft_movement::{BlockChange, MovementIntent, Mover, WalkDone, WalkProgress};
 use clawcraft_world::BlockChanged;
 use clawcraft_world::chunk::World as ChunkWorld;
 use clawcraft_world::ids::BlockIds;
 
+use crate::act::{Drive, Work};
 use crate::commands::{WalkResponse, path_points};
 use crate::plan::{Planned, Request, plan};
 use crate::search::{Goal, MoveKind, SearchResult, Step};
@@ -46,6 +47,16 @@ pub struct Navigator {
     pub replans: u32,
     teleports: u64,
     pub now: u64,
+    /// The world step (door, dig, bridge, pillar) being worked on ([`crate::act`]).
+    pub work: Option<Work>,
+    /// The index of the last world step whose change is done (it is walked like any step).
+    pub cleared: Option<usize>,
+    /// Cells the walk's own steps change: their block updates are no reason to re-plan.
+    pub expected: Vec<[i32; 3]>,
+    /// What the walk changed on its way (`walk_done`'s `changed`).
+    pub changed: Vec<BlockChange>,
+    /// A re-plan came due while a world step was under way: made once it is done.
+    replan_due: bool,
 }
 
 impl Navigator {
@@ -63,6 +74,11 @@ impl Navigator {
             replans: 0,
             teleports,
             now,
+            work: None,
+            cleared: None,
+            expected: Vec::new(),
+            changed: Vec::new(),
+            replan_due: false,
         }
     }
 
@@ -72,6 +88,8 @@ impl Navigator {
         self.complete = result.complete();
         self.reason = result.incomplete.map(|i| i.reason().to_owned());
         self.path = result.path;
+        self.work = None;
+        self.cleared = None;
         self.next = usize::from(self.path.len() > 1);
         // Skip steps already behind: the nearest one within reach.
         if let Some((i, _)) = self
@@ -115,12 +133,14 @@ impl Navigator {
         self.pending = Some(plan(self.request, world, ids.0.clone()));
     }
 
-    /// Whether any of `changes` touches the cells the rest of the path walks through.
+    /// Whether any of `changes` (other than the walk's own) touches the cells the rest of the
+    /// path walks through.
     fn path_touched(&self, changes: &[[i32; 3]]) -> bool {
-        self.path
-            .iter()
-            .skip(self.next.saturating_sub(1))
-            .any(|s| changes.iter().any(|c| c[0] == s.x && c[2] == s.z && (s.y - 1..=s.y + 2).contains(&c[1])))
+        self.path.iter().skip(self.next.saturating_sub(1)).any(|s| {
+            changes.iter().any(|c| {
+                c[0] == s.x && c[2] == s.z && (s.y - 1..=s.y + 2).contains(&c[1]) && !self.expected.contains(c)
+            })
+        })
     }
 }
 
@@ -146,6 +166,8 @@ pub enum Tick {
     Arrived,
     /// Give up.
     Fail(String),
+    /// The world must change for step `.0` first ([`crate::act::drive`]).
+    Work(usize),
 }
 
 impl Navigator {
@@ -159,7 +181,9 @@ impl Navigator {
         changes: &[[i32; 3]],
         responses: &mut Vec<CommandResponse>,
     ) -> Tick {
-        if let Some(planned) = &mut self.pending
+        // A plan made meanwhile waits for the world step under way to end.
+        if self.work.is_none()
+            && let Some(planned) = &mut self.pending
             && let Some(result) = planned.poll()
         {
             self.pending = None;
@@ -178,17 +202,28 @@ impl Navigator {
         self.teleports = mover.teleports;
         let prev = self.path[self.next.saturating_sub(1)].target();
         let pushed = self.next < self.path.len() && off_segment(feet, prev, self.path[self.next].target()) > OFF_PATH;
-        if teleported || pushed || self.path_touched(changes) {
+        let due = teleported || pushed || self.path_touched(changes);
+        if self.work.is_some() {
+            // A world step stays put until its sub-step ends (its own timers bound it).
+            self.replan_due |= due;
+            self.progress.reset_watchdog();
+            return Tick::Work(self.next);
+        }
+        if due || std::mem::take(&mut self.replan_due) {
             tracing::debug!(teleported, pushed, "re-planning the walk");
             self.replan(feet, world, ids);
         }
-        // Advance over reached steps.
+        // Advance over reached steps (a world step only once its change is done).
         while self.next < self.path.len() {
             let s = self.path[self.next];
+            if s.kind.changes_world() && self.cleared != Some(self.next) {
+                self.progress.reset_watchdog();
+                return Tick::Work(self.next);
+            }
             let dy = (feet.y - f64::from(s.feet)).abs();
             let last = self.next + 1 == self.path.len();
             let radius = if last { 0.3 } else { REACHED };
-            let settled = !matches!(s.kind, MoveKind::Climb | MoveKind::Ascend) || dy < 0.2;
+            let settled = !matches!(s.kind, MoveKind::Climb | MoveKind::Ascend | MoveKind::Pillar) || dy < 0.2;
             if flat(feet, s.target()) < radius && dy < 0.6 && settled {
                 self.next += 1;
                 self.progress.steps += 1;
@@ -261,7 +296,9 @@ impl AsyncAction for WalkAction {
     type Done = WalkDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
-        self.nav.progress.done(outcome, bot, self.nav.now, Some(self.target))
+        let mut done = self.nav.progress.done(outcome, bot, self.nav.now, Some(self.target));
+        done.changed = self.nav.changed.clone();
+        done
     }
 
     /// A teleport does not end a walk: it re-plans from where the bot landed.
@@ -298,13 +335,30 @@ impl AsyncAction for FollowAction {
     type Done = WalkDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
-        self.nav.progress.done(outcome, bot, self.nav.now, Some(self.last_seen))
+        let mut done = self.nav.progress.done(outcome, bot, self.nav.now, Some(self.last_seen));
+        done.changed = self.nav.changed.clone();
+        done
     }
 }
 
 /// Block changes of this tick, by bot.
 fn changes_of(bot: Entity, changed: &[BlockChanged]) -> Vec<[i32; 3]> {
     changed.iter().filter(|c| c.bot == bot).map(|c| c.pos).collect()
+}
+
+/// A world step: [`crate::act::drive`] moves the body for it; once its change is done it is
+/// walked like any step (from the next tick).
+fn work_on(nav: &mut Navigator, tick: Tick, feet: Vec3, mover: &Mover, world: &ChunkWorld, ids: &BlockIds) -> Tick {
+    let Tick::Work(i) = tick else { return tick };
+    match crate::act::drive(nav, i, feet, mover, world, ids) {
+        Drive::Go(intent) => Tick::Go(intent),
+        Drive::Cleared => {
+            nav.work = None;
+            nav.cleared = Some(i);
+            Tick::Wait
+        }
+        Drive::Fail(reason) => Tick::Fail(reason),
+    }
 }
 
 /// Steps every `walk` one tick.
@@ -321,9 +375,10 @@ pub fn step_walks(
     for (bot, mut walk, pos, mover, mut intent, world, ids) in &mut bots {
         walk.nav.now = ticks.0;
         let changes = changes_of(bot, &changed);
-        match walk.nav.tick(pos.0, mover, world, ids, &changes, &mut out) {
+        let tick = walk.nav.tick(pos.0, mover, world, ids, &changes, &mut out);
+        match work_on(&mut walk.nav, tick, pos.0, mover, world, ids) {
             Tick::Go(i) => *intent = i,
-            Tick::Wait => {}
+            Tick::Wait | Tick::Work(_) => {}
             Tick::Arrived => commands.end_action(bot, WalkAction::SLOT, ActionStatus::Done, None),
             Tick::Fail(reason) => commands.end_action(bot, WalkAction::SLOT, ActionStatus::Failed, Some(reason)),
         }
@@ -368,16 +423,18 @@ pub fn step_follows(
             continue;
         }
         let moved = follow.planned_for.distance(t) > 2.0;
-        if (moved || follow.nav.path.is_empty() && follow.nav.pending.is_none()) && follow.nav.pending.is_none() {
+        let idle = follow.nav.pending.is_none() && follow.nav.work.is_none();
+        if (moved || follow.nav.path.is_empty()) && idle {
             follow.planned_for = t;
             let goal = Goal::Near { x: t.x, y: t.y, z: t.z, range: follow.distance.max(1.0) };
             follow.nav.request = Request::from_feet(here, goal, follow.nav.request.opts);
             follow.nav.pending = Some(plan(follow.nav.request, world, ids.0.clone()));
         }
         let changes = changes_of(bot, &changed);
-        match follow.nav.tick(here, mover, world, ids, &changes, &mut out) {
+        let tick = follow.nav.tick(here, mover, world, ids, &changes, &mut out);
+        match work_on(&mut follow.nav, tick, here, mover, world, ids) {
             Tick::Go(i) => *intent = i,
-            Tick::Wait | Tick::Arrived => {}
+            Tick::Wait | Tick::Arrived | Tick::Work(_) => {}
             Tick::Fail(reason) => {
                 commands.end_action(bot, FollowAction::SLOT, ActionStatus::Failed, Some(reason));
             }
