@@ -265,6 +265,41 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
         peer.packets_named("__auth_pos").into_iter().filter(|p| p["accepted"] == json!(false)).collect();
     assert!(refused.is_empty(), "the walks were accepted by the peer's movement checks: {refused:?}");
 
+    // Walks that change the world on their way (issue 8): through the closed door in the wall at
+    // x 8 — opened by the walk, the peer's block update showing it open — and up the 3-high
+    // column at (6, -6) by pillaring with dirt; judged on the peer's log of what it accepted.
+    walk_to(&mut bot, json!({"action": "walk", "x": 5.5, "y": -60, "z": 0.5}));
+    let d = walk_to(&mut bot, json!({"action": "walk", "x": 11.5, "y": -60, "z": 0.5, "id": "through-door"}));
+    assert_eq!(
+        d["changed"],
+        json!([{"change": "opened", "block": "minecraft:wooden_door", "x": 8, "y": -60, "z": 0, "ticks": d["changed"][0]["ticks"]}]),
+        "{d}"
+    );
+    let opened = peer_event(&mut peer, "block_interacted", |v| v["pos"] == json!({"x": 8, "y": -60, "z": 0}));
+    assert_eq!(opened["open_bit"], 1, "{opened}");
+    assert_peer_at(&peer, [11.5, -60.0, 0.5]);
+    let in_frame = |p: &Value| {
+        let c = |k: &str| p[k].as_f64().unwrap_or(f64::NAN);
+        p["accepted"] == true && (7.9..=9.1).contains(&c("x")) && (c("z") - 0.5).abs() < 0.5
+    };
+    assert!(peer.packets_named("__auth_pos").iter().any(in_frame), "the peer saw the bot pass through the door frame");
+    let d =
+        walk_to(&mut bot, json!({"action": "walk", "x": 6.5, "y": -57, "z": -5.5, "allowPlace": true, "id": "pillar"}));
+    let placed: Vec<Value> = d["changed"].as_array().cloned().unwrap_or_default();
+    assert!(
+        placed.len() >= 2 && placed.iter().all(|c| c["change"] == "placed" && c["item"] == "minecraft:dirt"),
+        "{d}"
+    );
+    for c in &placed {
+        let at = json!({"x": c["x"], "y": c["y"], "z": c["z"]});
+        let p = peer_event(&mut peer, "block_placed", |v| v["pos"] == at);
+        assert_eq!(p["block"], "dirt", "{p}");
+    }
+    assert_peer_at(&peer, [6.5, -57.0, -5.5]);
+    let refused: Vec<Value> =
+        peer.packets_named("__auth_pos").into_iter().filter(|p| p["accepted"] == json!(false)).collect();
+    assert!(refused.is_empty(), "the door and pillar walks were accepted by the peer: {refused:?}");
+
     // The block actions went inside PlayerAuthInput, as server-authoritative breaking expects.
     let actions: Vec<String> = peer
         .packets_named("player_auth_input")
@@ -295,6 +330,26 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
         );
         assert_eq!(f.ticks, f.expected);
     }
+}
+
+/// Walks and waits for `walk_done`, which must be `done`.
+fn walk_to(bot: &mut Bot, cmd: Value) -> Value {
+    let r = ok(bot, cmd.clone());
+    assert_eq!(r["complete"], true, "{cmd}: {r}");
+    let d = bot.wait(|v| v["type"] == "walk_done" && v["id"] == r["id"], Duration::from_secs(30)).expect("walk_done");
+    assert_eq!(d["status"], "done", "{cmd}: {d}");
+    d
+}
+
+/// The peer's last accepted position of the bot comes within half a block of `at` (feet).
+fn assert_peer_at(peer: &Peer, at: [f64; 3]) {
+    let near = |p: &Value| {
+        let c = |k: &str| p[k].as_f64().unwrap_or(f64::NAN);
+        ((c("x") - at[0]).powi(2) + (c("z") - at[2]).powi(2)).sqrt() < 0.5 && (c("y") - at[1]).abs() < 0.1
+    };
+    let last = |log: &[Value]| log.iter().rev().find(|p| p["name"] == "__auth_pos" && p["accepted"] == true).cloned();
+    let arrived = peer.wait_log(|log| last(log).is_some_and(|p| near(&p)), ANSWER);
+    assert!(arrived, "the peer has the bot at {:?}, expected {at:?}", last(&peer.packets()));
 }
 
 /// The peer's own check, run by its self-test with bedrock-protocol's client: a `predict_break`

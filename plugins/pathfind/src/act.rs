@@ -513,4 +513,3 @@ pub fn release_hand<A: Navigates>(
         }
     }
 }
-
