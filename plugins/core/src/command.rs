@@ -93,7 +93,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ),
     ("NO_PATH", "walk found no way to move toward the goal (the reason says why)"),
     ("NOT_FOUND", "the named player or entity is not in sight"),
-    ("NOT_SUPPORTED", "the request needs a capability this build does not have (e.g. a path that places blocks, without the interaction plugin)"),
+    (
+        "NOT_SUPPORTED",
+        "the request needs a capability this build does not have (e.g. a path that places blocks, without the interaction plugin)",
+    ),
     ("NO_ITEM", "the inventory holds no such item (or the server has not sent the inventory yet)"),
     ("INVENTORY_FULL", "no free inventory slot for the move"),
     ("REJECTED", "the server refused the request; the inventory view stays the server's"),
