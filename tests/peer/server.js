@@ -47,6 +47,7 @@ function parseArgs (argv) {
   // --scenario bds = BDS-like: mixed world + block hashes + request-mode chunks (explicit --world/--chunks still win)
   if (out.scenario === 'bds') { out.blockHashes = true; out.world = out.world || 'mixed'; out.chunks = out.chunks || 'request' }
   if (out.scenario === 'survival') out.world = out.world || 'survival' // survival.js: the survival server side
+  if (out.scenario === 'crafting') out.world = out.world || 'survival' // crafting.js: survival + containers, crafting, smelting
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
@@ -927,7 +928,9 @@ const SCENARIOS = {
   living: livingScenario,
   bds: flatScenario, // BDS-like: --world mixed --chunks request --block-hashes (set in parseArgs)
   // survival.js: inventory, breaking, placing, eating, doors, a bed, a zombie (--world survival by default)
-  survival: (session) => require('./survival.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
+  survival: (session) => require('./survival.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
+  // crafting.js: the survival scenario with a chest, a furnace, a blast furnace, recipes as CraftingData and logs to start
+  crafting: (session) => require('./crafting.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

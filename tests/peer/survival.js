@@ -44,11 +44,14 @@ const USE_TICKS = 32
 const THROWABLE = { snowball: 'minecraft:snowball', egg: 'minecraft:egg', ender_pearl: 'minecraft:ender_pearl' }
 const INTERACTABLE = /(door|trapdoor|fence_gate|lever|button)$/
 
-function scenario (session, deps) {
+// `ext` (optional) extends the scenario (crafting.js): a starting inventory, registry items, and hooks
+// called first — onClickBlock, stackAction (one item-stack request action), save/restore (around a
+// request), onTick, onContainerClose, onSpawn; each returns true when it handled the packet.
+function scenario (session, deps, ext = {}) {
   const { flatScenario, emitEvent, diag, AIR_ITEM } = deps
   const hooks = flatScenario(session)
   const { mcData, world } = session.ctx
-  session.registryItems = REGISTRY_EXTRA
+  session.registryItems = REGISTRY_EXTRA.concat(ext.registryItems || [])
 
   const s = {
     tick: 0n, // the bot's PlayerAuthInput tick
@@ -274,6 +277,7 @@ function scenario (session, deps) {
       emitEvent({ event: 'use_refused', why: 'out of reach', pos })
       return
     }
+    if (ext.onClickBlock && ext.onClickBlock(d, held, clicked)) return
     if (INTERACTABLE.test(clicked.name)) {
       const open = clicked.states.open_bit ? 0 : 1
       setBlock(pos, clicked.name, { ...clicked.states, open_bit: open })
@@ -396,7 +400,7 @@ function scenario (session, deps) {
     const c = info.slot_type.container_id
     if (c === 'hotbar' || c === 'inventory' || c === 'hotbar_and_inventory') return { list: s.inv, i: info.slot, c }
     if (c === 'armor') return { list: s.armor, i: info.slot, c }
-    return null
+    return ext.slotRef ? ext.slotRef(info) : null
   }
   function onStackRequest (req) {
     const touched = new Map() // "container:slot" -> ref
@@ -406,9 +410,12 @@ function scenario (session, deps) {
       emitEvent({ event: 'stack_refused', request_id: req.request_id, why })
     }
     // validate and apply on a copy
-    const saved = { inv: s.inv.map(x => x && { ...x }), armor: s.armor.map(x => x && { ...x }) }
-    const restore = () => { s.inv = saved.inv; s.armor = saved.armor }
+    const saved = { inv: s.inv.map(x => x && { ...x }), armor: s.armor.map(x => x && { ...x }), ext: ext.save && ext.save(req) }
+    const restore = () => { s.inv = saved.inv; s.armor = saved.armor; if (ext.restore) ext.restore(saved.ext) }
     for (const a of req.actions) {
+      const handled = ext.stackAction && ext.stackAction(a, touched, slotRef)
+      if (typeof handled === 'string') { restore(); return fail(handled) }
+      if (handled) continue
       const src = a.source && slotRef(a.source)
       const dst = a.destination && slotRef(a.destination)
       if (a.source && !src) { restore(); return fail(`unknown container ${a.source.slot_type.container_id}`) }
@@ -444,6 +451,8 @@ function scenario (session, deps) {
       if (src) touched.set(`${src.c}:${src.i}`, src)
       if (dst) touched.set(`${dst.c}:${dst.i}`, dst)
     }
+    const unfinished = ext.finishRequest && ext.finishRequest()
+    if (unfinished) { restore(); return fail(unfinished) }
     const containers = new Map()
     for (const r of touched.values()) {
       const it = r.list[r.i]
@@ -491,7 +500,7 @@ function scenario (session, deps) {
   }
 
   // --- the join -------------------------------------------------------------------------------------------------------------
-  for (const [slot, [name, count, extra]] of Object.entries(START_INVENTORY)) s.inv[Number(slot)] = stack(name, count, extra)
+  for (const [slot, [name, count, extra]] of Object.entries(ext.startInventory || START_INVENTORY)) s.inv[Number(slot)] = stack(name, count, extra)
   s.armor = START_ARMOR.map(n => n && stack(n, 1))
   s.offhand = stack(START_OFFHAND, 1)
 
@@ -512,6 +521,7 @@ function scenario (session, deps) {
       velocity: { x: 0, y: 0, z: 0 }, pitch: 0, yaw: 0, head_yaw: 0, body_yaw: 0, attributes: [], metadata: [],
       properties: { ints: [], floats: [] }, links: []
     })
+    if (ext.onSpawn) ext.onSpawn()
     emitEvent({ event: 'survival_ready', inventory: s.inv.map(describe), armor: s.armor.map(describe), offhand: describe(s.offhand), hunger: s.hunger })
   }
 
@@ -525,6 +535,7 @@ function scenario (session, deps) {
           s.pitch = p.pitch
           for (const a of (p.block_action || [])) onBlockAction(a)
           tickUse()
+          if (ext.onTick) ext.onTick()
           break
         case 'mob_equipment':
           if (p.selected_slot >= 0 && p.selected_slot < 9) {
@@ -540,6 +551,7 @@ function scenario (session, deps) {
           }
           break
         case 'container_close':
+          if (ext.onContainerClose && ext.onContainerClose(p)) break
           if (s.screenOpen) {
             s.screenOpen = false
             session.write('container_close', { window_id: p.window_id, window_type: p.window_type, server: false })
@@ -577,6 +589,7 @@ function scenario (session, deps) {
       diag(`survival: ${name} failed:`, e.stack || e.message)
     }
   }
+  if (ext.init) ext.init({ s, stack, wireItem, sendSlot, sendContent, blockAt, setBlock, itemId, dist, centre, feet, key })
   return hooks
 }
 

@@ -21,6 +21,8 @@
 //! | `dimension_data` | `min_height`/`max_height` (≤ 1.26.45); `min_y`/`height_range` (1.26.60) |
 //! | `item_stack_request` actions | no `legacy_type_id` (≤ 1.26.30) |
 //! | `item_stack_response` | containers switched on the status, plain slot stack ids (≤ 1.26.30); presence bools + options (1.26.40–45); options (1.26.60) |
+//! | `crafting_data` | one list of `{type, recipe}` with width×height nested shaped inputs and one-byte ingredient kinds (≤ 1.26.30); an array per recipe kind, flat inputs, `valid` + descriptor ingredients (1.26.40+) |
+//! | `item_stack_request` craft actions | `craft_recipe_auto` with `times_crafted_2` and old ingredients, `results_deprecated` items as `ItemLegacy` (≤ 1.26.30); ingredients and results by name (1.26.40+) |
 //!
 //! Item stacks need no rewrite here: the codec reads `has_stack_id` as a bool or a byte alike,
 //! the air item's short form follows from the definition, and the `{type, id}` stack id of
@@ -86,6 +88,10 @@ pub(crate) struct Dialect {
     stack_response_presence: bool,
     /// ItemStackRequest actions carry `legacy_type_id` (1.26.40+).
     stack_request_legacy_type: bool,
+    /// CraftingData is one tagged recipe list (≤ 1.26.30).
+    crafting_list: bool,
+    /// Craft request actions name items by network id and count crafts twice (≤ 1.26.30).
+    craft_actions_old: bool,
 }
 
 fn unknown(what: &str) -> CodecError {
@@ -275,6 +281,13 @@ impl Dialect {
         let request = elem_fields(schema, requests, "requests").ok_or_else(|| unknown("item_stack_request"))?;
         let action = elem_fields(schema, request, "actions").ok_or_else(|| unknown("item_stack_request actions"))?;
         let stack_request_legacy_type = declares(schema, action, "legacy_type_id");
+        let craft_actions_old = declares(schema, action, "times_crafted_2");
+        let crafting = packet_fields(schema, "crafting_data")?;
+        let crafting_list = match (field(schema, crafting, "recipes"), field(schema, crafting, "shaped_recipes")) {
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            _ => return Err(unknown("crafting_data")),
+        };
 
         Ok(Dialect {
             input_flags,
@@ -292,6 +305,8 @@ impl Dialect {
             dimension_min_y,
             stack_response_presence,
             stack_request_legacy_type,
+            crafting_list,
+            craft_actions_old,
         })
     }
 
@@ -312,6 +327,7 @@ impl Dialect {
             "resource_pack_client_response" if !self.pack_response_named => pack_response_in(v),
             "dimension_data" if self.dimension_min_y => dimensions_in(v),
             "item_stack_response" if self.stack_response_presence => stack_response_presence(v, false),
+            "crafting_data" if self.crafting_list => crafting_list_in(v),
             _ => {}
         }
         Ok(())
@@ -336,7 +352,15 @@ impl Dialect {
             }
             "dimension_data" if self.dimension_min_y => dimensions_out(v),
             "item_stack_response" if self.stack_response_presence => stack_response_presence(v, true),
-            "item_stack_request" if !self.stack_request_legacy_type => stack_request_legacy_types(v),
+            "item_stack_request" => {
+                if !self.stack_request_legacy_type {
+                    stack_request_legacy_types(v);
+                }
+                if self.craft_actions_old {
+                    craft_actions_out(v);
+                }
+            }
+            "crafting_data" if self.crafting_list => crafting_list_out(v),
             _ => {}
         }
         if !self.metadata_legacy_type
@@ -704,6 +728,195 @@ fn stack_request_legacy_types(v: &mut Value) {
             }
         }
     }
+}
+
+// --- crafting ---------------------------------------------------------------------------------
+
+/// Recipe kinds of the ≤ 1.26.30 list, in the order the list is rebuilt, with the array each
+/// goes to in the views' layout. Furnace recipes have no array there and are left out.
+const RECIPE_KINDS: [(&str, &str); 8] = [
+    ("shaped", "shaped_recipes"),
+    ("shapeless", "shapeless_recipes"),
+    ("multi", "multi_recipes"),
+    ("shulker_box", "shulker_box_recipes"),
+    ("shapeless_chemistry", "shapeless_chemistry_recipes"),
+    ("shaped_chemistry", "shaped_chemistry_recipes"),
+    ("smithing_transform", "smithing_transform_recipes"),
+    ("smithing_trim", "smithing_trim_recipes"),
+];
+
+/// Whether recipes of this kind have a pattern / an ingredient list to rewrite.
+fn is_shaped(kind: &str) -> bool {
+    kind == "shaped" || kind == "shaped_chemistry"
+}
+fn has_input_list(kind: &str) -> bool {
+    matches!(kind, "shaped" | "shapeless" | "shulker_box" | "shapeless_chemistry" | "shaped_chemistry")
+}
+
+fn ingredient_in(old: &Value) -> Value {
+    let s = |k: &str| old.get(k).cloned().unwrap_or_default();
+    let count = ("count".to_owned(), s("count"));
+    let valid = |descriptor: &str, mut fields: Vec<(String, Value)>| {
+        let mut out = vec![("type".to_owned(), Value::Str("valid".into())), ("descriptor_type".to_owned(), Value::Str(descriptor.into()))];
+        out.append(&mut fields);
+        out.push(count.clone());
+        Value::Object(out)
+    };
+    match old.get("type").and_then(Value::as_str).unwrap_or("") {
+        "int_id_meta" => match old.get("network_id").and_then(Value::as_i64) {
+            Some(id) if id != 0 => valid(
+                "int_id_meta",
+                vec![("name".into(), Value::Str(format!("#{id}"))), ("metadata".into(), s("metadata"))],
+            ),
+            _ => valid("empty", vec![("metadata".into(), Value::Int(0))]),
+        },
+        "string_id_meta" => valid("name", vec![("name".into(), s("name")), ("metadata".into(), s("metadata"))]),
+        "item_tag" => valid("item_tag", vec![("tag".into(), s("tag")), ("metadata".into(), Value::Int(0))]),
+        "molang" => valid("molang", vec![("expression".into(), s("expression")), ("version".into(), s("version"))]),
+        "complex_alias" => valid("complex_alias", vec![("name".into(), s("name"))]),
+        _ => Value::Object(vec![
+            ("type".into(), Value::Str("invalid".into())),
+            ("metadata".into(), Value::Int(0)),
+            count.clone(),
+        ]),
+    }
+}
+
+fn ingredient_out(new: &Value) -> Value {
+    let s = |k: &str| new.get(k).cloned().unwrap_or_default();
+    let kind = |k: &str, mut fields: Vec<(String, Value)>| {
+        let mut out = vec![("type".to_owned(), Value::Str(k.into()))];
+        out.append(&mut fields);
+        out.push(("count".into(), s("count")));
+        Value::Object(out)
+    };
+    if new.get("type").and_then(Value::as_str) != Some("valid") {
+        return kind("invalid", vec![]);
+    }
+    match new.get("descriptor_type").and_then(Value::as_str).unwrap_or("") {
+        "int_id_meta" => {
+            let id = new.get("name").and_then(Value::as_str).and_then(|n| n.strip_prefix('#')?.parse::<i64>().ok());
+            kind("int_id_meta", vec![("network_id".into(), Value::Int(id.unwrap_or(0))), ("metadata".into(), s("metadata"))])
+        }
+        "empty" => kind("int_id_meta", vec![("network_id".into(), Value::Int(0))]),
+        "name" => kind("string_id_meta", vec![("name".into(), s("name")), ("metadata".into(), s("metadata"))]),
+        "item_tag" => kind("item_tag", vec![("tag".into(), s("tag"))]),
+        "molang" => kind("molang", vec![("expression".into(), s("expression")), ("version".into(), s("version"))]),
+        "complex_alias" => kind("complex_alias", vec![("name".into(), s("name"))]),
+        _ => kind("invalid", vec![]),
+    }
+}
+
+/// ≤ 1.26.30 CraftingData → one array per kind, flat shaped inputs, new ingredient forms.
+fn crafting_list_in(v: &mut Value) {
+    let Some(Value::Array(list)) = remove(v, "recipes") else { return };
+    let mut groups: Vec<Vec<Value>> = vec![Vec::new(); RECIPE_KINDS.len()];
+    for entry in list {
+        let kind = entry.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
+        let Some(i) = RECIPE_KINDS.iter().position(|(k, _)| *k == kind) else { continue };
+        let mut recipe = entry.get("recipe").cloned().unwrap_or_default();
+        if has_input_list(&kind)
+            && let Some(Value::Array(input)) = get_mut(&mut recipe, "input")
+        {
+            let flat: Vec<Value> = if is_shaped(&kind) {
+                input.iter().flat_map(|col| if let Value::Array(c) = col { c.clone() } else { vec![col.clone()] }).collect()
+            } else {
+                std::mem::take(input)
+            };
+            *input = flat.iter().map(ingredient_in).collect();
+        }
+        groups[i].push(recipe);
+    }
+    if let Value::Object(fields) = v {
+        for (i, (_, key)) in RECIPE_KINDS.iter().enumerate().rev() {
+            fields.insert(0, ((*key).to_owned(), Value::Array(std::mem::take(&mut groups[i]))));
+        }
+    }
+}
+
+/// The views' CraftingData → the ≤ 1.26.30 tagged list (a tree already in that form is left).
+fn crafting_list_out(v: &mut Value) {
+    if v.get("recipes").is_some() {
+        return;
+    }
+    let mut list = Vec::new();
+    for (kind, key) in RECIPE_KINDS {
+        let Some(Value::Array(recipes)) = remove(v, key) else { continue };
+        for mut recipe in recipes {
+            let height = recipe_height(&recipe);
+            if has_input_list(kind)
+                && let Some(Value::Array(input)) = get_mut(&mut recipe, "input")
+            {
+                let cells: Vec<Value> = input.iter().map(ingredient_out).collect();
+                *input = if is_shaped(kind) {
+                    cells.chunks(height).map(|c| Value::Array(c.to_vec())).collect()
+                } else {
+                    cells
+                };
+            }
+            list.push(Value::Object(vec![("type".into(), Value::Str(kind.into())), ("recipe".into(), recipe)]));
+        }
+    }
+    if let Value::Object(fields) = v {
+        fields.insert(0, ("recipes".into(), Value::Array(list)));
+    }
+}
+
+/// A shaped recipe's height (at least 1, so a bad recipe cannot stop the rewrite).
+fn recipe_height(recipe: &Value) -> usize {
+    recipe.get("height").and_then(Value::as_i64).and_then(|h| usize::try_from(h).ok()).unwrap_or(1).max(1)
+}
+
+/// ≤ 1.26.30 craft actions: `craft_recipe_auto` counts crafts twice and names ingredients the old
+/// way; `results_deprecated` lists `ItemLegacy` items (by network id). Trees already in that
+/// form are left as they are.
+fn craft_actions_out(v: &mut Value) {
+    let Some(Value::Array(requests)) = get_mut(v, "requests") else { return };
+    for r in requests {
+        let Some(Value::Array(actions)) = get_mut(r, "actions") else { continue };
+        for a in actions {
+            match a.get("type_id").and_then(Value::as_str) {
+                Some("craft_recipe_auto") => {
+                    if a.get("times_crafted_2").is_none() {
+                        let times = a.get("times_crafted").cloned().unwrap_or_default();
+                        set(a, "times_crafted_2", times);
+                    }
+                    if let Some(Value::Array(list)) = get_mut(a, "ingredients") {
+                        for i in list.iter_mut() {
+                            if i.get("legacy_type").is_some() {
+                                *i = auto_ingredient_out(i);
+                            }
+                        }
+                    }
+                }
+                Some("results_deprecated") => {
+                    if let Some(Value::Array(items)) = get_mut(a, "result_items") {
+                        for it in items.iter_mut() {
+                            for k in ["type", "legacy_type", "name"] {
+                                remove(it, k);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A `RecipeIngredient2` as the older `RecipeIngredient`.
+fn auto_ingredient_out(i: &Value) -> Value {
+    let s = |k: &str| i.get(k).cloned().unwrap_or_default();
+    let (kind, mut fields) = match i.get("type").and_then(Value::as_str).unwrap_or("") {
+        "name" => ("string_id_meta", vec![("name".to_owned(), s("name")), ("metadata".to_owned(), s("metadata"))]),
+        "item_tag" => ("item_tag", vec![("tag".to_owned(), s("tag"))]),
+        "molang" => ("molang", vec![("expression".to_owned(), s("expression")), ("version".to_owned(), s("version"))]),
+        _ => ("invalid", vec![]),
+    };
+    let mut out = vec![("type".to_owned(), Value::Str(kind.into()))];
+    out.append(&mut fields);
+    out.push(("count".into(), s("count")));
+    Value::Object(out)
 }
 
 /// 1.26.40–45 item-stack responses: presence bools before the options. Removed when reading,

@@ -263,6 +263,10 @@ pub struct StackAction {
     pub predicted_durability: Option<i32>,
     /// mine_block: the tool's stack network id.
     pub network_id: Option<i32>,
+    /// craft_recipe / craft_recipe_auto: the recipe's network id (CraftingData).
+    pub recipe_network_id: Option<u32>,
+    /// craft_recipe / craft_recipe_auto / results_deprecated: how many crafts.
+    pub times_crafted: Option<u8>,
     /// Fields of the other action kinds (crafting), kept as they are.
     #[serde(flatten)]
     pub rest: Rest,

@@ -1004,12 +1004,14 @@ packet!(InventoryTransaction, "inventory_transaction");
 // Packets of the other plugins: one place per packet, every view in this crate.
 
 pub mod chat;
+pub mod crafting;
 pub mod entity;
 pub mod items;
 pub mod vitals;
 pub mod world;
 
 pub use chat::*;
+pub use crafting::*;
 pub use entity::*;
 pub use items::*;
 pub use vitals::*;
@@ -1131,4 +1133,7 @@ views![
     Interact,
     ContainerOpen,
     ContainerClose,
+    // crafting and containers
+    CraftingData,
+    ContainerSetData,
 ];
