@@ -58,6 +58,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_inventory::InventoryPlugin)
             .add(clawcraft_interact::InteractPlugin)
             .add(reconnect::ReconnectEventsPlugin)
+            .add(clawcraft_containers::ContainersPlugin)
     }
 }
 

@@ -111,6 +111,11 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("NO_SUPPORT", "place: no block next to the cell to place against"),
     ("NO_TARGET", "no such entity or player in view"),
     ("NOT_HUNGRY", "eat: hunger is full and the food is not always edible"),
+    ("NO_CONTAINER", "no container window is open (open one first), or it is not the kind the command needs"),
+    ("NO_RECIPE", "craft/recipes: the server sent no crafting recipe for that item"),
+    ("MISSING_INGREDIENTS", "craft: the inventory lacks ingredients (the error lists what is missing)"),
+    ("NEEDS_TABLE", "craft: every recipe for the item needs the 3×3 grid; pass a placed crafting table in reach"),
+    ("CONTAINER_FULL", "put: the open container has no room for the item"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];
 

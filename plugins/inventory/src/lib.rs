@@ -29,7 +29,7 @@ pub use data::{Food, ItemData, ItemInfo};
 pub use handlers::{equipment_packet, hold, select};
 pub use inventory::{ARMOR_NAMES, HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, Pickup, RecentPickups, SlotRef};
 pub use item::{AQUA_AFFINITY, EFFICIENCY, Item, ItemIds, ItemJson};
-pub use requests::{InventoryJobDone, InventoryJobs, JobResult, Move};
+pub use requests::{CREATED_BY_REQUEST, CustomRequest, InventoryJobDone, InventoryJobs, JobResult, Move, Screen};
 
 /// Order of the inventory's work inside a tick.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]

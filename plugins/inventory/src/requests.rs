@@ -143,7 +143,20 @@ pub struct Job {
     /// What it is for (`equip`, `unequip`, `drop`, …), for events and logs.
     pub purpose: &'static str,
     pub moves: Vec<Move>,
+    /// A request built by its owner (crafting, containers) instead of from `moves`.
+    pub custom: Option<CustomRequest>,
     state: JobState,
+}
+
+/// A request whose actions its owner built (crafts, container moves): sent as given, and on
+/// acceptance the view takes `expected` (what each of our slots holds after it) before the
+/// server's counts and stack ids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomRequest {
+    pub actions: Vec<StackAction>,
+    pub expected: Vec<(SlotRef, Option<crate::item::Item>)>,
+    /// Whether it needs the inventory screen (a container window counts as one while open).
+    pub needs_screen: bool,
 }
 
 /// The inventory screen, as far as our requests are concerned.
@@ -171,8 +184,26 @@ impl InventoryJobs {
     /// Queues a job; returns its id.
     pub fn submit(&mut self, purpose: &'static str, moves: Vec<Move>) -> u64 {
         self.next_job += 1;
-        self.queue.push_back(Job { id: self.next_job, purpose, moves, state: JobState::Queued });
+        self.queue.push_back(Job { id: self.next_job, purpose, moves, custom: None, state: JobState::Queued });
         self.next_job
+    }
+
+    /// Queues a request built by the caller (see [`CustomRequest`]); returns the job id.
+    pub fn submit_custom(&mut self, purpose: &'static str, request: CustomRequest) -> u64 {
+        self.next_job += 1;
+        self.queue.push_back(Job {
+            id: self.next_job,
+            purpose,
+            moves: Vec::new(),
+            custom: Some(request),
+            state: JobState::Queued,
+        });
+        self.next_job
+    }
+
+    /// The request id job `id` was sent with, while it waits for the answer.
+    pub fn request_id_of(&self, id: u64) -> Option<i32> {
+        self.queue.iter().find(|j| j.id == id).and_then(Job::state_request_id)
     }
 
     /// The next item-stack request id: −1, −3, −5, … (shared by every request kind).
@@ -215,6 +246,8 @@ pub struct InventoryJobDone {
     pub job: u64,
     pub purpose: &'static str,
     pub result: JobResult,
+    /// The server's answer (absent for time-outs and legacy moves).
+    pub response: Option<StackResponse>,
 }
 
 /// The item-stack request slot for a slot of ours: hotbar and inventory use absolute numbers.
@@ -325,9 +358,25 @@ pub fn apply_response(
     source: &str,
     pickups: &mut RecentPickups,
 ) -> Vec<AgentEvent> {
+    apply_response_expecting(inv, moves, &[], response, source, pickups)
+}
+
+/// [`apply_response`] for a job that also says what some slots hold afterwards (`expected`,
+/// applied after the moves and before the server's counts and stack ids).
+pub fn apply_response_expecting(
+    inv: &mut Inventory,
+    moves: &[Move],
+    expected: &[(SlotRef, Option<crate::item::Item>)],
+    response: &StackResponse,
+    source: &str,
+    pickups: &mut RecentPickups,
+) -> Vec<AgentEvent> {
     let before = inv.clone();
     for m in moves {
         m.apply(inv);
+    }
+    for (slot, item) in expected {
+        inv.set(*slot, item.clone());
     }
     for container in response.containers.iter().flatten() {
         for s in &container.slots {
@@ -396,7 +445,7 @@ pub fn drive_jobs(
                 }));
             }
             jobs.finish(id, result.clone());
-            done.write(InventoryJobDone { bot, job: id, purpose, result });
+            done.write(InventoryJobDone { bot, job: id, purpose, result, response: None });
         }
         // Send the first queued job (one request in flight at a time keeps stack ids exact).
         let Some(front) = jobs.queue.front().cloned() else {
@@ -413,7 +462,8 @@ pub fn drive_jobs(
         if front.state != JobState::Queued {
             continue;
         }
-        let needs_screen = front.moves.iter().any(Move::needs_screen);
+        let needs_screen =
+            front.custom.as_ref().map_or_else(|| front.moves.iter().any(Move::needs_screen), |c| c.needs_screen);
         if needs_screen {
             match jobs.screen {
                 Screen::Closed => {
@@ -434,7 +484,14 @@ pub fn drive_jobs(
                 Screen::Open { .. } => {}
             }
         }
-        let state = if let Some(Move::Legacy { from, to }) = front.moves.first().copied() {
+        let state = if let Some(custom) = &front.custom {
+            let request_id = jobs.next_request_id();
+            let actions = custom.actions.iter().cloned().map(|a| with_request_id(a, request_id)).collect();
+            conn.send(&ItemStackRequest {
+                requests: vec![StackRequest { request_id, actions, custom_names: vec![], cause: String::new() }],
+            });
+            JobState::Sent { request_id, at: now }
+        } else if let Some(Move::Legacy { from, to }) = front.moves.first().copied() {
             conn.send(&legacy_move(from, to, inv));
             let expect = inv.get(from).map(|i| (i.name.to_string(), i.count)).unwrap_or_default();
             JobState::Legacy { at: now, to, from, expect }
@@ -470,8 +527,13 @@ pub fn handle_responses(
                     continue;
                 };
                 let result = if resp.status == "ok" {
-                    let source = if job.purpose == "drop" || job.purpose == "give" { "drop" } else { "move" };
-                    for e in apply_response(&mut inv, &job.moves, resp, source, &mut pickups) {
+                    let source = match job.purpose {
+                        "drop" | "give" => "drop",
+                        "craft" => "craft",
+                        _ => "move",
+                    };
+                    let expected = job.custom.as_ref().map_or(&[][..], |c| &c.expected[..]);
+                    for e in apply_response_expecting(&mut inv, &job.moves, expected, resp, source, &mut pickups) {
                         events.write(e);
                     }
                     JobResult::Confirmed
@@ -484,7 +546,13 @@ pub fn handle_responses(
                     JobResult::Rejected(resp.status.clone())
                 };
                 jobs.finish(job.id, result.clone());
-                done.write(InventoryJobDone { bot: pkt.bot, job: job.id, purpose: job.purpose, result });
+                done.write(InventoryJobDone {
+                    bot: pkt.bot,
+                    job: job.id,
+                    purpose: job.purpose,
+                    result,
+                    response: Some(resp.clone()),
+                });
             }
         } else if let Some(open) = pkt.view::<ContainerOpen>() {
             if open.window_type == "inventory" || open.window_id == "inventory" {
@@ -498,6 +566,20 @@ pub fn handle_responses(
         }
     }
 }
+
+/// Slots a custom request names with stack id [`CREATED_BY_REQUEST`] (what an earlier action of
+/// the same request made, e.g. a craft's output) take the request's id, as the protocol wants.
+fn with_request_id(mut a: StackAction, request_id: i32) -> StackAction {
+    for slot in [a.source.as_mut(), a.destination.as_mut()].into_iter().flatten() {
+        if slot.stack_id == CREATED_BY_REQUEST {
+            slot.stack_id = request_id;
+        }
+    }
+    a
+}
+
+/// Placeholder stack id in a [`CustomRequest`]: "the request's own id" (filled in when it leaves).
+pub const CREATED_BY_REQUEST: i32 = i32::MIN;
 
 /// Window names we may need to echo, as `'static` (others close as `inventory`).
 fn static_window(name: &str) -> &'static str {
