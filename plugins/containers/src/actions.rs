@@ -25,7 +25,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::recipes::{IngredientJson, ItemCount, Matcher, Recipe, Recipes};
-use crate::window::{FURNACE_FUEL, FURNACE_INPUT, FURNACE_OUTPUT, FurnaceProgress, OpenContainer, SlotItem};
+use crate::window::{FURNACE_FUEL, FURNACE_INPUT, FURNACE_OUTPUT, FurnaceProgress, OpenContainer, SlotItem, Window};
+
+/// The bot's open window, if any.
+fn open_window<'a>(world: &'a World, bot: Entity) -> Option<&'a OpenContainer> {
+    world.get::<Window>(bot).and_then(|w| w.0.as_ref())
+}
 
 /// Ticks to wait for ContainerOpen after the click.
 const OPEN_TICKS: u64 = 40;
@@ -207,7 +212,7 @@ impl AsyncAction for Opening {
     type Done = OpenDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> OpenDone {
-        let open = bot.get::<OpenContainer>().filter(|c| c.pos == self.pos);
+        let open = bot.get::<Window>().and_then(|w| w.0.as_ref()).filter(|c| c.pos == self.pos);
         OpenDone {
             outcome,
             block: self.block.clone(),
@@ -266,7 +271,7 @@ fn click(conn: &mut Connection, inv: &Inventory, ids: &EntityIds, pos: &Position
 #[allow(clippy::type_complexity)]
 pub fn step_opening(
     mut commands: Commands,
-    mut bots: Query<(Entity, &mut Opening, &Inventory, &mut Connection, &EntityIds, &Position, Option<&OpenContainer>)>,
+    mut bots: Query<(Entity, &mut Opening, &Inventory, &mut Connection, &EntityIds, &Position, &Window)>,
     ticks: Res<TickCount>,
 ) {
     let now = ticks.0;
@@ -276,7 +281,7 @@ pub fn step_opening(
             a.sent = Some(now);
             continue;
         };
-        match open.filter(|c| c.pos == a.pos) {
+        match open.0.as_ref().filter(|c| c.pos == a.pos) {
             Some(c) => {
                 let since = *a.opened_at.get_or_insert(now);
                 if c.contents_known || now >= since + CONTENT_TICKS {
@@ -403,7 +408,7 @@ impl EventKind for PutDone {
 fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> TransferDone {
     let confirmed = matches!(t.result, Some(Ok(())));
     let inventory_count = bot.get::<Inventory>().map_or(0, |i| i.count_of(&t.item));
-    let container_count = bot.get::<OpenContainer>().map_or(0, |c| {
+    let container_count = bot.get::<Window>().and_then(|w| w.0.as_ref()).map_or(0, |c| {
         c.slots.iter().flatten().filter(|i| i.is_named(&t.item)).map(|i| u32::from(i.count)).sum()
     });
     TransferDone {
@@ -468,7 +473,7 @@ fn wanted(count: Option<u32>) -> Result<Option<u32>, CommandError> {
 fn transfer_parts<'a>(ctx: &'a CommandCtx<'_>) -> Result<(&'a Inventory, &'a ItemIds, &'a OpenContainer), CommandError> {
     let inv = clawcraft_interact::common::inventory(ctx)?;
     let ids = ctx.world.get::<ItemIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-    let open = ctx.world.get::<OpenContainer>(ctx.bot).ok_or_else(no_container)?;
+    let open = open_window(ctx.world, ctx.bot).ok_or_else(no_container)?;
     if open.slots.is_empty() {
         return Err(CommandError::new("NO_CONTAINER", format!("The open {} has no item slots", open.window_type)));
     }
@@ -650,11 +655,11 @@ impl AgentCommand for Put {
 pub fn step_transfers(
     mut commands: Commands,
     mut done: MessageReader<InventoryJobDone>,
-    mut bots: Query<(Option<&mut Taking>, Option<&mut Putting>, Option<&mut OpenContainer>)>,
+    mut bots: Query<(Option<&mut Taking>, Option<&mut Putting>, &mut Window)>,
     mut events: MessageWriter<AgentEvent>,
 ) {
     for d in done.read() {
-        let Ok((taking, putting, open)) = bots.get_mut(d.bot) else { continue };
+        let Ok((taking, putting, mut window)) = bots.get_mut(d.bot) else { continue };
         let (t, source) = match (taking, putting) {
             (Some(t), _) if t.0.job == d.job => (t.map_unchanged(|t| &mut t.0), "take"),
             (_, Some(p)) if p.0.job == d.job => (p.map_unchanged(|p| &mut p.0), "put"),
@@ -663,11 +668,11 @@ pub fn step_transfers(
         let mut t = t;
         match (&d.result, &d.response) {
             (JobResult::Confirmed, Some(resp)) => {
-                if let Some(mut c) = open.filter(|c| c.window_id == t.window_id) {
+                if let Some(c) = window.0.as_mut().filter(|c| c.window_id == t.window_id) {
                     let before = c.slots.clone();
                     let changed = c.apply_response(&t.expected, resp);
                     let mut out = Vec::new();
-                    crate::window::changed_events(&c, &before, &changed, source, &mut out);
+                    crate::window::changed_events(c, &before, &changed, source, &mut out);
                     for e in out {
                         events.write(e);
                     }
@@ -713,7 +718,7 @@ impl AgentCommand for Close {
     type Response = CloseResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CloseResponse, CommandError> {
-        let open = ctx.world.get::<OpenContainer>(ctx.bot).ok_or_else(no_container)?.clone();
+        let open = open_window(ctx.world, ctx.bot).ok_or_else(no_container)?.clone();
         let mut conn = ctx.world.get_mut::<Connection>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
         conn.send(&ContainerClose { window_id: open.window_id.clone(), window_type: open.window_type.clone(), server: false });
         Ok(CloseResponse { closed: true, window_id: open.window_id, pos: open.pos.into() })
@@ -751,7 +756,7 @@ impl AgentCommand for ContainerCmd {
     type Response = ContainerResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<ContainerResponse, CommandError> {
-        let open = ctx.world.get::<OpenContainer>(ctx.bot);
+        let open = open_window(ctx.world, ctx.bot);
         Ok(ContainerResponse {
             open: open.is_some(),
             window_id: open.map(|c| c.window_id.clone()),
@@ -1059,7 +1064,7 @@ impl AgentCommand for Craft {
         let item = recipe.result().map_or_else(|| self.item.clone(), |(n, _)| n.to_owned());
         let before = counts(inv);
         let open_table = table.is_some_and(|(p, _, _)| {
-            ctx.world.get::<OpenContainer>(ctx.bot).is_none_or(|c| c.pos != p || c.window_type != "workbench")
+            open_window(ctx.world, ctx.bot).is_none_or(|c| c.pos != p || c.window_type != "workbench")
         });
         let phase = if open_table { CraftPhase::OpenTable { sent: None } } else { CraftPhase::Submit };
         if let Some((_, aim, _)) = &table {
@@ -1164,7 +1169,7 @@ pub fn step_crafting(
         &mut Connection,
         &EntityIds,
         &Position,
-        Option<&OpenContainer>,
+        &Window,
     )>,
     mut done: MessageReader<InventoryJobDone>,
     ticks: Res<TickCount>,
@@ -1178,7 +1183,7 @@ pub fn step_crafting(
                     a.phase = CraftPhase::Submit;
                     continue;
                 };
-                if open.is_some_and(|c| c.pos == cell && c.window_type == "workbench") {
+                if open.0.as_ref().is_some_and(|c| c.pos == cell && c.window_type == "workbench") {
                     a.phase = CraftPhase::Submit;
                 } else if let Some(at) = sent {
                     if now >= at + OPEN_TICKS {

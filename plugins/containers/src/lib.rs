@@ -33,7 +33,7 @@ use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::CraftingData;
 
 pub use recipes::{Recipe, Recipes};
-pub use window::OpenContainer;
+pub use window::{OpenContainer, Window};
 
 /// Containers, crafting and smelting.
 pub struct ContainersPlugin;
@@ -72,7 +72,7 @@ impl Plugin for ContainersPlugin {
 /// Gives every bot a recipe book.
 fn attach(mut commands: Commands, bots: Query<Entity, (With<LocalBot>, Without<Recipes>)>) {
     for bot in &bots {
-        commands.entity(bot).insert(Recipes::default());
+        commands.entity(bot).insert((Recipes::default(), Window::default()));
     }
 }
 

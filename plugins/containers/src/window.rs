@@ -34,8 +34,12 @@ pub struct FurnaceProgress {
     pub burn_duration: i32,
 }
 
-/// The container window the server opened for the bot.
-#[derive(Component, Debug, Clone, PartialEq)]
+/// The bot's container window: the one the server opened, if any.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct Window(pub Option<OpenContainer>);
+
+/// A container window the server opened for the bot.
+#[derive(Debug, Clone, PartialEq)]
 pub struct OpenContainer {
     /// The server's window id (a WindowID name such as `first`, or its number as text).
     pub window_id: String,
@@ -248,16 +252,16 @@ fn is_block_window(open: &ContainerOpen) -> bool {
 /// Tracks the open container from the server's packets.
 #[allow(clippy::type_complexity)]
 pub fn track_window(
-    mut commands: Commands,
     mut packets: MessageReader<ClientboundPacket>,
     mut bots: Query<
-        (Option<&mut OpenContainer>, &ItemIds, Option<&BlockWorld>, Option<&BlockIds>, Option<&mut InventoryJobs>),
+        (&mut Window, &ItemIds, Option<&BlockWorld>, Option<&BlockIds>, Option<&mut InventoryJobs>),
         With<LocalBot>,
     >,
     mut events: MessageWriter<AgentEvent>,
 ) {
     for pkt in packets.read() {
-        let Ok((open, ids, world, blocks, jobs)) = bots.get_mut(pkt.bot) else { continue };
+        let Ok((mut window, ids, world, blocks, jobs)) = bots.get_mut(pkt.bot) else { continue };
+        let open = window.0.as_mut();
         let mut out = Vec::new();
         if let Some(o) = pkt.view::<ContainerOpen>()
             && is_block_window(&o)
@@ -290,9 +294,9 @@ pub fn track_window(
             if let Some(mut jobs) = jobs {
                 jobs.screen = Screen::Open { window_id: "first", by_us: false };
             }
-            commands.entity(pkt.bot).insert(c);
+            window.0 = Some(c);
         } else if let Some(close) = pkt.view::<ContainerClose>() {
-            let Some(c) = open.as_deref() else { continue };
+            let Some(c) = open else { continue };
             if close.window_id != c.window_id {
                 continue;
             }
@@ -308,9 +312,9 @@ pub fn track_window(
             {
                 jobs.screen = Screen::Closed;
             }
-            commands.entity(pkt.bot).remove::<OpenContainer>();
+            window.0 = None;
         } else if let Some(content) = pkt.view::<InventoryContent>() {
-            let Some(mut c) = open else { continue };
+            let Some(c) = open else { continue };
             if content.window_id != c.window_id {
                 continue;
             }
@@ -320,10 +324,10 @@ pub fn track_window(
             c.contents_known = true;
             if !baseline {
                 let all: Vec<u8> = (0..c.slots.len().max(before.len())).filter_map(|i| u8::try_from(i).ok()).collect();
-                changed_events(&c, &before, &all, "server", &mut out);
+                changed_events(c, &before, &all, "server", &mut out);
             }
         } else if let Some(slot) = pkt.view::<InventorySlot>() {
-            let Some(mut c) = open else { continue };
+            let Some(c) = open else { continue };
             if slot.window_id != c.window_id {
                 continue;
             }
@@ -333,9 +337,9 @@ pub fn track_window(
                 c.slots.resize(usize::from(i) + 1, None);
             }
             c.slots[usize::from(i)] = ids.item(&slot.item);
-            changed_events(&c, &before, &[i], "server", &mut out);
+            changed_events(c, &before, &[i], "server", &mut out);
         } else if let Some(d) = pkt.view::<ContainerSetData>() {
-            let Some(mut c) = open else { continue };
+            let Some(c) = open else { continue };
             if d.window_id != c.window_id {
                 continue;
             }
