@@ -181,3 +181,23 @@ fn from_logs_to_iron_every_step_confirmed_by_the_server() {
     assert_eq!(inventory_count(&mut bot, "wooden_pickaxe"), 1);
     assert_eq!(inventory_count(&mut bot, "iron_ingot"), 1);
 }
+
+/// The peer's own check, run by its self-test with bedrock-protocol's client: a 3×3 recipe at
+/// the 2×2 grid, an unknown recipe, a craft without its ingredients and one announcing the wrong
+/// result are refused; a correct craft is accepted. (The bot checks all of this before it sends,
+/// so this is how the server side's refusals are shown to work.)
+#[test]
+fn the_peer_refuses_wrong_recipes_and_missing_ingredients() {
+    common::ensure_peer_installed();
+    let out = std::process::Command::new("node")
+        .arg(common::repo_root().join("tests/peer/selftest.js"))
+        .arg("crafting")
+        .stderr(std::process::Stdio::null())
+        .output()
+        .expect("node selftest.js");
+    let line = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(line.trim()).unwrap_or(Value::Null);
+    assert!(out.status.success() && v["ok"] == true, "{line}");
+    assert_eq!(v["refused"][0], "needs a crafting table");
+    assert_eq!(v["crafted"][0]["count"], 4);
+}

@@ -108,7 +108,7 @@ function craftingDataParams (types, recipes, itemId) {
     const name = 'minecraft:' + c.name
     return old ? { type: 'string_id_meta', name, metadata: ANY, count: c.count } : { type: 'valid', descriptor_type: 'name', name, metadata: ANY, count: c.count }
   }
-  const item = (o) => ({ network_id: itemId(o.name), count: o.count, metadata: 0, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [], blocking_tick: 0n } }) // blocking_tick: read only for the shield
+  const item = (o) => ({ network_id: itemId(o.name), count: o.count, metadata: 0, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [], ...(o.name === 'shield' ? { blocking_tick: 0n } : {}) } }) // the shield's extra data has a blocking tick
   const unlock = { context: 'always_unlocked' }
   const body = (r) => {
     const common = { recipe_id: r.id, output: r.output.map(item), uuid: uuidOf(r.networkId), block: 'crafting_table', priority: 0 }

@@ -241,6 +241,48 @@ const CHECKS = {
       r.packets.some(p => p.name === 'add_item_entity')
     return { ok, spawned: r.spawned, refused, broken, update_blocks: updates.length }
   },
+  async crafting (bedrock) {
+    // the crafting server side validates crafts against minecraft-data's recipes: a 3×3 recipe at the 2×2 grid, an
+    // unknown recipe, a craft without its ingredients and one announcing the wrong result are refused; a correct
+    // one (1 oak log → 4 oak planks) is accepted
+    const peer = await startPeer('crafting')
+    const mcData = require('minecraft-data')('bedrock_' + DEFAULT_VERSION)
+    const recipes = require('./crafting.js').loadRecipes(mcData)
+    const idOf = (id) => recipes.find(r => r.id === id).networkId
+    const slot = (c, i, id) => ({ slot_type: { container_id: c }, slot: i, stack_id: id })
+    const auto = (id) => ({ type_id: 'craft_recipe_auto', legacy_type_id: 13, recipe_network_id: id, times_crafted: 1, ingredients: [] })
+    const results = (name, count) => ({
+      type_id: 'results_deprecated', legacy_type_id: 19, times_crafted: 1,
+      result_items: [{ type: 'name', legacy_type: 0, name: 'minecraft:' + name, metadata: 0, count, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }]
+    })
+    const consumeLog = { type_id: 'consume', legacy_type_id: 5, count: 1, source: slot('hotbar', 0, 1) }
+    const place = (req) => ({ type_id: 'place', legacy_type_id: 1, count: 4, source: slot('creative_output', 50, req), destination: slot('inventory', 9, 0) })
+    const planks = idOf('minecraft:oak_planks')
+    const requests = [
+      [-1, [auto(idOf('tool_material_recipe_0_0')), results('wooden_pickaxe', 1)]],
+      [-3, [auto(999999)]],
+      [-5, [auto(planks), results('oak_planks', 4), place(-5)]],
+      [-7, [auto(planks), results('stick', 4), consumeLog, place(-7)]],
+      [-9, [auto(planks), results('oak_planks', 4), consumeLog, place(-9)]]
+    ]
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 3500,
+      onSpawn: (c) => setTimeout(() => {
+        c.write('interact', { action_id: 'open_inventory', target_entity_id: 1n, has_position: false })
+        for (const [id, actions] of requests) c.write('item_stack_request', { requests: [{ request_id: id, actions, custom_names: [], cause: 'chat_public' }] })
+      }, 800)
+    })
+    await sleep(300)
+    await peer.stop()
+    const refused = peer.events.filter(e => e.event === 'stack_refused').map(e => e.why)
+    const crafted = peer.events.filter(e => e.event === 'crafted')
+    const answers = r.packets.filter(p => p.name === 'item_stack_response').map(p => p.params.responses[0]).map(x => [x.request_id, x.status])
+    const ok = r.spawned && refused.length === 4 && refused[0] === 'needs a crafting table' && refused[1] === 'no recipe 999999' &&
+      refused[2].startsWith('missing ingredients') && refused[3].startsWith('results stick') &&
+      crafted.length === 1 && crafted[0].count === 4 && JSON.stringify(answers) === JSON.stringify([[-1, 'error'], [-3, 'error'], [-5, 'error'], [-7, 'error'], [-9, 'ok']]) &&
+      r.packets.some(p => p.name === 'crafting_data')
+    return { ok, spawned: r.spawned, refused, crafted, answers }
+  },
   async 'decode-error' (bedrock) {
     // a truncated player_auth_input (id 0x90) must be logged as __decode_error and must not end the session
     const peer = await startPeer('flat')

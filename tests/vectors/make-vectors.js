@@ -65,6 +65,7 @@ function toJson (v) {
 
 // Neutral values, merging, pruning and layouts: shared with the peer.
 const { neutral, merge, prune, layouts } = require('../peer/shapes.js')
+const { craftingDataParams } = require('../peer/crafting.js')
 
 // --- the packets -------------------------------------------------------------------------------
 const nbtState = {
@@ -557,7 +558,52 @@ function packets (types, protocolVersion) {
     ['animate', { action_id: 'swing_arm', runtime_entity_id: 2049n, data: 0, has_swing_source: true, swing_source: 'attack' }],
     ['interact', { action_id: 'open_inventory', target_entity_id: 2049n, has_position: false, position: undefined }],
     ['container_open', { window_id: 'inventory', window_type: 'inventory', coordinates: { x: 0, y: -60, z: 0 }, runtime_entity_id: -1n }],
-    ['container_close', { window_id: 'inventory', window_type: 'inventory', server: false }]
+    ['container_close', { window_id: 'inventory', window_type: 'inventory', server: false }],
+    // --- crafting and containers ---------------------------------------------------------------------
+    ['crafting_data', withUuids(craftingDataParams(types, [
+      { kind: 'shaped', id: 'minecraft:wooden_pickaxe', width: 3, height: 3, cells: [{ tag: 'minecraft:planks', count: 1 }, { tag: 'minecraft:planks', count: 1 }, { tag: 'minecraft:planks', count: 1 }, null, { name: 'stick', count: 1 }, null, null, { name: 'stick', count: 1 }, null], output: [{ name: 'wooden_pickaxe', count: 1 }], networkId: 7 },
+      { kind: 'shaped', id: 'minecraft:stick', width: 1, height: 2, cells: [{ tag: 'minecraft:planks', count: 1 }, { tag: 'minecraft:planks', count: 1 }], output: [{ name: 'stick', count: 4 }], networkId: 8 },
+      { kind: 'shapeless', id: 'minecraft:oak_planks', cells: [{ name: 'oak_log', count: 1 }], output: [{ name: 'oak_planks', count: 4 }], networkId: 9 }
+    ], (name) => ({ wooden_pickaxe: 312, stick: 320, oak_planks: 5 })[name]))],
+    ['container_set_data', { window_id: 'first', property: 0, value: 37 }],
+    ['container_set_data', { window_id: '5', property: 2, value: 1600 }],
+    ['item_stack_request', {
+      requests: [{
+        request_id: -11,
+        actions: craftActions(types),
+        custom_names: [],
+        cause: 'chat_public'
+      }]
+    }]
+  ]
+}
+
+// Registers every `uuid` field of a tree with U() (see the UUID pre-swap above).
+function withUuids (v) {
+  if (Array.isArray(v)) v.forEach(withUuids)
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { if (k === 'uuid' && typeof x === 'string') U(x); else withUuids(x) }
+  return v
+}
+
+// A craft request (craft_recipe_auto, results_deprecated, consume, place from the created output) in the layout of
+// `types`: before 1.26.40 crafts are counted twice and items named by network id / old ingredient kinds.
+function craftActions (types) {
+  const old = JSON.stringify(types.ItemStackRequest).includes('times_crafted_2')
+  const legacy = (id) => old ? {} : { legacy_type_id: id }
+  const slot = (c, i, id) => ({ slot_type: { container_id: c, dynamic_container_id: undefined }, slot: i, stack_id: id })
+  const ingredients = old
+    ? [{ type: 'item_tag', tag: 'minecraft:planks', count: 3 }, { type: 'string_id_meta', name: 'minecraft:stick', metadata: 32767, count: 2 }]
+    : [{ type: 'item_tag', legacy_type: 0, tag: 'minecraft:planks', count: 3 }, { type: 'name', legacy_type: 0, name: 'minecraft:stick', metadata: 32767, count: 2 }]
+  const extra = { has_nbt: 'false', can_place_on: [], can_destroy: [] }
+  const result = old
+    ? { network_id: 312, count: 1, metadata: 0, block_runtime_id: 0, extra }
+    : { type: 'name', legacy_type: 0, name: 'minecraft:wooden_pickaxe', metadata: 0, count: 1, block_runtime_id: 0, extra }
+  return [
+    { type_id: 'craft_recipe_auto', ...legacy(13), recipe_network_id: 7, ...(old ? { times_crafted_2: 1 } : {}), times_crafted: 1, ingredients },
+    { type_id: 'results_deprecated', ...legacy(19), result_items: [result], times_crafted: 1 },
+    { type_id: 'consume', ...legacy(5), count: 3, source: slot('inventory', 9, 21) },
+    { type_id: 'consume', ...legacy(5), count: 2, source: slot('hotbar', 1, 22) },
+    { type_id: 'place', ...legacy(1), count: 1, source: slot('creative_output', 50, -11), destination: slot('inventory', 10, 0) }
   ]
 }
 

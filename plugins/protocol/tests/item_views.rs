@@ -266,3 +266,72 @@ fn small_item_packets_round_trip() {
     });
     round_trip(&ContainerClose { window_id: "inventory".into(), window_type: "inventory".into(), server: false });
 }
+
+#[test]
+fn crafting_data_reads_the_same_recipes_at_every_version() {
+    let item = |id: i32, count: u16| RecipeItem { network_id: id, count, ..RecipeItem::default() };
+    let data = CraftingData {
+        shaped_recipes: vec![ShapedRecipe {
+            recipe_id: "minecraft:stick".into(),
+            width: 1,
+            height: 2,
+            input: vec![RecipeIngredient::tagged("minecraft:planks", 1), RecipeIngredient::tagged("minecraft:planks", 1)],
+            output: vec![item(320, 4)],
+            uuid: "00000000-0000-4000-8000-000000000008".into(),
+            block: "crafting_table".into(),
+            network_id: 8,
+            ..ShapedRecipe::default()
+        }],
+        shapeless_recipes: vec![ShapelessRecipe {
+            recipe_id: "minecraft:oak_planks".into(),
+            input: vec![RecipeIngredient::named("minecraft:oak_log", 1)],
+            output: vec![item(5, 4)],
+            uuid: "00000000-0000-4000-8000-000000000009".into(),
+            block: "crafting_table".into(),
+            network_id: 9,
+            ..ShapelessRecipe::default()
+        }],
+        clear_recipes: true,
+        ..CraftingData::default()
+    };
+    for proto in protocols() {
+        let bytes = proto.encode(&data).expect("encode");
+        let back: CraftingData = proto.decode_as(&bytes).expect("decode");
+        let v = proto.info().game_version;
+        assert_eq!(back.shaped_recipes[0].input, data.shaped_recipes[0].input, "{v}");
+        assert_eq!(back.shaped_recipes[0].output[0].count, 4, "{v}");
+        assert_eq!(back.shapeless_recipes[0].input[0].name.as_deref(), Some("minecraft:oak_log"), "{v}");
+        assert_eq!((back.shapeless_recipes[0].network_id, back.clear_recipes), (9, true), "{v}");
+    }
+}
+
+#[test]
+fn craft_actions_name_results_by_id_before_1_26_40_and_by_name_after() {
+    let result = ResultItem { kind: "name".into(), name: "minecraft:stick".into(), network_id: 320, count: 4, ..ResultItem::default() };
+    let tag = AutoIngredient { kind: "item_tag".into(), tag: Some("minecraft:planks".into()), count: 2, ..AutoIngredient::default() };
+    let req = ItemStackRequest {
+        requests: vec![StackRequest {
+            request_id: -5,
+            actions: vec![StackAction::craft_auto(8, 2, &[tag]), StackAction::results(&[result], 2)],
+            ..StackRequest::default()
+        }],
+    };
+    for proto in protocols() {
+        let bytes = proto.encode(&req).expect("encode");
+        let (_, v) = proto.decode(&bytes).expect("decode");
+        let Some(Value::Array(reqs)) = v.get("requests") else { panic!("requests") };
+        let Some(Value::Array(actions)) = reqs[0].get("actions") else { panic!("actions") };
+        assert_eq!(actions[0].get("times_crafted").and_then(Value::as_u64), Some(2));
+        let Some(Value::Array(items)) = actions[1].get("result_items") else { panic!("results") };
+        let Some(Value::Array(ings)) = actions[0].get("ingredients") else { panic!("ingredients") };
+        assert_eq!(ings[0].get("tag").and_then(Value::as_str), Some("minecraft:planks"));
+        let old = proto.info().game_version < "1.26.40";
+        if old {
+            assert_eq!(actions[0].get("times_crafted_2").and_then(Value::as_u64), Some(2), "counted twice before 1.26.40");
+            assert_eq!(items[0].get("network_id").and_then(Value::as_i64), Some(320));
+        } else {
+            assert_eq!(items[0].get("name").and_then(Value::as_str), Some("minecraft:stick"));
+        }
+        assert_eq!(items[0].get("count").and_then(Value::as_i64), Some(4));
+    }
+}
