@@ -65,9 +65,13 @@ fn mine_stone(bot: &mut Bot, peer: &mut Peer, pos: [i64; 3]) {
 
 fn inventory_count(bot: &mut Bot, name: &str) -> u64 {
     let inv = ok(bot, json!({"action": "inventory", "view": "summary"}));
-    count(&inv["summary"]["items"].as_array().map(|a| {
-        a.iter().map(|x| json!({"name": x["name"], "count": x["totalCount"]})).collect::<Vec<_>>()
-    }).into(), name)
+    count(
+        &inv["summary"]["items"]
+            .as_array()
+            .map(|a| a.iter().map(|x| json!({"name": x["name"], "count": x["totalCount"]})).collect::<Vec<_>>())
+            .into(),
+        name,
+    )
 }
 
 #[test]
@@ -82,7 +86,8 @@ fn from_logs_to_iron_every_step_confirmed_by_the_server() {
         let r = bot.request(json!({"action": "recipes"}), ANSWER).expect("recipes");
         if r.get("error").is_none() {
             assert!(r["known"].as_u64().unwrap_or(0) > 1000, "{r}");
-            let items: Vec<&str> = r["recipes"].as_array().into_iter().flatten().filter_map(|x| x["item"].as_str()).collect();
+            let items: Vec<&str> =
+                r["recipes"].as_array().into_iter().flatten().filter_map(|x| x["item"].as_str()).collect();
             assert!(items.contains(&"minecraft:oak_planks"), "planks from logs at the 2×2 grid: {r}");
             assert!(!items.contains(&"minecraft:wooden_pickaxe"), "no pickaxe without sticks: {r}");
             break;
@@ -92,14 +97,38 @@ fn from_logs_to_iron_every_step_confirmed_by_the_server() {
     }
 
     // logs → planks (three crafts in one request) → sticks, at the inventory's 2×2 grid
-    let (_, p) =
-        craft(&mut bot, &mut peer, json!({"action": "craft", "item": "oak_planks", "count": 12}), "oak_planks", 12, &[("oak_log", 3)]);
-    assert_eq!((p["recipe"].clone(), p["times"].clone()), (json!("minecraft:oak_planks"), json!(3)), "one request, three crafts: {p}");
-    craft(&mut bot, &mut peer, json!({"action": "craft", "item": "stick", "count": 4}), "stick", 4, &[("oak_planks", 2)]);
+    let (_, p) = craft(
+        &mut bot,
+        &mut peer,
+        json!({"action": "craft", "item": "oak_planks", "count": 12}),
+        "oak_planks",
+        12,
+        &[("oak_log", 3)],
+    );
+    assert_eq!(
+        (p["recipe"].clone(), p["times"].clone()),
+        (json!("minecraft:oak_planks"), json!(3)),
+        "one request, three crafts: {p}"
+    );
+    craft(
+        &mut bot,
+        &mut peer,
+        json!({"action": "craft", "item": "stick", "count": 4}),
+        "stick",
+        4,
+        &[("oak_planks", 2)],
+    );
     // A 3×3 recipe needs a table.
     let r = bot.request(json!({"action": "craft", "item": "wooden_pickaxe"}), ANSWER).expect("answer");
     assert_eq!(r["code"], "NEEDS_TABLE", "{r}");
-    craft(&mut bot, &mut peer, json!({"action": "craft", "item": "crafting_table"}), "crafting_table", 1, &[("oak_planks", 4)]);
+    craft(
+        &mut bot,
+        &mut peer,
+        json!({"action": "craft", "item": "crafting_table"}),
+        "crafting_table",
+        1,
+        &[("oak_planks", 4)],
+    );
 
     // place the table, craft a wooden pickaxe at it
     let r = ok(&mut bot, json!({"action": "place", "item": "crafting_table", "x": 0, "y": -60, "z": 2}));
@@ -139,13 +168,22 @@ fn from_logs_to_iron_every_step_confirmed_by_the_server() {
     // the chest: take the iron ore and the coal
     let r = ok(&mut bot, json!({"action": "open", "x": -2, "y": -60, "z": 2}));
     let d = done(&mut bot, "open_done", &r["id"], DONE);
-    assert_eq!((d["confirmed"].clone(), d["windowType"].clone(), d["size"].clone()), (json!(true), json!("container"), json!(27)), "{d}");
-    let names: Vec<&str> = d["items"].as_array().into_iter().flatten().filter_map(|s| s["item"]["name"].as_str()).collect();
+    assert_eq!(
+        (d["confirmed"].clone(), d["windowType"].clone(), d["size"].clone()),
+        (json!(true), json!("container"), json!(27)),
+        "{d}"
+    );
+    let names: Vec<&str> =
+        d["items"].as_array().into_iter().flatten().filter_map(|s| s["item"]["name"].as_str()).collect();
     assert_eq!(names, ["minecraft:iron_ore", "minecraft:coal", "minecraft:apple"], "{d}");
     for (item, n) in [("iron_ore", 1), ("coal", 2)] {
         let r = ok(&mut bot, json!({"action": "take", "item": item}));
         let d = done(&mut bot, "take_done", &r["id"], DONE);
-        assert_eq!((d["confirmed"].clone(), d["count"].clone(), d["inventoryCount"].clone(), d["containerCount"].clone()), (json!(true), json!(n), json!(n), json!(0)), "{d}");
+        assert_eq!(
+            (d["confirmed"].clone(), d["count"].clone(), d["inventoryCount"].clone(), d["containerCount"].clone()),
+            (json!(true), json!(n), json!(n), json!(0)),
+            "{d}"
+        );
         peer_event(&mut peer, "stack_ok", |v| v["actions"] == json!(["take"]));
     }
     let c = ok(&mut bot, json!({"action": "container"}));
@@ -174,7 +212,11 @@ fn from_logs_to_iron_every_step_confirmed_by_the_server() {
     assert!(c["furnace"]["burnDuration"].as_i64().unwrap_or(0) == 1600, "progress from ContainerSetData: {c}");
     let r = ok(&mut bot, json!({"action": "take", "slot": "output"}));
     let d = done(&mut bot, "take_done", &r["id"], DONE);
-    assert_eq!((d["item"].clone(), d["count"].clone(), d["inventoryCount"].clone()), (json!("minecraft:iron_ingot"), json!(1), json!(1)), "{d}");
+    assert_eq!(
+        (d["item"].clone(), d["count"].clone(), d["inventoryCount"].clone()),
+        (json!("minecraft:iron_ingot"), json!(1), json!(1)),
+        "{d}"
+    );
     ok(&mut bot, json!({"action": "close"}));
     peer_event(&mut peer, "container_closed", |v| v["block"] == "blast_furnace");
     assert_eq!(inventory_count(&mut bot, "stone_pickaxe"), 1);

@@ -28,9 +28,12 @@ use crate::recipes::{IngredientJson, ItemCount, Matcher, Recipe, Recipes};
 use crate::window::{FURNACE_FUEL, FURNACE_INPUT, FURNACE_OUTPUT, FurnaceProgress, OpenContainer, SlotItem, Window};
 
 /// The bot's open window, if any.
-fn open_window<'a>(world: &'a World, bot: Entity) -> Option<&'a OpenContainer> {
+fn open_window(world: &World, bot: Entity) -> Option<&OpenContainer> {
     world.get::<Window>(bot).and_then(|w| w.0.as_ref())
 }
+
+/// What our slots hold after a request.
+pub type ExpectedSlots = Vec<(SlotRef, Option<Item>)>;
 
 /// Ticks to wait for ContainerOpen after the click.
 const OPEN_TICKS: u64 = 40;
@@ -227,7 +230,12 @@ impl AsyncAction for Opening {
 }
 
 /// Checks a container (or table) target: loaded, a container, in reach and sight.
-fn container_target(ctx: &CommandCtx<'_>, x: f64, y: f64, z: f64) -> Result<([i32; 3], Aim, u32, String), CommandError> {
+fn container_target(
+    ctx: &CommandCtx<'_>,
+    x: f64,
+    y: f64,
+    z: f64,
+) -> Result<([i32; 3], Aim, u32, String), CommandError> {
     let cell = cell_of(x, y, z)?;
     let s = Senses::of(ctx)?;
     let id = s.id_at(cell)?;
@@ -256,7 +264,11 @@ impl AgentCommand for Open {
         clawcraft_interact::common::inventory(ctx)?;
         let (pos, aim, block_id, block) = container_target(ctx, self.x, self.y, self.z)?;
         turn_to(ctx.world, ctx.bot, aim.point);
-        ctx.start(Self::NAME, Opening { pos, block: block.clone(), aim, block_id, sent: None, opened_at: None }, OPEN_TICKS + 40)?;
+        ctx.start(
+            Self::NAME,
+            Opening { pos, block: block.clone(), aim, block_id, sent: None, opened_at: None },
+            OPEN_TICKS + 40,
+        )?;
         Ok(OpenResponse { opening: true, block, pos: pos.into() })
     }
 }
@@ -408,9 +420,10 @@ impl EventKind for PutDone {
 fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> TransferDone {
     let confirmed = matches!(t.result, Some(Ok(())));
     let inventory_count = bot.get::<Inventory>().map_or(0, |i| i.count_of(&t.item));
-    let container_count = bot.get::<Window>().and_then(|w| w.0.as_ref()).map_or(0, |c| {
-        c.slots.iter().flatten().filter(|i| i.is_named(&t.item)).map(|i| u32::from(i.count)).sum()
-    });
+    let container_count = bot
+        .get::<Window>()
+        .and_then(|w| w.0.as_ref())
+        .map_or(0, |c| c.slots.iter().flatten().filter(|i| i.is_named(&t.item)).map(|i| u32::from(i.count)).sum());
     TransferDone {
         outcome,
         item: t.item.clone(),
@@ -449,7 +462,9 @@ fn furnace_slot(v: &serde_json::Value) -> Result<u8, CommandError> {
             "input" | "ingredient" => Ok(FURNACE_INPUT),
             "fuel" => Ok(FURNACE_FUEL),
             "output" | "result" => Ok(FURNACE_OUTPUT),
-            other => Err(CommandError::invalid_params(format!("Unknown furnace slot {other:?}: input, fuel or output"))),
+            other => {
+                Err(CommandError::invalid_params(format!("Unknown furnace slot {other:?}: input, fuel or output")))
+            }
         },
         other => window_slot(other),
     }
@@ -470,7 +485,9 @@ fn wanted(count: Option<u32>) -> Result<Option<u32>, CommandError> {
 }
 
 /// What take/put need from the bot.
-fn transfer_parts<'a>(ctx: &'a CommandCtx<'_>) -> Result<(&'a Inventory, &'a ItemIds, &'a OpenContainer), CommandError> {
+fn transfer_parts<'a>(
+    ctx: &'a CommandCtx<'_>,
+) -> Result<(&'a Inventory, &'a ItemIds, &'a OpenContainer), CommandError> {
     let inv = clawcraft_interact::common::inventory(ctx)?;
     let ids = ctx.world.get::<ItemIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
     let open = open_window(ctx.world, ctx.bot).ok_or_else(no_container)?;
@@ -483,7 +500,12 @@ fn transfer_parts<'a>(ctx: &'a CommandCtx<'_>) -> Result<(&'a Inventory, &'a Ite
     Ok((inv, ids, open))
 }
 
-fn submit(ctx: &mut CommandCtx<'_>, purpose: &'static str, actions: Vec<StackAction>, expected_inv: Vec<(SlotRef, Option<Item>)>) -> Result<u64, CommandError> {
+fn submit(
+    ctx: &mut CommandCtx<'_>,
+    purpose: &'static str,
+    actions: Vec<StackAction>,
+    expected_inv: Vec<(SlotRef, Option<Item>)>,
+) -> Result<u64, CommandError> {
     let mut jobs = ctx.world.get_mut::<InventoryJobs>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
     Ok(jobs.submit_custom(purpose, CustomRequest { actions, expected: expected_inv, needs_screen: true }))
 }
@@ -501,9 +523,12 @@ impl AgentCommand for Take {
         let sources: Vec<u8> = match (&self.slot, &self.item) {
             (Some(v), _) => {
                 let s = if open.is_furnace() { furnace_slot(v)? } else { window_slot(v)? };
-                let ok = open.slots.get(usize::from(s)).cloned().flatten().is_some_and(|it| {
-                    self.item.as_deref().is_none_or(|q| matches_query(&it, q, false))
-                });
+                let ok = open
+                    .slots
+                    .get(usize::from(s))
+                    .cloned()
+                    .flatten()
+                    .is_some_and(|it| self.item.as_deref().is_none_or(|q| matches_query(&it, q, false)));
                 if ok { vec![s] } else { Vec::new() }
             }
             (None, Some(q)) => find_in(&open.slots, q),
@@ -518,7 +543,8 @@ impl AgentCommand for Take {
         let mut want = requested.unwrap_or(u32::MAX);
         let mut inv_slots = inv.slots.clone();
         let order: Vec<u8> = (0..36u8).collect();
-        let (mut actions, mut moves, mut expected_c, mut expected_i) = (Vec::new(), Vec::new(), Vec::new(), BTreeMap::new());
+        let (mut actions, mut moves, mut expected_c, mut expected_i) =
+            (Vec::new(), Vec::new(), Vec::new(), BTreeMap::new());
         for s in sources {
             let Some(src) = open.slots.get(usize::from(s)).cloned().flatten() else { continue };
             if *src.name != *name || want == 0 {
@@ -553,7 +579,16 @@ impl AgentCommand for Take {
         let window_id = open.window_id.clone();
         let expected_inv = expected_i.into_iter().map(|(s, it)| (SlotRef::Inv(s), it)).collect();
         let job = submit(ctx, "take", actions, expected_inv)?;
-        let t = Transfer { item: name.clone(), requested, count, moves: moves.clone(), job, window_id, expected: expected_c, result: None };
+        let t = Transfer {
+            item: name.clone(),
+            requested,
+            count,
+            moves: moves.clone(),
+            job,
+            window_id,
+            expected: expected_c,
+            result: None,
+        };
         ctx.start(Self::NAME, Taking(t), JOB_TICKS)?;
         Ok(TransferResponse { sent: true, item: name, count, moves })
     }
@@ -631,7 +666,10 @@ impl AgentCommand for Put {
         }
         let count: u32 = moves.iter().map(|m| u32::from(m.count)).sum();
         if count == 0 {
-            return Err(CommandError::new("CONTAINER_FULL", format!("No room in the open {} for {name}", open.window_type)));
+            return Err(CommandError::new(
+                "CONTAINER_FULL",
+                format!("No room in the open {} for {name}", open.window_type),
+            ));
         }
         let window_id = open.window_id.clone();
         let job = submit(ctx, "put", actions, expected_i)?;
@@ -686,7 +724,12 @@ pub fn step_transfers(
             }
             (JobResult::Rejected(status), _) => {
                 t.result = Some(Err(status.clone()));
-                commands.end_action(d.bot, ContainerSlot::SLOT, ActionStatus::Failed, Some(format!("rejected: {status}")));
+                commands.end_action(
+                    d.bot,
+                    ContainerSlot::SLOT,
+                    ActionStatus::Failed,
+                    Some(format!("rejected: {status}")),
+                );
             }
         }
     }
@@ -720,7 +763,11 @@ impl AgentCommand for Close {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CloseResponse, CommandError> {
         let open = open_window(ctx.world, ctx.bot).ok_or_else(no_container)?.clone();
         let mut conn = ctx.world.get_mut::<Connection>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        conn.send(&ContainerClose { window_id: open.window_id.clone(), window_type: open.window_type.clone(), server: false });
+        conn.send(&ContainerClose {
+            window_id: open.window_id.clone(),
+            window_type: open.window_type.clone(),
+            server: false,
+        });
         Ok(CloseResponse { closed: true, window_id: open.window_id, pos: open.pos.into() })
     }
 }
@@ -750,7 +797,8 @@ pub struct ContainerResponse {
 
 impl AgentCommand for ContainerCmd {
     const NAME: &'static str = "container";
-    const SUMMARY: &'static str = "The open container window: block, position, its items as the server sent them, furnace progress";
+    const SUMMARY: &'static str =
+        "The open container window: block, position, its items as the server sent them, furnace progress";
     const EXAMPLE: &'static str = r#"{"action":"container"}"#;
     const QUERY: bool = true;
     type Response = ContainerResponse;
@@ -822,7 +870,13 @@ fn recipe_json(r: &Recipe, inv: &Inventory, ids: &ItemIds) -> RecipeJson {
         needs_table: !r.fits_small_grid(),
         can_craft: r.max_times(inv, ids, 64),
         ingredients: r.inputs.iter().map(|i| IngredientJson { item: i.label(ids), count: i.count }).collect(),
-        missing: r.plan(inv, ids, 1).err().unwrap_or_default().into_iter().map(|(name, count)| ItemCount { name, count }).collect(),
+        missing: r
+            .plan(inv, ids, 1)
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, count)| ItemCount { name, count })
+            .collect(),
     }
 }
 
@@ -838,15 +892,19 @@ impl AgentCommand for RecipesCmd {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RecipesResponse, CommandError> {
         let inv = clawcraft_interact::common::inventory(ctx)?;
         let ids = ctx.world.get::<ItemIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        let recipes = ctx.world.get::<Recipes>(ctx.bot).filter(|r| r.received).ok_or_else(|| {
-            CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet")
-        })?;
+        let recipes =
+            ctx.world.get::<Recipes>(ctx.bot).filter(|r| r.received).ok_or_else(|| {
+                CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet")
+            })?;
         let table = self.table.unwrap_or(false);
         let list: Vec<RecipeJson> = match &self.item {
             Some(item) => {
                 let found: Vec<RecipeJson> = recipes.making(item).map(|r| recipe_json(r, inv, ids)).collect();
                 if found.is_empty() {
-                    return Err(CommandError::new("NO_RECIPE", format!("The server sent no crafting recipe for {item}")));
+                    return Err(CommandError::new(
+                        "NO_RECIPE",
+                        format!("The server sent no crafting recipe for {item}"),
+                    ));
                 }
                 found
             }
@@ -998,7 +1056,8 @@ fn delta(before: &BTreeMap<String, u32>, after: &BTreeMap<String, u32>) -> (Vec<
 impl AgentCommand for Craft {
     const NAME: &'static str = "craft";
     const SUMMARY: &'static str = "Craft item (count items, several crafts in one request) from the inventory with the server's recipe: the 2×2 grid, or a placed crafting table in reach for 3×3 recipes; async, craft_done is the receipt (gained/spent) the server confirmed";
-    const EXAMPLE: &'static str = r#"{"action":"craft","item":"wooden_pickaxe","count":1,"table":{"x":0,"y":-60,"z":2}}"#;
+    const EXAMPLE: &'static str =
+        r#"{"action":"craft","item":"wooden_pickaxe","count":1,"table":{"x":0,"y":-60,"z":2}}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<Crafting>());
     type Response = CraftResponse;
 
@@ -1016,12 +1075,16 @@ impl AgentCommand for Craft {
         };
         let inv = clawcraft_interact::common::inventory(ctx)?;
         let ids = ctx.world.get::<ItemIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        let recipes = ctx.world.get::<Recipes>(ctx.bot).filter(|r| r.received).ok_or_else(|| {
-            CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet")
-        })?;
+        let recipes =
+            ctx.world.get::<Recipes>(ctx.bot).filter(|r| r.received).ok_or_else(|| {
+                CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet")
+            })?;
         let all: Vec<&Recipe> = recipes.making(&self.item).collect();
         if all.is_empty() {
-            return Err(CommandError::new("NO_RECIPE", format!("The server sent no crafting recipe for {}", self.item)));
+            return Err(CommandError::new(
+                "NO_RECIPE",
+                format!("The server sent no crafting recipe for {}", self.item),
+            ));
         }
         let usable: Vec<&Recipe> = all.iter().copied().filter(|r| table.is_some() || r.fits_small_grid()).collect();
         if usable.is_empty() {
@@ -1038,7 +1101,11 @@ impl AgentCommand for Craft {
             let limit = u32::from(stack_limit(ids, name));
             let times = if wanted_items == 0 { 1 } else { wanted_items.div_ceil(per) };
             if times * per > limit {
-                return Err(CommandError::out_of_range(format!("count: at most {} {} per craft (one stack)", limit / per * per, self.item)));
+                return Err(CommandError::out_of_range(format!(
+                    "count: at most {} {} per craft (one stack)",
+                    limit / per * per,
+                    self.item
+                )));
             }
             match r.plan(inv, ids, times) {
                 Ok(_) => {
@@ -1053,13 +1120,12 @@ impl AgentCommand for Craft {
             }
         }
         let Some((recipe, times, made)) = chosen else {
-            let missing = best_missing
-                .unwrap_or_default()
-                .iter()
-                .map(|(n, c)| format!("{c} {n}"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(CommandError::new("MISSING_INGREDIENTS", format!("Cannot craft {}: missing {missing}", self.item)));
+            let missing =
+                best_missing.unwrap_or_default().iter().map(|(n, c)| format!("{c} {n}")).collect::<Vec<_>>().join(", ");
+            return Err(CommandError::new(
+                "MISSING_INGREDIENTS",
+                format!("Cannot craft {}: missing {missing}", self.item),
+            ));
         };
         let item = recipe.result().map_or_else(|| self.item.clone(), |(n, _)| n.to_owned());
         let before = counts(inv);
@@ -1084,7 +1150,14 @@ impl AgentCommand for Craft {
             confirmed: false,
         };
         ctx.start(Self::NAME, action, JOB_TICKS + OPEN_TICKS)?;
-        Ok(CraftResponse { crafting: true, item, count: made, crafts: times, recipe_id, table: table.map(|(p, _, _)| p.into()) })
+        Ok(CraftResponse {
+            crafting: true,
+            item,
+            count: made,
+            crafts: times,
+            recipe_id,
+            table: table.map(|(p, _, _)| p.into()),
+        })
     }
 }
 
@@ -1096,7 +1169,7 @@ pub fn craft_request(
     times: u32,
     inv: &Inventory,
     ids: &ItemIds,
-) -> Result<(Vec<StackAction>, Vec<(SlotRef, Option<Item>)>), String> {
+) -> Result<(Vec<StackAction>, ExpectedSlots), String> {
     let plan = r.plan(inv, ids, times).map_err(|m| {
         let m: Vec<String> = m.iter().map(|(n, c)| format!("{c} {n}")).collect();
         format!("missing {}", m.join(", "))
@@ -1110,14 +1183,38 @@ pub fn craft_request(
         .map(|i| {
             let count = i32::try_from(i.count).unwrap_or(1);
             match &i.matcher {
-                Matcher::Tag(t) => AutoIngredient { kind: "item_tag".into(), tag: Some(t.to_string()), count, ..AutoIngredient::default() },
-                Matcher::Name(n) => AutoIngredient { kind: "name".into(), name: Some(n.to_string()), metadata: Some(32767), count, ..AutoIngredient::default() },
-                Matcher::Id(id) => AutoIngredient { kind: "name".into(), name: Some(ids.name(*id).to_string()), metadata: Some(32767), count, ..AutoIngredient::default() },
+                Matcher::Tag(t) => AutoIngredient {
+                    kind: "item_tag".into(),
+                    tag: Some(t.to_string()),
+                    count,
+                    ..AutoIngredient::default()
+                },
+                Matcher::Name(n) => AutoIngredient {
+                    kind: "name".into(),
+                    name: Some(n.to_string()),
+                    metadata: Some(32767),
+                    count,
+                    ..AutoIngredient::default()
+                },
+                Matcher::Id(id) => AutoIngredient {
+                    kind: "name".into(),
+                    name: Some(ids.name(*id).to_string()),
+                    metadata: Some(32767),
+                    count,
+                    ..AutoIngredient::default()
+                },
             }
         })
         .collect();
-    let result = ResultItem { kind: "name".into(), name: name.to_string(), network_id: net, count: i32::from(made), ..ResultItem::default() };
-    let mut actions = vec![StackAction::craft_auto(r.network_id, times8, &ingredients), StackAction::results(&[result], times8)];
+    let result = ResultItem {
+        kind: "name".into(),
+        name: name.to_string(),
+        network_id: net,
+        count: i32::from(made),
+        ..ResultItem::default()
+    };
+    let mut actions =
+        vec![StackAction::craft_auto(r.network_id, times8, &ingredients), StackAction::results(&[result], times8)];
     let mut expected: Vec<(SlotRef, Option<Item>)> = Vec::new();
     let mut after = inv.slots.clone();
     for (slot, n) in &plan {
@@ -1187,7 +1284,12 @@ pub fn step_crafting(
                     a.phase = CraftPhase::Submit;
                 } else if let Some(at) = sent {
                     if now >= at + OPEN_TICKS {
-                        commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Failed, Some("table_not_opened".into()));
+                        commands.end_action(
+                            bot,
+                            ContainerSlot::SLOT,
+                            ActionStatus::Failed,
+                            Some("table_not_opened".into()),
+                        );
                     }
                     continue;
                 } else {
@@ -1207,7 +1309,12 @@ pub fn step_crafting(
                         commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Done, None);
                     }
                     JobResult::Rejected(s) => {
-                        commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Failed, Some(format!("rejected: {s}")));
+                        commands.end_action(
+                            bot,
+                            ContainerSlot::SLOT,
+                            ActionStatus::Failed,
+                            Some(format!("rejected: {s}")),
+                        );
                     }
                 }
                 continue;
@@ -1226,5 +1333,56 @@ pub fn step_crafting(
                 commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Failed, Some(why));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recipes::tests::{book, ids, inv_with};
+
+    #[test]
+    fn a_craft_is_one_request_consuming_each_stack_and_placing_the_result() {
+        let ids = ids();
+        let r = book(&ids);
+        let inv = inv_with(&ids, &[(0, "oak_planks", 2), (4, "birch_planks", 5), (9, "stick", 3)]);
+        let stick = r.making("stick").next().expect("stick");
+        let (actions, expected) = craft_request(stick, 2, &inv, &ids).expect("craftable");
+        let kinds: Vec<&str> = actions.iter().map(|a| a.type_id.as_str()).collect();
+        assert_eq!(kinds, ["craft_recipe_auto", "results_deprecated", "consume", "consume", "place"]);
+        assert_eq!((actions[0].recipe_network_id, actions[0].times_crafted), (Some(2), Some(2)));
+        let consumed: Vec<(u8, Option<u8>, i32)> = actions[2..4]
+            .iter()
+            .map(|a| {
+                let s = a.source.clone().expect("source");
+                (s.slot, a.count, s.stack_id)
+            })
+            .collect();
+        assert_eq!(consumed, [(0, Some(2), 10), (4, Some(2), 11)], "slot, count, the server's stack id");
+        let place = &actions[4];
+        let src = place.source.clone().expect("created output");
+        assert_eq!(
+            (src.slot_type.container_id.as_str(), src.slot, src.stack_id),
+            ("creative_output", 50, CREATED_BY_REQUEST)
+        );
+        let dst = place.destination.clone().expect("destination");
+        assert_eq!((dst.slot, place.count), (9, Some(8)), "onto the sticks already there");
+        let after = |s: u8| {
+            expected.iter().find(|(slot, _)| *slot == SlotRef::Inv(s)).map(|(_, it)| it.as_ref().map(|i| i.count))
+        };
+        assert_eq!((after(0), after(4), after(9)), (Some(None), Some(Some(3)), Some(Some(11))));
+        let short = inv_with(&ids, &[(0, "oak_planks", 1)]);
+        assert!(craft_request(stick, 1, &short, &ids).expect_err("short").contains("minecraft:planks"));
+    }
+
+    #[test]
+    fn room_fills_stacks_first_then_empty_slots() {
+        let ids = ids();
+        let inv = inv_with(&ids, &[(2, "stick", 60), (5, "oak_log", 1)]);
+        let stick = inv.get(SlotRef::Inv(2)).cloned().expect("stick");
+        let (dests, left) = room_for(&inv.slots, &stick, 10, 64, &[0, 1, 2, 3]);
+        assert_eq!((dests, left), (vec![(2, 4), (0, 6)], 0));
+        let (dests, left) = room_for(&inv.slots, &stick, 200, 64, &[2, 5]);
+        assert_eq!((dests, left), (vec![(2, 4)], 196), "the log's slot is taken");
     }
 }

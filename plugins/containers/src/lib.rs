@@ -45,7 +45,10 @@ impl Plugin for ContainersPlugin {
         }
         app.add_systems(
             Update,
-            (attach, read_recipes, window::track_window).chain().in_set(TickSet::HandlePackets).after(InventorySet::Apply),
+            (attach, read_recipes, window::track_window)
+                .chain()
+                .in_set(TickSet::HandlePackets)
+                .after(InventorySet::Apply),
         )
         .add_systems(
             Update,

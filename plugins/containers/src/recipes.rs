@@ -11,6 +11,11 @@ use clawcraft_protocol::packets::{CraftingData, RecipeIngredient, RecipeItem};
 use schemars::JsonSchema;
 use serde::Serialize;
 
+/// Which inventory slots give how many items: `(slot, count)`.
+pub type Plan = Vec<(u8, u16)>;
+/// What is short: `(ingredient label, items missing)`.
+pub type Missing = Vec<(String, u32)>;
+
 /// What an ingredient cell accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Matcher {
@@ -36,7 +41,15 @@ pub fn tag_has(tag: &str, name: &str) -> Option<bool> {
         "planks" => n.ends_with("_planks") || n == "planks",
         "logs" => log(n),
         "logs_that_burn" => log(n) && burns(n),
-        "wooden_slabs" => n.ends_with("_slab") && ["oak", "spruce", "birch", "jungle", "acacia", "dark_oak", "mangrove", "cherry", "bamboo", "crimson", "warped", "pale_oak"].iter().any(|w| n.starts_with(w)),
+        "wooden_slabs" => {
+            n.ends_with("_slab")
+                && [
+                    "oak", "spruce", "birch", "jungle", "acacia", "dark_oak", "mangrove", "cherry", "bamboo",
+                    "crimson", "warped", "pale_oak",
+                ]
+                .iter()
+                .any(|w| n.starts_with(w))
+        }
         "wool" => n.ends_with("_wool") || n == "wool",
         "coals" => n == "coal" || n == "charcoal",
         "stone_tool_materials" | "stone_crafting_materials" => {
@@ -111,7 +124,7 @@ impl Recipe {
 
     /// Which inventory slots give the ingredients of `times` crafts: `(slot, count)` in the
     /// order they are taken, split across stacks. `Err` lists what is missing `(label, short by)`.
-    pub fn plan(&self, inv: &Inventory, ids: &ItemIds, times: u32) -> Result<Vec<(u8, u16)>, Vec<(String, u32)>> {
+    pub fn plan(&self, inv: &Inventory, ids: &ItemIds, times: u32) -> Result<Plan, Missing> {
         let mut left: Vec<u32> = inv.slots.iter().map(|s| s.as_ref().map_or(0, |i| u32::from(i.count))).collect();
         let mut plan: Vec<(u8, u16)> = Vec::new();
         let mut missing = Vec::new();
@@ -202,7 +215,8 @@ fn recipe(
             None => inputs.push(Ingredient { matcher: m, count }),
         }
     }
-    let output: Vec<(Arc<str>, i32, u16)> = output.iter().map(|o| (ids.name(o.network_id), o.network_id, o.count)).collect();
+    let output: Vec<(Arc<str>, i32, u16)> =
+        output.iter().map(|o| (ids.name(o.network_id), o.network_id, o.count)).collect();
     if inputs.is_empty() || output.is_empty() {
         return None;
     }
@@ -267,4 +281,148 @@ pub struct IngredientJson {
 pub struct ItemCount {
     pub name: String,
     pub count: u32,
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use clawcraft_inventory::{Item, SlotRef};
+    use clawcraft_protocol::packets::{ItemInstance, ItemState, ShapedRecipe, ShapelessRecipe};
+
+    pub(crate) fn ids() -> ItemIds {
+        let mut ids = ItemIds::new("1.26.45");
+        let names =
+            ["oak_log", "oak_planks", "birch_planks", "stick", "wooden_pickaxe", "crafting_table", "cobblestone"];
+        let states: Vec<ItemState> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| ItemState {
+                name: format!("minecraft:{n}"),
+                runtime_id: i16::try_from(i + 1).unwrap_or(0),
+                ..ItemState::default()
+            })
+            .collect();
+        ids.extend(&states);
+        ids
+    }
+
+    pub(crate) fn inv_with(ids: &ItemIds, items: &[(u8, &str, u16)]) -> Inventory {
+        let mut inv = Inventory { synced: true, ..Inventory::default() };
+        for (n, (slot, name, count)) in items.iter().enumerate() {
+            let id = ids.id(name).unwrap_or(0);
+            let stack = i32::try_from(n + 10).unwrap_or(0);
+            let wire = ItemInstance {
+                network_id: id,
+                count: *count,
+                stack_id: Some(stack),
+                has_stack_id: true,
+                ..ItemInstance::default()
+            };
+            let item: Option<Item> = ids.item(&wire);
+            inv.set(SlotRef::Inv(*slot), item);
+        }
+        inv
+    }
+
+    pub(crate) fn book(ids: &ItemIds) -> Recipes {
+        let out =
+            |name: &str, count| RecipeItem { network_id: ids.id(name).unwrap_or(0), count, ..RecipeItem::default() };
+        let planks = || RecipeIngredient::tagged("minecraft:planks", 1);
+        let stick = || RecipeIngredient::named("minecraft:stick", 1);
+        let data = CraftingData {
+            shaped_recipes: vec![
+                ShapedRecipe {
+                    recipe_id: "minecraft:wooden_pickaxe".into(),
+                    width: 3,
+                    height: 3,
+                    input: vec![
+                        planks(),
+                        planks(),
+                        planks(),
+                        RecipeIngredient::empty(),
+                        stick(),
+                        RecipeIngredient::empty(),
+                        RecipeIngredient::empty(),
+                        stick(),
+                        RecipeIngredient::empty(),
+                    ],
+                    output: vec![out("wooden_pickaxe", 1)],
+                    block: "crafting_table".into(),
+                    network_id: 3,
+                    ..ShapedRecipe::default()
+                },
+                ShapedRecipe {
+                    recipe_id: "minecraft:stick".into(),
+                    width: 1,
+                    height: 2,
+                    input: vec![planks(), planks()],
+                    output: vec![out("stick", 4)],
+                    block: "crafting_table".into(),
+                    network_id: 2,
+                    ..ShapedRecipe::default()
+                },
+                ShapedRecipe {
+                    recipe_id: "minecraft:stonecutter_thing".into(),
+                    width: 1,
+                    height: 1,
+                    input: vec![RecipeIngredient::named("minecraft:cobblestone", 1)],
+                    output: vec![out("stick", 1)],
+                    block: "stonecutter".into(),
+                    network_id: 9,
+                    ..ShapedRecipe::default()
+                },
+            ],
+            shapeless_recipes: vec![ShapelessRecipe {
+                recipe_id: "minecraft:oak_planks".into(),
+                input: vec![RecipeIngredient {
+                    kind: "valid".into(),
+                    descriptor_type: Some("int_id_meta".into()),
+                    name: Some(format!("#{}", ids.id("oak_log").unwrap_or(0))),
+                    metadata: Some(0),
+                    count: 1,
+                    ..RecipeIngredient::default()
+                }],
+                output: vec![out("oak_planks", 4)],
+                block: "crafting_table".into(),
+                network_id: 1,
+                ..ShapelessRecipe::default()
+            }],
+            clear_recipes: true,
+            ..CraftingData::default()
+        };
+        let mut r = Recipes::default();
+        r.apply(&data, ids);
+        r
+    }
+
+    #[test]
+    fn recipes_read_tags_ids_and_names_and_skip_other_blocks() {
+        let ids = ids();
+        let r = book(&ids);
+        assert!(r.received);
+        assert_eq!(r.list.len(), 3, "the stonecutter recipe is not a crafting one");
+        let pick = r.making("wooden_pickaxe").next().expect("pickaxe");
+        assert_eq!(pick.inputs.len(), 2, "equal cells merge");
+        assert_eq!(pick.inputs[0], Ingredient { matcher: Matcher::Tag("minecraft:planks".into()), count: 3 });
+        assert!(!pick.fits_small_grid());
+        let planks = r.making("minecraft:oak_planks").next().expect("planks by the old numeric id");
+        assert!(planks.fits_small_grid());
+        assert_eq!(planks.inputs[0].label(&ids), "minecraft:oak_log");
+        assert_eq!(tag_has("minecraft:planks", "minecraft:birch_planks"), Some(true));
+        assert_eq!(tag_has("minecraft:logs_that_burn", "minecraft:crimson_stem"), Some(false));
+        assert_eq!(tag_has("minecraft:unknown", "minecraft:dirt"), None);
+    }
+
+    #[test]
+    fn plans_split_across_stacks_and_any_planks_count() {
+        let ids = ids();
+        let r = book(&ids);
+        let inv = inv_with(&ids, &[(0, "oak_planks", 2), (4, "birch_planks", 5), (9, "stick", 1)]);
+        let pick = r.making("wooden_pickaxe").next().expect("pickaxe");
+        let missing = pick.plan(&inv, &ids, 1).expect_err("one stick short");
+        assert_eq!(missing, vec![("minecraft:stick".to_owned(), 1)]);
+        let stick = r.making("stick").next().expect("stick");
+        assert_eq!(stick.plan(&inv, &ids, 2), Ok(vec![(0, 2), (4, 2)]), "oak first, then birch");
+        assert_eq!(stick.max_times(&inv, &ids, 64), 3, "7 planks make 3 crafts");
+    }
 }

@@ -125,7 +125,10 @@ impl OpenContainer {
                 };
             }
         }
-        (0..self.slots.len()).filter(|i| before.get(*i) != self.slots.get(*i)).filter_map(|i| u8::try_from(i).ok()).collect()
+        (0..self.slots.len())
+            .filter(|i| before.get(*i) != self.slots.get(*i))
+            .filter_map(|i| u8::try_from(i).ok())
+            .collect()
     }
 }
 
@@ -147,8 +150,7 @@ pub struct ContainerOpened {
 }
 impl EventKind for ContainerOpened {
     const NAME: &'static str = "container_opened";
-    const DESCRIPTION: &'static str =
-        "The server opened a container window (chest, barrel, furnace, crafting table, …) at pos; its items follow in container_changed / the container command";
+    const DESCRIPTION: &'static str = "The server opened a container window (chest, barrel, furnace, crafting table, …) at pos; its items follow in container_changed / the container command";
 }
 
 /// `container_closed`.
@@ -198,8 +200,7 @@ pub struct FurnaceOutputReady {
 }
 impl EventKind for FurnaceOutputReady {
     const NAME: &'static str = "furnace_output_ready";
-    const DESCRIPTION: &'static str =
-        "The open furnace/smoker/blast furnace put a smelted item in its output slot (take it with take slot:\"output\")";
+    const DESCRIPTION: &'static str = "The open furnace/smoker/blast furnace put a smelted item in its output slot (take it with take slot:\"output\")";
 }
 
 /// The block name at `pos`, if loaded.
@@ -213,7 +214,13 @@ pub fn block_name(world: Option<&BlockWorld>, ids: Option<&BlockIds>, pos: [i32;
 }
 
 /// Emits `container_changed` for `slots` of `c` going from `before`.
-pub fn changed_events(c: &OpenContainer, before: &[Option<Item>], slots: &[u8], source: &str, out: &mut Vec<AgentEvent>) {
+pub fn changed_events(
+    c: &OpenContainer,
+    before: &[Option<Item>],
+    slots: &[u8],
+    source: &str,
+    out: &mut Vec<AgentEvent>,
+) {
     for &s in slots {
         let i = usize::from(s);
         let now = c.slots.get(i).cloned().flatten();

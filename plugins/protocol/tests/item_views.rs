@@ -275,7 +275,10 @@ fn crafting_data_reads_the_same_recipes_at_every_version() {
             recipe_id: "minecraft:stick".into(),
             width: 1,
             height: 2,
-            input: vec![RecipeIngredient::tagged("minecraft:planks", 1), RecipeIngredient::tagged("minecraft:planks", 1)],
+            input: vec![
+                RecipeIngredient::tagged("minecraft:planks", 1),
+                RecipeIngredient::tagged("minecraft:planks", 1),
+            ],
             output: vec![item(320, 4)],
             uuid: "00000000-0000-4000-8000-000000000008".into(),
             block: "crafting_table".into(),
@@ -307,8 +310,19 @@ fn crafting_data_reads_the_same_recipes_at_every_version() {
 
 #[test]
 fn craft_actions_name_results_by_id_before_1_26_40_and_by_name_after() {
-    let result = ResultItem { kind: "name".into(), name: "minecraft:stick".into(), network_id: 320, count: 4, ..ResultItem::default() };
-    let tag = AutoIngredient { kind: "item_tag".into(), tag: Some("minecraft:planks".into()), count: 2, ..AutoIngredient::default() };
+    let result = ResultItem {
+        kind: "name".into(),
+        name: "minecraft:stick".into(),
+        network_id: 320,
+        count: 4,
+        ..ResultItem::default()
+    };
+    let tag = AutoIngredient {
+        kind: "item_tag".into(),
+        tag: Some("minecraft:planks".into()),
+        count: 2,
+        ..AutoIngredient::default()
+    };
     let req = ItemStackRequest {
         requests: vec![StackRequest {
             request_id: -5,
@@ -327,7 +341,11 @@ fn craft_actions_name_results_by_id_before_1_26_40_and_by_name_after() {
         assert_eq!(ings[0].get("tag").and_then(Value::as_str), Some("minecraft:planks"));
         let old = proto.info().game_version < "1.26.40";
         if old {
-            assert_eq!(actions[0].get("times_crafted_2").and_then(Value::as_u64), Some(2), "counted twice before 1.26.40");
+            assert_eq!(
+                actions[0].get("times_crafted_2").and_then(Value::as_u64),
+                Some(2),
+                "counted twice before 1.26.40"
+            );
             assert_eq!(items[0].get("network_id").and_then(Value::as_i64), Some(320));
         } else {
             assert_eq!(items[0].get("name").and_then(Value::as_str), Some("minecraft:stick"));

@@ -757,7 +757,10 @@ fn ingredient_in(old: &Value) -> Value {
     let s = |k: &str| old.get(k).cloned().unwrap_or_default();
     let count = ("count".to_owned(), s("count"));
     let valid = |descriptor: &str, mut fields: Vec<(String, Value)>| {
-        let mut out = vec![("type".to_owned(), Value::Str("valid".into())), ("descriptor_type".to_owned(), Value::Str(descriptor.into()))];
+        let mut out = vec![
+            ("type".to_owned(), Value::Str("valid".into())),
+            ("descriptor_type".to_owned(), Value::Str(descriptor.into())),
+        ];
         out.append(&mut fields);
         out.push(count.clone());
         Value::Object(out)
@@ -796,7 +799,10 @@ fn ingredient_out(new: &Value) -> Value {
     match new.get("descriptor_type").and_then(Value::as_str).unwrap_or("") {
         "int_id_meta" => {
             let id = new.get("name").and_then(Value::as_str).and_then(|n| n.strip_prefix('#')?.parse::<i64>().ok());
-            kind("int_id_meta", vec![("network_id".into(), Value::Int(id.unwrap_or(0))), ("metadata".into(), s("metadata"))])
+            kind(
+                "int_id_meta",
+                vec![("network_id".into(), Value::Int(id.unwrap_or(0))), ("metadata".into(), s("metadata"))],
+            )
         }
         "empty" => kind("int_id_meta", vec![("network_id".into(), Value::Int(0))]),
         "name" => kind("string_id_meta", vec![("name".into(), s("name")), ("metadata".into(), s("metadata"))]),
@@ -811,17 +817,24 @@ fn ingredient_out(new: &Value) -> Value {
 fn crafting_list_in(v: &mut Value) {
     let Some(Value::Array(list)) = remove(v, "recipes") else { return };
     let mut groups: Vec<Vec<Value>> = vec![Vec::new(); RECIPE_KINDS.len()];
-    for entry in list {
+    for mut entry in list {
         let kind = entry.get("type").and_then(Value::as_str).unwrap_or("").to_owned();
         let Some(i) = RECIPE_KINDS.iter().position(|(k, _)| *k == kind) else { continue };
-        let mut recipe = entry.get("recipe").cloned().unwrap_or_default();
+        let mut recipe = remove(&mut entry, "recipe").unwrap_or_default();
         if has_input_list(&kind)
             && let Some(Value::Array(input)) = get_mut(&mut recipe, "input")
         {
+            let cells = std::mem::take(input);
             let flat: Vec<Value> = if is_shaped(&kind) {
-                input.iter().flat_map(|col| if let Value::Array(c) = col { c.clone() } else { vec![col.clone()] }).collect()
+                cells
+                    .into_iter()
+                    .flat_map(|col| match col {
+                        Value::Array(c) => c,
+                        other => vec![other],
+                    })
+                    .collect()
             } else {
-                std::mem::take(input)
+                cells
             };
             *input = flat.iter().map(ingredient_in).collect();
         }

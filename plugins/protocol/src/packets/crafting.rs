@@ -245,11 +245,23 @@ impl StackAction {
     pub fn results(items: &[ResultItem], times: u8) -> Self {
         let mut rest = Rest::new();
         rest.insert("result_items".into(), crate::codec::Value::Array(items.iter().map(value_of).collect()));
-        Self { type_id: "results_deprecated".into(), legacy_type_id: 19, times_crafted: Some(times), rest, ..Self::default() }
+        Self {
+            type_id: "results_deprecated".into(),
+            legacy_type_id: 19,
+            times_crafted: Some(times),
+            rest,
+            ..Self::default()
+        }
     }
 
     /// `consume`: `count` items of `source` go into the craft.
     pub fn consume(count: u8, source: StackSlot) -> Self {
-        Self { type_id: "consume".into(), legacy_type_id: 5, count: Some(count), source: Some(source), ..Self::default() }
+        Self {
+            type_id: "consume".into(),
+            legacy_type_id: 5,
+            count: Some(count),
+            source: Some(source),
+            ..Self::default()
+        }
     }
 }
