@@ -243,3 +243,45 @@ fn the_peer_refuses_wrong_recipes_and_missing_ingredients() {
     assert_eq!(v["refused"][0], "needs a crafting table");
     assert_eq!(v["crafted"][0]["count"], 4);
 }
+
+/// The older (≤ 1.26.30: one tagged recipe list, crafts counted twice, results by network id)
+/// and the newest layout: recipes arrive, a 2×2 craft and a chest take are confirmed.
+#[test]
+fn crafting_and_a_chest_at_the_oldest_and_newest_version() {
+    for version in ["1.26.20", "1.26.60"] {
+        let mut peer = Peer::start_args("crafting", &["--version", version]);
+        let mut bot = Bot::start(peer.port, "Crafter");
+        bot.wait_event("spawn", SPAWN).expect("spawn");
+        peer.wait_line(|v| v["event"] == "crafting_ready", SPAWN).expect("crafting ready");
+        let deadline = Instant::now() + ANSWER;
+        while bot
+            .request(json!({"action": "recipes", "item": "stick"}), ANSWER)
+            .is_some_and(|r| r.get("error").is_some())
+        {
+            assert!(Instant::now() < deadline, "{version}: recipes never arrived");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let (d, _) = craft(
+            &mut bot,
+            &mut peer,
+            json!({"action": "craft", "item": "oak_planks", "count": 8}),
+            "oak_planks",
+            8,
+            &[("oak_log", 2)],
+        );
+        assert_eq!(d["crafts"], 2, "{version}: {d}");
+        craft(
+            &mut bot,
+            &mut peer,
+            json!({"action": "craft", "item": "stick", "count": 4}),
+            "stick",
+            4,
+            &[("oak_planks", 2)],
+        );
+        let r = ok(&mut bot, json!({"action": "open", "x": -2, "y": -60, "z": 2}));
+        done(&mut bot, "open_done", &r["id"], DONE);
+        let r = ok(&mut bot, json!({"action": "take", "item": "coal"}));
+        let d = done(&mut bot, "take_done", &r["id"], DONE);
+        assert_eq!((d["confirmed"].clone(), d["inventoryCount"].clone()), (json!(true), json!(2)), "{version}: {d}");
+    }
+}
