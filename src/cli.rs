@@ -350,22 +350,38 @@ fn tool_addr(config: &Config) -> SocketAddr {
     SocketAddr::new(ip, config.tcp_port)
 }
 
-/// `clawcraft cmd '<json>'`: prints the response line; errors as `cmd.js` reports them.
+/// Exit status of `clawcraft cmd` when the bot answered with an error (`code` in the response).
+pub const CMD_EXIT_BOT_ERROR: u8 = 1;
+/// Exit status of `clawcraft cmd` when there is no answer from the bot (not running, the
+/// client's own timeout, a broken connection, a request or response that is not JSON).
+pub const CMD_EXIT_NO_ANSWER: u8 = 2;
+
+/// `clawcraft cmd '<json>'`: prints one response line on stdout, always in the bot's shape
+/// (`{"type":"response","id":…,"error":…,"code":…}` for failures, the client's own included);
+/// exits 0 only when the response carries no error.
 fn cmd(config: &Config, request: &str) -> ExitCode {
     let result = client::with_token(request, config.token())
         .and_then(|line| client::round_trip(tool_addr(config), &line, Duration::from_millis(config.timeout)));
     match result {
         Ok(line) => {
             println!("{line}");
-            ExitCode::SUCCESS
+            let failed =
+                serde_json::from_str::<Value>(&line).is_ok_and(|v| v.get("code").is_some_and(|c| !c.is_null()));
+            if failed { ExitCode::from(CMD_EXIT_BOT_ERROR) } else { ExitCode::SUCCESS }
         }
-        Err(e) => tool_error(&e),
+        Err(e) => {
+            let id =
+                serde_json::from_str::<Value>(request).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
+            println!("{}", json!({"type": "response", "id": id, "error": e.message(), "code": e.code()}));
+            ExitCode::from(CMD_EXIT_NO_ANSWER)
+        }
     }
 }
 
+/// A tool's own failure on stderr: the same `code` and `error` fields as every response.
 fn tool_error(e: &ClientError) -> ExitCode {
-    eprintln!("{}", json!({"ok": false, "error": e.code(), "message": e.message()}));
-    ExitCode::from(1)
+    eprintln!("{}", json!({"type": "error", "code": e.code(), "error": e.message()}));
+    ExitCode::from(CMD_EXIT_NO_ANSWER)
 }
 
 /// `clawcraft events`: a JSON array of the matching events, or JSON lines while following.

@@ -162,8 +162,10 @@ pub struct Config {
 /// Tools that talk to a running bot or its files.
 #[derive(Subcommand, Debug, Clone)]
 pub enum Tool {
-    /// Send one JSON command over TCP and print the response line (exit 1 with a JSON error on
-    /// stderr: BOT_NOT_RUNNING, TIMEOUT, INVALID_JSON, INVALID_RESPONSE, CONNECTION_ERROR).
+    /// Send one JSON command over TCP and print the response line. Exit 0: answered without
+    /// error; 1: the bot answered with an error (`code`); 2: no answer (`code` BOT_NOT_RUNNING,
+    /// CLIENT_TIMEOUT, INVALID_JSON, INVALID_RESPONSE, CONNECTION_ERROR, printed on stdout in the
+    /// same response shape).
     Cmd {
         /// The request, e.g. '{"action":"pos"}'.
         json: String,

@@ -115,6 +115,14 @@ fn tcp_and_stdin_share_one_command_path() {
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("cmd prints JSON");
     assert_eq!(v["pos"]["y"], -60.0);
+    // The bot answering with an error: the response on stdout, exit 1 (not 0).
+    let out = run_tool(
+        &["cmd", r#"{"action":"posx","id":"e1"}"#],
+        &[("CLAWCRAFT_PORT", &port_s), ("CLAWCRAFT_TOKEN", "tok")],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("cmd prints JSON");
+    assert_eq!((v["id"].clone(), v["code"].clone()), (json!("e1"), json!("UNKNOWN_ACTION")));
 
     // Garbage bytes and invalid UTF-8 in a session: INVALID_JSON, and the connection keeps working.
     let mut g = Session::open_with_token(addr, IO, Some("tok")).expect("session");
@@ -275,22 +283,25 @@ fn watch_and_the_events_tools_see_every_event_once() {
 #[test]
 fn tools_report_errors_like_clawcraft_scripts() {
     let port = free_tcp_port().to_string();
-    let out = run_tool(&["cmd", r#"{"action":"pos"}"#], &[("CLAWCRAFT_PORT", &port)]);
-    assert_eq!(out.status.code(), Some(1));
-    let err: Value = serde_json::from_slice(&out.stderr).expect("stderr JSON");
-    assert_eq!((err["ok"].clone(), err["error"].clone()), (json!(false), json!("BOT_NOT_RUNNING")));
-    assert!(out.stdout.is_empty());
+    // No answer from a bot: exit 2, and the same response shape as the bot's errors on stdout.
+    let out = run_tool(&["cmd", r#"{"action":"pos","id":"p"}"#], &[("CLAWCRAFT_PORT", &port)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err: Value = serde_json::from_slice(&out.stdout).expect("stdout JSON");
+    assert_eq!((err["type"].clone(), err["id"].clone()), (json!("response"), json!("p")));
+    assert_eq!(err["code"], "BOT_NOT_RUNNING");
+    assert!(err["error"].as_str().is_some_and(|e| !e.is_empty()), "{err}");
 
     let out = run_tool(&["cmd", "{oops"], &[("CLAWCRAFT_PORT", &port)]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(serde_json::from_slice::<Value>(&out.stderr).expect("JSON")["error"], "INVALID_JSON");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).expect("JSON")["code"], "INVALID_JSON");
 
-    // A server that never answers: TIMEOUT after CLAWCRAFT_TIMEOUT ms.
+    // A server that never answers: CLIENT_TIMEOUT (not the bot's TIMEOUT) after CLAWCRAFT_TIMEOUT ms.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let silent_port = silent.local_addr().expect("addr").port().to_string();
     let out =
         run_tool(&["cmd", r#"{"action":"pos"}"#], &[("CLAWCRAFT_PORT", &silent_port), ("CLAWCRAFT_TIMEOUT", "300")]);
-    assert_eq!(serde_json::from_slice::<Value>(&out.stderr).expect("JSON")["error"], "TIMEOUT");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).expect("JSON")["code"], "CLIENT_TIMEOUT");
 
     // Skill install links skill/ and can be re-run.
     let dir = TempDir::new("skill");

@@ -57,9 +57,50 @@ impl EventKind for Shutdown {
     const DESCRIPTION: &'static str = "The harness is leaving (stdin closed, SIGINT or SIGTERM)";
 }
 
-/// `{"action":"schema"}`: JSON Schema of every command and event, generated from the Rust types.
+/// `{"action":"schema"}`: JSON Schema of every command and event, generated from the Rust types;
+/// `{"action":"schema","command":"find"}` (or `event`, or `topic` for either) just that one.
 #[derive(Deserialize, JsonSchema)]
-pub struct Schema {}
+pub struct Schema {
+    /// Only this command.
+    pub command: Option<String>,
+    /// Only this event.
+    pub event: Option<String>,
+    /// Only this command or event (either kind).
+    pub topic: Option<String>,
+}
+
+/// Which entries a `schema`/`help` filter keeps: `None` keeps everything.
+struct NameFilter {
+    command: Option<String>,
+    event: Option<String>,
+}
+
+impl NameFilter {
+    fn new(command: Option<String>, event: Option<String>, topic: Option<String>) -> Option<Self> {
+        match (command, event, topic) {
+            (None, None, None) => None,
+            (command, event, topic) => Some(Self { command: command.or(topic.clone()), event: event.or(topic) }),
+        }
+    }
+
+    /// The error when the filter matched nothing, with the nearest command and event names.
+    fn no_match(&self, commands: &CommandRegistry, events: &EventRegistry) -> CommandError {
+        let name = self.command.as_deref().or(self.event.as_deref()).unwrap_or("");
+        let mut hints: Vec<&str> = if self.command.is_some() { commands.suggestions(name) } else { Vec::new() };
+        if self.event.is_some() {
+            hints.extend(events.events.keys().copied().filter(|e| {
+                crate::command::edit_distance(name, e) <= 3
+                    || e.contains(name)
+                    || (!name.is_empty() && name.contains(e))
+            }));
+        }
+        hints.truncate(5);
+        CommandError::invalid_params_text(format!(
+            "no command or event named {name}{}",
+            if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) }
+        ))
+    }
+}
 
 /// Response of `schema`.
 #[derive(Serialize, JsonSchema)]
@@ -69,23 +110,28 @@ pub struct SchemaResponse {
     pub commands: Vec<Value>,
     /// Each event: name, description, optIn, fields (JSON Schema).
     pub events: Vec<Value>,
-    /// Each error code with its meaning.
+    /// Each error code with its meaning (left out when the request names one command or event).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<Value>,
 }
 
 impl AgentCommand for Schema {
     const NAME: &'static str = "schema";
     const SUMMARY: &'static str = "JSON Schema of every command's parameters and response, and every event's fields";
-    const EXAMPLE: &'static str = r#"{"action":"schema"}"#;
+    const EXAMPLE: &'static str = r#"{"action":"schema","command":"find"}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
     type Response = SchemaResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<SchemaResponse, CommandError> {
-        let commands = ctx
+        let filter = NameFilter::new(self.command, self.event, self.topic);
+        let keep_command = |name: &str| filter.as_ref().is_none_or(|f| f.command.as_deref() == Some(name));
+        let keep_event = |name: &str| filter.as_ref().is_none_or(|f| f.event.as_deref() == Some(name));
+        let commands: Vec<Value> = ctx
             .world
             .resource::<CommandRegistry>()
             .entries()
+            .filter(|c| keep_command(c.name))
             .map(|c| {
                 let mut entry = json!({
                     "name": c.name, "summary": c.summary, "example": c.example,
@@ -101,14 +147,24 @@ impl AgentCommand for Schema {
                 entry
             })
             .collect();
-        let events = ctx
+        let events: Vec<Value> = ctx
             .world
             .resource::<EventRegistry>()
             .events
             .values()
+            .filter(|e| keep_event(e.name))
             .map(|e| json!({"name": e.name, "description": e.description, "optIn": e.opt_in, "fields": e.schema}))
             .collect();
-        let errors = ERROR_CODES.iter().map(|(c, m)| json!({"code": c, "meaning": m})).collect();
+        if let Some(f) = &filter
+            && commands.is_empty()
+            && events.is_empty()
+        {
+            return Err(f.no_match(ctx.world.resource::<CommandRegistry>(), ctx.world.resource::<EventRegistry>()));
+        }
+        let errors = match filter {
+            Some(_) => Vec::new(),
+            None => ERROR_CODES.iter().map(|(c, m)| json!({"code": c, "meaning": m})).collect(),
+        };
         Ok(SchemaResponse { version: env!("CARGO_PKG_VERSION").into(), commands, events, errors })
     }
 }
@@ -118,6 +174,10 @@ impl AgentCommand for Schema {
 pub struct Help {
     /// A command or event name, or `commands`, `events`, `errors`. Omit for an overview.
     pub topic: Option<String>,
+    /// A command name (same as `topic`).
+    pub command: Option<String>,
+    /// An event name (looked up among events only).
+    pub event: Option<String>,
 }
 
 /// Response of `help`.
@@ -171,7 +231,8 @@ impl AgentCommand for Help {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<HelpResponse, CommandError> {
         let commands = ctx.world.resource::<CommandRegistry>().clone();
         let events = ctx.world.resource::<EventRegistry>().clone();
-        let topic = self.topic.unwrap_or_else(|| "overview".into());
+        let only_event = self.event.is_some();
+        let topic = self.event.or(self.command).or(self.topic).unwrap_or_else(|| "overview".into());
         let list_commands =
             || commands.entries().map(|c| format!("{}: {}", c.name, c.summary)).collect::<Vec<_>>().join("\n");
         let list_events = || {
@@ -194,7 +255,7 @@ impl AgentCommand for Help {
             "events" => list_events(),
             "errors" => ERROR_CODES.iter().map(|(c, m)| format!("{c}: {m}")).collect::<Vec<_>>().join("\n"),
             name => {
-                if let Some(c) = commands.get(name) {
+                if let Some(c) = commands.get(name).filter(|_| !only_event) {
                     let params = param_lines(&c.params_schema);
                     let lifecycle = match (c.async_info, c.aborts) {
                         (Some(a), _) => format!(
@@ -225,11 +286,9 @@ impl AgentCommand for Help {
                         if fields.is_empty() { " none".to_owned() } else { format!("\n{}", fields.join("\n")) }
                     )
                 } else {
-                    let hints = commands.suggestions(name);
-                    return Err(CommandError::invalid_params(format!(
-                        "no help topic {name}{}",
-                        if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) }
-                    )));
+                    let filter =
+                        NameFilter { command: (!only_event).then(|| name.to_owned()), event: Some(name.to_owned()) };
+                    return Err(filter.no_match(&commands, &events));
                 }
             }
         };

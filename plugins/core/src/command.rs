@@ -129,6 +129,8 @@ pub struct CommandCtx<'w> {
     /// The channel the response goes back to.
     pub origin: Origin,
     deferred: bool,
+    /// Unknown-parameter warnings for this request, carried into a deferred reply.
+    warnings: Vec<String>,
 }
 
 impl CommandCtx<'_> {
@@ -136,15 +138,17 @@ impl CommandCtx<'_> {
     /// dropped, and the caller completes the request with [`DeferredReply::respond`].
     pub fn defer(&mut self) -> DeferredReply {
         self.deferred = true;
-        DeferredReply { origin: self.origin, id: self.id.clone() }
+        DeferredReply { origin: self.origin, id: self.id.clone(), warnings: self.warnings.clone() }
     }
 }
 
-/// A request whose response comes later; holds where it goes and its id.
-#[derive(Debug, Clone, PartialEq)]
+/// A request whose response comes later; holds where it goes, its id and the request's
+/// unknown-parameter warnings (they go into the reply, so nothing is ignored silently).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeferredReply {
     pub origin: Origin,
     pub id: Value,
+    pub warnings: Vec<String>,
 }
 
 impl DeferredReply {
@@ -159,10 +163,12 @@ impl DeferredReply {
             }
             other => other,
         });
-        let line = fields.and_then(|v| response_fields(&v)).map(|fields| ok_line(&self.id, &fields));
+        let line = fields
+            .and_then(|v| response_fields(&v))
+            .map(|fields| ok_line(&self.id, &with_warnings(fields, &self.warnings)));
         match line {
             Ok(line) => CommandResponse { origin: self.origin, line: line.into() },
-            Err(e) => CommandResponse::error(self.origin, self.id.clone(), &e),
+            Err(e) => CommandResponse::error_with_warnings(self.origin, self.id.clone(), &e, &self.warnings),
         }
     }
 }
@@ -366,6 +372,15 @@ impl CommandResponse {
         Self::from_body(origin, &error_body(id, e))
     }
 
+    /// An error response that also carries the request's `warnings` (when there are any).
+    pub fn error_with_warnings(origin: Origin, id: Value, e: &CommandError, warnings: &[String]) -> Self {
+        let mut body = error_body(id, e);
+        if !warnings.is_empty() {
+            body.insert("warnings".into(), warnings.iter().map(|w| Value::String(w.clone())).collect());
+        }
+        Self::from_body(origin, &body)
+    }
+
     /// A response from a whole response object.
     pub fn from_body(origin: Origin, body: &Map<String, Value>) -> Self {
         let line = serde_json::to_string(body).unwrap_or_else(|_| String::from("{\"type\":\"response\"}"));
@@ -514,7 +529,10 @@ fn execute_pending(world: &mut World, queries_only: bool) {
         let response = match run_one(world, &registry, &req) {
             Ok(Some(fields)) => CommandResponse { origin: req.origin, line: ok_line(&req.id, &fields).into() },
             Ok(None) => continue,
-            Err(e) => CommandResponse::error(req.origin, req.id.clone(), &e),
+            Err(e) => {
+                let warnings = registry.get(&req.action).map(|c| c.param_warnings(&req.params)).unwrap_or_default();
+                CommandResponse::error_with_warnings(req.origin, req.id.clone(), &e, &warnings)
+            }
         };
         world.write_message(response);
     }
@@ -575,13 +593,99 @@ impl CommandEntry {
         origin: Origin,
         params: Map<String, Value>,
     ) -> Result<Option<String>, CommandError> {
+        let warnings = self.param_warnings(&params);
+        let mut params = params;
+        if !warnings.is_empty() && self.params_schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+            // A command that denies unknown fields would fail on them: they are warned about
+            // and left out instead (ClawCraft's clients send extra fields).
+            if let Some(known) = self.param_names() {
+                params.retain(|k, _| known.contains(&k.as_str()));
+            }
+        }
         let params = coerce_params(&self.params_schema, params)?;
         if self.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
             return Err(CommandError::not_spawned());
         }
-        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false };
-        (self.handler)(&mut ctx, params)
+        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false, warnings };
+        let fields = (self.handler)(&mut ctx, params)?;
+        Ok(fields.map(|f| with_warnings(f, &ctx.warnings)))
     }
+
+    /// Every parameter this command knows (from its schema), or `None` when it takes any
+    /// (a schema that allows additional properties).
+    pub fn param_names(&self) -> Option<Vec<&str>> {
+        let mut names = Vec::new();
+        collect_properties(&self.params_schema, &self.params_schema, &mut names, 0)?;
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+
+    /// `unknown parameter radious (did you mean radius?)` for each request field this command
+    /// does not know. Not errors: ClawCraft's clients send extra fields; but never ignored silently.
+    pub fn param_warnings(&self, params: &Map<String, Value>) -> Vec<String> {
+        let Some(known) = self.param_names() else { return Vec::new() };
+        params
+            .keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .map(|k| {
+                let lower = k.to_lowercase();
+                let best = known
+                    .iter()
+                    .map(|n| (edit_distance(&lower, &n.to_lowercase()), *n))
+                    .filter(|(d, n)| *d <= 2.max(n.len() / 3))
+                    .min();
+                match best {
+                    Some((_, n)) => format!("unknown parameter {k} (did you mean {n}?)"),
+                    None if known.is_empty() => format!("unknown parameter {k} ({} takes no parameters)", self.name),
+                    None => format!("unknown parameter {k} (known: {})", known.join(", ")),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Gathers `properties` names of a parameter schema, through `anyOf`/`oneOf`/`allOf` and local
+/// `$ref`s; `None` when any part admits additional properties.
+fn collect_properties<'a>(root: &'a Value, schema: &'a Value, out: &mut Vec<&'a str>, depth: u8) -> Option<()> {
+    if depth > 8 {
+        return Some(());
+    }
+    if schema.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false)) {
+        return None;
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        out.extend(props.keys().map(String::as_str));
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for variant in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+            collect_properties(root, variant, out, depth + 1)?;
+        }
+    }
+    if let Some(target) = schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/"))
+        && let Some(def) = target.split('/').try_fold(root, |v, part| v.get(part))
+    {
+        collect_properties(root, def, out, depth + 1)?;
+    }
+    Some(())
+}
+
+/// `fields` (a JSON object text) with a `warnings` array added when there are any.
+fn with_warnings(fields: String, warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return fields;
+    }
+    if fields.contains("\"warnings\"")
+        && let Ok(Value::Object(mut m)) = serde_json::from_str::<Value>(&fields)
+        && let Some(Value::Array(own)) = m.get_mut("warnings")
+    {
+        // The response has warnings of its own (skill_define's analysis): one list.
+        own.extend(warnings.iter().map(|w| Value::String(w.clone())));
+        return Value::Object(m).to_string();
+    }
+    let list = serde_json::to_string(warnings).unwrap_or_else(|_| String::from("[]"));
+    let inner = fields.strip_prefix('{').and_then(|f| f.strip_suffix('}')).unwrap_or("").trim();
+    if inner.is_empty() { format!("{{\"warnings\":{list}}}") } else { format!("{{{inner},\"warnings\":{list}}}") }
 }
 
 /// Numbers given as strings are coerced, as ClawCraft does (`"x":"10"` → `10`), guided by the
@@ -624,7 +728,7 @@ fn schema_types(prop: &Value) -> Vec<String> {
 }
 
 /// Levenshtein distance, for suggestions.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -721,11 +825,24 @@ mod tests {
             id: Value,
             output: u8,
         }
-        let reply = DeferredReply { origin: 9, id: Value::from("c1") };
+        let reply = DeferredReply { origin: 9, id: Value::from("c1"), warnings: Vec::new() };
         let r = reply.respond(Ok(Record { id: Value::from("c1"), output: 2 }));
         assert_eq!(&*r.line, r#"{"type":"response","id":"c1","output":2}"#);
         let e = reply.respond::<Record>(Err(CommandError::new("TIMEOUT", "late")));
         assert_eq!(e.body()["code"], "TIMEOUT");
+    }
+
+    #[test]
+    fn warnings_join_the_fields() {
+        assert_eq!(with_warnings("{}".into(), &["w".into()]), r#"{"warnings":["w"]}"#);
+        assert_eq!(with_warnings(r#"{"a":1}"#.into(), &["w".into()]), r#"{"a":1,"warnings":["w"]}"#);
+        assert_eq!(with_warnings(r#"{"a":1}"#.into(), &[]), r#"{"a":1}"#);
+        let schema = json!({"anyOf": [{"$ref": "#/$defs/A"}, {"properties": {"b": {}}}], "$defs": {"A": {"properties": {"a": {}}}}});
+        let mut out = Vec::new();
+        assert!(collect_properties(&schema, &schema, &mut out, 0).is_some());
+        assert_eq!(out, ["a", "b"]);
+        let open = json!({"properties": {"a": {}}, "additionalProperties": true});
+        assert!(collect_properties(&open, &open, &mut Vec::new(), 0).is_none(), "open schemas take anything");
     }
 
     #[test]

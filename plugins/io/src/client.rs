@@ -23,12 +23,13 @@ pub enum ClientError {
 }
 
 impl ClientError {
-    /// The stable code printed in `{"ok":false,"error":CODE}`.
+    /// The stable code printed as the `code` of `clawcraft cmd`'s error response.
     pub fn code(&self) -> &'static str {
         match self {
             Self::InvalidJson(_) => "INVALID_JSON",
             Self::BotNotRunning(_) => "BOT_NOT_RUNNING",
-            Self::Timeout => "TIMEOUT",
+            // Not the bot's `TIMEOUT` (a `cmd` the server did not answer): no response reached us.
+            Self::Timeout => "CLIENT_TIMEOUT",
             Self::InvalidResponse(_) => "INVALID_RESPONSE",
             Self::ConnectionError(_) => "CONNECTION_ERROR",
         }
