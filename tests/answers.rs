@@ -77,3 +77,75 @@ fn schema_and_help_answer_for_one_name() {
     let r = sim.command(r#"{"action":"help","topic":"dangr"}"#);
     assert!(r["error"].as_str().is_some_and(|e| e.contains("danger")), "events are suggested too: {r:?}");
 }
+
+fn list_add(uuid: &str, name: &str, unique: i64) -> clawcraft_entity::packets::PlayerRecord {
+    clawcraft_entity::packets::PlayerRecord {
+        kind: "add".into(),
+        uuid: uuid.into(),
+        entity_unique_id: unique,
+        username: name.into(),
+        build_platform: 7,
+        ..Default::default()
+    }
+}
+
+fn sent_commands(sim: &mut Simulation) -> Vec<String> {
+    sim.sent_as::<clawcraft::protocol::packets::CommandRequest>().into_iter().map(|c| c.command).collect()
+}
+
+#[test]
+fn whisper_checks_the_roster_before_claiming_success() {
+    let mut sim = spawned();
+    // No player list yet: sent, but nobody can say whether it arrives.
+    let r = sim.command(r#"{"action":"whisper","to":"Steve","message":"hi"}"#);
+    assert_eq!((r["sent"].clone(), r["delivered"].clone()), (json!(true), json!("unknown")), "{r:?}");
+    assert_eq!(sent_commands(&mut sim), ["/tell Steve hi"]);
+
+    sim.receive(&clawcraft_entity::packets::PlayerList {
+        records: vec![
+            list_add("00000000-0000-0000-0000-000000000001", "ClawBot", 1),
+            list_add("00000000-0000-0000-0000-000000000002", "Steve", 2),
+            list_add("00000000-0000-0000-0000-000000000003", "Alex", 3),
+        ],
+    });
+    sim.tick();
+    let r = sim.command(r#"{"action":"whisper","to":"steve","message":"hi"}"#);
+    assert_eq!((r["to"].clone(), r["delivered"].clone()), (json!("Steve"), json!("online")), "{r:?}");
+    assert_eq!(sent_commands(&mut sim), ["/tell Steve hi"], "the roster's spelling is used");
+
+    let r = sim.command(r#"{"action":"whisper","to":"Stve","message":"hi","id":"w"}"#);
+    assert_eq!((r["id"].clone(), r["code"].clone()), (json!("w"), json!("NOT_FOUND")), "{r:?}");
+    assert!(r["error"].as_str().is_some_and(|e| e.contains("did you mean: Steve")), "{r:?}");
+    let r = sim.command(r#"{"action":"whisper","to":"Nobody","message":"hi"}"#);
+    assert!(
+        r["error"].as_str().is_some_and(|e| e.contains("online: Steve, Alex") || e.contains("online: Alex, Steve")),
+        "{r:?}"
+    );
+    assert!(sent_commands(&mut sim).is_empty(), "nothing is sent to a player who is not there");
+}
+
+#[test]
+fn a_command_answered_in_chat_is_the_cmd_response() {
+    let mut sim = spawned();
+    sim.queue_command(r#"{"action":"cmd","cmd":"/tp 1 2 3","id":"c1"}"#);
+    sim.tick();
+    assert!(sim.take_responses().is_empty(), "waits for the server's answer");
+    sim.receive(&clawcraft::protocol::packets::Text {
+        needs_translation: true,
+        category: "parameters".into(),
+        kind: "translation".into(),
+        message: "%commands.tp.success.coordinates".into(),
+        parameters: vec!["ClawBot".into(), "1".into(), "2".into(), "3".into()],
+        ..Default::default()
+    });
+    sim.tick();
+    let r = sim.take_responses();
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!((r[0]["id"].clone(), r[0]["success"].clone()), (json!("c1"), json!(true)), "{r:?}");
+    assert_eq!(r[0]["output"][0]["messageId"], "commands.tp.success.coordinates");
+    sim.ticks(120);
+    assert!(sim.take_responses().is_empty(), "no TIMEOUT after the answer");
+    let types = sim.event_types();
+    assert!(!types.iter().any(|t| t == "command_timeout"), "{types:?}");
+    assert_eq!(types.iter().filter(|t| *t == "cmd_output").count(), 1);
+}

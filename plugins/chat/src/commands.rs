@@ -108,8 +108,42 @@ pub struct Whisper {
 #[derive(Serialize, JsonSchema)]
 pub struct WhisperResponse {
     pub sent: bool,
+    /// The recipient as the roster spells it.
     pub to: String,
     pub message: String,
+    /// `online`: the recipient is in the server's player list (so `/tell` reaches them);
+    /// `unknown`: the server has sent no player list yet, so nobody can tell.
+    pub delivered: &'static str,
+}
+
+/// The roster's spelling of `name` (matched ignoring case), or the error naming who is close;
+/// `Ok(None)` when there is no roster to check against.
+fn roster_name(ctx: &CommandCtx<'_>, name: &str) -> Result<Option<String>, CommandError> {
+    let Some(roster) = ctx.world.get::<clawcraft_entity::Roster>(ctx.bot).filter(|r| !r.players.is_empty()) else {
+        return Ok(None);
+    };
+    let own = ctx.world.get::<LocalBot>(ctx.bot).map(|b| b.username.to_lowercase()).unwrap_or_default();
+    let names: Vec<&str> =
+        roster.players.values().map(|p| p.name.as_str()).filter(|n| n.to_lowercase() != own).collect();
+    if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(name)) {
+        return Ok(Some((*n).to_owned()));
+    }
+    let lower = name.to_lowercase();
+    let mut close: Vec<(usize, &str)> = names
+        .iter()
+        .map(|n| (clawcraft_core::command::edit_distance(&lower, &n.to_lowercase()), *n))
+        .filter(|(d, n)| *d <= 3 || n.to_lowercase().contains(&lower))
+        .collect();
+    close.sort();
+    let hint = match (close.is_empty(), names.len()) {
+        (false, _) => {
+            format!(" (did you mean: {})", close.iter().take(3).map(|(_, n)| *n).collect::<Vec<_>>().join(", "))
+        }
+        (true, 0) => " (nobody else is online)".to_owned(),
+        (true, n) if n <= 8 => format!(" (online: {})", names.join(", ")),
+        (true, n) => format!(" ({n} players online; see players)"),
+    };
+    Err(CommandError::new("NOT_FOUND", format!("No player named {name} is online{hint}; nothing was sent")))
 }
 
 impl AgentCommand for Whisper {
@@ -125,10 +159,15 @@ impl AgentCommand for Whisper {
             return Err(CommandError::invalid_params("to must not contain quotes"));
         }
         let message = text_param("message", &self.message)?;
+        // Checked against the roster first: `/tell` to nobody fails only in the server's reply.
+        let (to, delivered) = match roster_name(ctx, &to)? {
+            Some(name) => (name, "online"),
+            None => (to, "unknown"),
+        };
         // Names with spaces must be quoted in a command target.
         let target = if to.contains(' ') { format!("\"{to}\"") } else { to.clone() };
         send_command(ctx, &format!("/tell {target} {message}"), None)?;
-        Ok(WhisperResponse { sent: true, to, message })
+        Ok(WhisperResponse { sent: true, to, message, delivered })
     }
 }
 

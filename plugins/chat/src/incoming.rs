@@ -261,6 +261,43 @@ pub fn handle_command_output(
     }
 }
 
+/// Servers that answer a player's command with a chat line (a `commands.*` translation, as
+/// vanilla does with command feedback) instead of a CommandOutput: the oldest pending `cmd`
+/// takes that line as its answer, so the agent gets its reply under its request id rather than a
+/// `TIMEOUT` plus a stray `msg`. Red (`§c`) feedback is a failure.
+pub fn answer_commands_by_text(
+    mut packets: MessageReader<ClientboundPacket>,
+    mut bots: Query<&mut PendingServerCommands>,
+    mut events: MessageWriter<AgentEvent>,
+    mut responses: MessageWriter<CommandResponse>,
+) {
+    for packet in packets.read() {
+        let Some(t) = packet.view::<Text>() else { continue };
+        let Ok(mut pending) = bots.get_mut(packet.bot) else { continue };
+        if pending.entries.is_empty() {
+            continue;
+        }
+        let parsed = parse(&t);
+        let Some(key) = parsed.key.as_deref().map(crate::text::normalize_key) else { continue };
+        if !parsed.system || !key.starts_with("commands.") {
+            continue;
+        }
+        let req = pending.entries.remove(0);
+        let success = !t.message.trim_start().starts_with("§c");
+        let result = CmdOutput {
+            id: req.reply.id.clone(),
+            command: req.command,
+            success,
+            success_count: u32::from(success),
+            messages: vec![render(&key, &parsed.params)],
+            output: vec![CmdOutputLine { message_id: key, success, parameters: parsed.params.clone() }],
+            ..CmdOutput::default()
+        };
+        events.write(AgentEvent::of(&result));
+        responses.write(req.reply.respond(Ok(result)));
+    }
+}
+
 /// Requests without output after their deadline end with a `TIMEOUT` response and
 /// `command_timeout`.
 pub fn expire_server_commands(

@@ -94,7 +94,12 @@ impl Plugin for ChatPlugin {
                 (
                     // Names first: an AddPlayer and that player's emote may share a tick.
                     incoming::track_players,
-                    (incoming::handle_text, incoming::handle_emote, incoming::handle_command_output),
+                    (
+                        incoming::handle_text,
+                        incoming::handle_emote,
+                        incoming::handle_command_output,
+                        incoming::answer_commands_by_text,
+                    ),
                 )
                     .chain()
                     .in_set(TickSet::HandlePackets),
