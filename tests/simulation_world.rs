@@ -227,7 +227,9 @@ fn scan_lists_layers_notable_floor_and_counts_unloaded() {
     assert!(c.get("layers").is_none());
     assert_eq!(w.code(r#"{"action":"scan","radius":33}"#), "OUT_OF_RANGE");
     assert_eq!(w.code(r#"{"action":"scan","radiusY":-1}"#), "OUT_OF_RANGE");
-    assert_eq!(w.code(r#"{"action":"compact_scan","radius_y":3}"#), "INVALID_PARAMS");
+    // A misspelt parameter is a warning naming the right one, not an error (ClawCraft's clients send extras).
+    let r = w.ok(r#"{"action":"compact_scan","radius_y":3}"#);
+    assert_eq!(r["warnings"], json!(["unknown parameter radius_y (did you mean radiusY?)"]));
 }
 
 #[test]
@@ -247,6 +249,18 @@ fn find_is_nearest_first_and_skips_sub_chunks_without_the_block() {
         assert_eq!(r["count"], 2);
         let r = w.ok(r#"{"action":"find","block":"DIAMOND_ORE","radius":32,"count":1}"#);
         assert_eq!(r["count"], 1, "count limits, name is case-insensitive");
+        assert_eq!(r["truncated"], true, "a second match exists: the list says it is cut");
+        assert_eq!(w.ok(r#"{"action":"find","block":"diamond_ore","count":5}"#)["truncated"], false);
+        // countOnly: every bedrock cell whose centre is within 8 of the feet (a sphere), no list.
+        let r = w.ok(r#"{"action":"find","block":"bedrock","radius":8,"countOnly":true}"#);
+        let feet_y = w.ok(r#"{"action":"pos"}"#)["pos"]["y"].as_f64().expect("feet y");
+        let sphere = (-8..=8)
+            .flat_map(|x| (-8..=8).map(move |z| (x, z)))
+            .filter(|&(x, z)| f64::from(x * x + z * z) + (-63.5 - feet_y).powi(2) <= 64.0)
+            .count();
+        assert_eq!((r["count"].clone(), r["blocks"].clone()), (json!(sphere), json!([])), "hashed={hashed}");
+        let r = w.ok(r#"{"action":"blocks","x1":-8,"y1":-64,"z1":-8,"x2":8,"y2":-64,"z2":8,"filter":"bedrock","countOnly":true}"#);
+        assert_eq!((r["count"].clone(), r["blocks"].clone()), (json!(289), json!([])), "a 17x17 box of bedrock");
         let r = w.ok(r#"{"action":"find","block":"emerald_ore","radius":64}"#);
         assert_eq!(r["count"], 0);
         assert_eq!(r["columnsSearched"], 9);

@@ -489,6 +489,8 @@ pub struct FindResult {
     pub sub_chunks_skipped: u64,
     /// Sub-chunks read cell by cell.
     pub sub_chunks_read: u64,
+    /// The list is full and more matches were found (or may lie farther out).
+    pub truncated: bool,
 }
 
 /// Horizontal distance from `(px, pz)` to the nearest point of chunk column `(cx, cz)`.
@@ -511,6 +513,20 @@ pub fn find(
     radius: f64,
     count: usize,
 ) -> FindResult {
+    find_or_count(world, ids, wanted, feet, radius, count, false)
+}
+
+/// [`find`], or with `count_only` every match in the sphere counted (`count` is the total,
+/// nothing is listed, nothing pruned).
+pub fn find_or_count(
+    world: &World,
+    ids: &IdTable,
+    wanted: &HashSet<u32>,
+    feet: [f64; 3],
+    radius: f64,
+    count: usize,
+    count_only: bool,
+) -> FindResult {
     let mut res = FindResult {
         count: 0,
         blocks: Vec::new(),
@@ -518,7 +534,9 @@ pub fn find(
         unloaded_columns: 0,
         sub_chunks_skipped: 0,
         sub_chunks_read: 0,
+        truncated: false,
     };
+    let mut total = 0u64;
     let mut hits: Vec<(f64, Cell, u32)> = Vec::new();
     let h = world.heights();
     let (bcx, bcz) = ((feet[0].floor() as i32) >> 4, (feet[2].floor() as i32) >> 4);
@@ -538,7 +556,9 @@ pub fn find(
             ring.iter().map(|&(cx, cz)| column_min_dist(feet[0], feet[2], cx, cz)).fold(f64::INFINITY, f64::min);
         // Each ring's nearest column is no nearer than the previous ring's, so once the list is
         // full and this ring starts beyond its farthest hit, nothing left can make the list.
-        if hits.len() >= count && ring_min > bound {
+        if !count_only && hits.len() >= count && ring_min > bound {
+            // Farther rings are not read: matches there are possible but not listed.
+            res.truncated |= r < rings;
             break;
         }
         for (cx, cz) in ring {
@@ -581,18 +601,28 @@ pub fn find(
                             let c = Cell { x: cx * 16 + lx, y, z: cz * 16 + lz };
                             let d = c.distance_to(feet);
                             if d <= radius {
-                                hits.push((d, c, id));
+                                if count_only {
+                                    total += 1;
+                                } else {
+                                    hits.push((d, c, id));
+                                }
                             }
                         }
                     }
                 }
                 // Keep the candidate list small: only the best `count` can be reported.
                 if hits.len() > count.saturating_mul(4).max(64) {
+                    res.truncated = true;
                     bound = keep_best(&mut hits, count, bound);
                 }
             }
         }
+        res.truncated |= hits.len() > count;
         bound = keep_best(&mut hits, count, bound);
+    }
+    if count_only {
+        res.count = total;
+        return res;
     }
     res.count = hits.len() as u64;
     res.blocks = hits

@@ -73,6 +73,9 @@ pub struct Blocks {
     pub z2: f64,
     /// Case-insensitive name substring (`minecraft:` optional); without it every non-air block.
     pub filter: Option<String>,
+    /// Only count (no list): `count` is the total, `blocks` empty.
+    #[serde(rename = "countOnly")]
+    pub count_only: Option<bool>,
 }
 
 /// Response of `blocks`.
@@ -114,7 +117,12 @@ impl AgentCommand for Blocks {
             Some(f) => Some(matching(&v.ids, f)?),
             None => None,
         };
-        Ok(BlocksResponse { bounds, list: query::blocks_in(v.world, &v.ids, bounds, filter.as_ref()) })
+        let mut list = query::blocks_in(v.world, &v.ids, bounds, filter.as_ref());
+        if self.count_only == Some(true) {
+            list.blocks = Vec::new();
+            list.truncated = false;
+        }
+        Ok(BlocksResponse { bounds, list })
     }
 }
 
@@ -177,13 +185,20 @@ pub struct Find {
     pub radius: Option<f64>,
     /// Most results (default 5, at most 256).
     pub count: Option<u32>,
+    /// Only count every match in the sphere (`count` is then the total; no list).
+    #[serde(rename = "countOnly")]
+    pub count_only: Option<bool>,
 }
 
 /// Response of `find`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FindResponse {
+    /// Blocks listed; with `countOnly`, every match in the sphere.
     pub count: u64,
+    /// The list stopped at `count` and more matches exist (or may, farther out): ask with a
+    /// bigger `count`, or `countOnly` for the total.
+    pub truncated: bool,
     /// Nearest first.
     pub blocks: Vec<Found>,
     /// Block names the query matched (at most 16 listed).
@@ -221,9 +236,11 @@ impl AgentCommand for Find {
             .filter_map(|b| v.ids.registry.block(b).map(|i| i.name.to_string()))
             .collect();
         let feet = [v.feet.x, v.feet.y, v.feet.z];
-        let r = query::find(v.world, &v.ids, &wanted, feet, radius, count as usize);
+        let count_only = self.count_only.unwrap_or(false);
+        let r = query::find_or_count(v.world, &v.ids, &wanted, feet, radius, count as usize, count_only);
         Ok(FindResponse {
             count: r.count,
+            truncated: r.truncated,
             blocks: r.blocks,
             matched,
             radius,
