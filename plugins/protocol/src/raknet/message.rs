@@ -1,7 +1,6 @@
 //! Offline (unconnected) RakNet messages and the control messages that travel inside frames.
 //!
-//! Layouts follow go-raknet's `internal/message` package and RakLib; see
-//! `research/protocol.md` §1 for the byte-level description.
+//! Layouts follow go-raknet's `internal/message` package and RakLib (byte for byte).
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV6};
 
