@@ -1,6 +1,6 @@
 //! Batch encryption after the ECDH handshake: AES-256-CTR plus an 8-byte SHA-256 checksum.
 //!
-//! (As gophertunnel's `minecraft/encryption.go` and bedrock-protocol's `src/transforms/encryption.js` do it.)
+//! (As gophertunnel's packet encryption and bedrock-protocol's `src/transforms/encryption.js` do it.)
 //! The initial counter block is `key[0..12] ‖ 00 00 00 02`, which is exactly the
 //! keystream Node's AES-GCM produces for a 12-byte IV (bedrock-protocol uses that; no GCM tag is
 //! sent). Each direction keeps one continuous keystream for the whole connection; it is never

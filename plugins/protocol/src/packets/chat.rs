@@ -29,7 +29,7 @@ pub struct CommandRequest {
     pub origin: CommandOrigin,
     /// false for typed commands.
     pub internal: bool,
-    /// `"latest"`: numeric versions are rejected since 1.21.130 (gophertunnel's `CommandRequest` docs).
+    /// `"latest"`: numeric versions are rejected since 1.21.130.
     pub version: String,
 }
 impl Packet for CommandRequest {
