@@ -437,7 +437,6 @@ fn hex(b: &[u8]) -> String {
 
 #[test]
 fn outgoing_packets_match_the_documented_wire_bytes() {
-    // protocol.md §7 and §8.5.
     let sim = Simulation::new();
     let chat = Text {
         category: "authored".into(),

@@ -63,7 +63,7 @@ function connect (bedrock, port, { waitMs = 4000, onSpawn = null } = {}) {
   })
 }
 
-// Independent decoder for a full-mode LevelChunk payload (protocol.md §6.2/§6.4) -> column of block ids by absolute y
+// Independent decoder for a full-mode LevelChunk payload -> column of block ids by absolute y
 function decodeColumn (buf, subChunkCount) {
   let o = 0
   const u8 = () => buf[o++]

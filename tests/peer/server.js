@@ -567,7 +567,7 @@ function teleportScenario (session) {
 // World reactions shared by every scenario: SubChunkRequest (request mode), the map's timeline, CommandRequest
 // ---------------------------------------------------------------------------------------------------------------------
 
-// SubChunkRequest (protocol.md §6.3): one SubChunk packet answering every requested offset from the origin.
+// SubChunkRequest: one SubChunk packet answering every requested offset from the origin.
 function handleSubChunkRequest (session, p) {
   const { world } = session.ctx
   const origin = p.origin || { x: 0, y: 0, z: 0 }

@@ -1,4 +1,4 @@
-// clawcraft test peer: worlds (flat / mixed map from maps/*.json), network sub-chunk encoding (protocol.md §6.2-§6.5)
+// clawcraft test peer: worlds (flat / mixed map from maps/*.json), network sub-chunk encoding
 // for both LevelChunk modes (full payload, or request mode answered with SubChunk packets).
 'use strict'
 
@@ -23,7 +23,7 @@ function writeVarInt (out, v) { // zigzag32
 }
 
 // Block network id hash (StartGame block_network_ids_are_hashes = true): FNV-1a 32 over the little-endian NBT of
-// {name: "minecraft:x", states: {sorted keys}} (protocol.md §6.5; check value: air -> 0xDBF44120).
+// {name: "minecraft:x", states: {sorted keys}} (check value: air -> 0xDBF44120).
 function blockStateHash (state) {
   const parts = []
   const str = (v) => { const b = Buffer.from(v, 'utf8'); const l = Buffer.alloc(2); l.writeUInt16LE(b.length); parts.push(l, b) }
@@ -41,7 +41,7 @@ function blockStateHash (state) {
   return h | 0 // signed 32-bit, as written in sub-chunk palettes (vari32)
 }
 
-// Valid network storage widths (protocol.md §6.4); indices never straddle 32-bit words.
+// Valid network storage widths; indices never straddle 32-bit words.
 const WIDTHS = [1, 2, 3, 4, 5, 6, 8, 16]
 function bitsFor (paletteSize) {
   if (paletteSize <= 1) return 0
@@ -225,7 +225,7 @@ class World {
     return this._reqPayload
   }
 
-  // One SubChunk entry for absolute sub-chunk (cx, sy, cz) (protocol.md §6.3)
+  // One SubChunk entry for absolute sub-chunk (cx, sy, cz)
   subChunkEntry (dx, dy, dz, cx, sy, cz, dimension) {
     const e = { dx, dy, dz, result: 'success', payload: undefined, heightmap_type: 'no_data', heightmap: undefined, render_heightmap_type: 'no_data', render_heightmap: undefined, blob_id: undefined }
     if (dimension !== 0) { e.result = 'invalid_dimension'; return e }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates tests/vectors/block-hashes-<version>.json: Bedrock block network-id hashes computed
 // independently of the Rust code, so `clawcraft-world`'s `network_hash` is checked against a
-// second implementation of the recipe (protocol.md §6.5):
+// second implementation of the recipe:
 //   FNV-1a-32 over the little-endian NBT of {name: "minecraft:x", states: {sorted keys}}.
 // The NBT bytes come from prismarine-nbt's own little-endian writer; only the FNV loop is here.
 // When prismarine-block (>= 1.23, `Block.getHash`) can be loaded too, every hash is also computed

@@ -273,7 +273,7 @@ pub struct Accepted {
 }
 
 impl Filter<'_> {
-    /// ClawCraft's rules (anchors.md §1.10): own messages dropped; with a whitelist, players not
+    /// ClawCraft's rules (its README): own messages dropped; with a whitelist, players not
     /// on it are dropped and so are sender-less non-system messages (a plugin could format any
     /// chat that way); control characters stripped, 500-character cap; whispers are direct; a
     /// message starting with the prefix is direct with the prefix removed; one naming the bot is

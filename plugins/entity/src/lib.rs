@@ -6,7 +6,7 @@
 //! RemoveEntity) to those entities. Positions are always feet positions: the eye offset of
 //! players (1.62) is taken off on arrival.
 //!
-//! Packets (protocol.md §7): AddPlayer, AddEntity (string identifier → name and category from
+//! Packets: AddPlayer, AddEntity (string identifier → name and category from
 //! the vendored entity table), AddItemEntity, RemoveEntity (by **unique** id), TakeItemEntity,
 //! MoveEntity, MoveEntityDelta (absolute values for the axes present), MovePlayer of others,
 //! SetEntityMotion, SetEntityData (name tag, flags), PlayerList (the server roster),

@@ -4,7 +4,7 @@
 //! (applied, and passed on as [`ServerMovement`]), and the `pos`, `face` and `distance`
 //! commands.
 //!
-//! Join (protocol.md §5): PlayStatus(login_success) → ClientCacheStatus(false); resource pack
+//! Join: PlayStatus(login_success) → ClientCacheStatus(false); resource pack
 //! info/stack → responses; StartGame → RequestChunkRadius; once both ChunkRadiusUpdated and
 //! PlayStatus(player_spawn) arrived → SetLocalPlayerAsInitialized, and from the next tick on one
 //! PlayerAuthInput per tick with `tick` strictly +1.

@@ -1,6 +1,6 @@
 //! Game batches: the `0xFE` RakNet messages that carry Bedrock game packets.
 //!
-//! Outgoing layering (protocol.md §2.1):
+//! Outgoing layering:
 //! `0xFE ‖ encrypt( [algorithm byte] ‖ compress( (varu32 len ‖ packet)+ ) [‖ checksum] )`.
 //! The algorithm byte only exists once compression has been negotiated (NetworkSettings), and
 //! encryption only once the ECDH handshake is done. Packet bodies are opaque at this layer.

@@ -1,7 +1,7 @@
 //! The Login identity for protocol ≥ 944 — offline ("self-signed") or online (Xbox Live: the
 //! certificate chain and the OIDC multiplayer token) — and the ECDH key exchange.
 //!
-//! (protocol.md §3 and §4.) One fresh P-384 key pair per connection signs both login JWTs and is
+//! One fresh P-384 key pair per connection signs both login JWTs and is
 //! the client half of the ECDH that derives the encryption key. Online, the sign-in services
 //! bind the chain and the multiplayer token to that same key (see `clawcraft-auth`).
 
@@ -226,7 +226,7 @@ pub fn online_login_tokens(
 /// Builds the offline login: the identity JSON and the client-data JWT.
 pub fn offline_login_tokens(params: &LoginParams, keys: &LoginKeys) -> Result<(String, String), LoginError> {
     let token = sign_jwt(keys, &identity_claims(params, keys, unix_now()))?;
-    // `Certificate` is a JSON *string* holding a chain with one empty entry (protocol.md §3.2).
+    // `Certificate` is a JSON *string* holding a chain with one empty entry.
     let identity = json!({
         "AuthenticationType": 2,
         "Certificate": "{\"chain\":[\"\"]}",
@@ -237,7 +237,7 @@ pub fn offline_login_tokens(params: &LoginParams, keys: &LoginKeys) -> Result<(S
     Ok((identity, client_data))
 }
 
-/// Claims of the self-signed ES384 multiplayer token (protocol.md §3.2 recommendation).
+/// Claims of the self-signed ES384 multiplayer token (what gophertunnel sends).
 fn identity_claims(params: &LoginParams, keys: &LoginKeys, now: i64) -> Value {
     json!({
         "cpk": keys.public_key_b64(),
@@ -259,7 +259,7 @@ fn identity_claims(params: &LoginParams, keys: &LoginKeys, now: i64) -> Value {
     })
 }
 
-/// The full client-data claim set of protocol.md §3.3 (gophertunnel's fields ∪ PMMP's required).
+/// The full client-data claim set (gophertunnel's fields ∪ PMMP's required).
 fn client_data_claims(params: &LoginParams) -> Value {
     let mut rng = OsRng;
     let skin = [0u8, 0, 0, 0xff].repeat((SKIN_WIDTH * SKIN_HEIGHT) as usize);

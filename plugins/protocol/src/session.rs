@@ -1,6 +1,6 @@
 //! The sans-IO Bedrock connection handshake above RakNet, up to "logged in".
 //!
-//! (protocol.md §5, rows 1–6.) The session only deals in RakNet *messages* (payloads starting with
+//! The session only deals in RakNet *messages* (payloads starting with
 //! `0xFE`): the caller feeds it what RakNet delivered and sends what it returns.
 //!
 //! ```text

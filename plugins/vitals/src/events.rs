@@ -1,4 +1,4 @@
-//! The vitals events, in ClawCraft's shapes (anchors.md §1.4).
+//! The vitals events, in ClawCraft's shapes (ClawCraft's README).
 
 use clawcraft_core::{EventKind, Vec3};
 use schemars::JsonSchema;

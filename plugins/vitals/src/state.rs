@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::events::Bar;
 
-/// Effect id → name (protocol.md §7; 28+ from ClawCraft's `vitals.js`).
+/// Effect id → name (28+ from ClawCraft's `vitals.js`).
 pub const EFFECT_NAMES: &[(i32, &str)] = &[
     (1, "speed"),
     (2, "slowness"),

@@ -1,5 +1,5 @@
-//! Block network-id hashes: FNV-1a-32 over the little-endian NBT of a block state
-//! (protocol.md §6.5), used when StartGame says `block_network_ids_are_hashes`.
+//! Block network-id hashes: FNV-1a-32 over the little-endian NBT of a block state,
+//! used when StartGame says `block_network_ids_are_hashes`.
 
 use super::StateValue;
 

@@ -1,6 +1,6 @@
 //! The block registry of a game version: every block state in palette order with the facts a bot
 //! needs about it (hardness, harvest tools, a coarse shape class for path finding), and the
-//! translation of the block ids servers send (FNV-1a hashes or palette indices, protocol.md §6.5).
+//! translation of the block ids servers send (FNV-1a hashes or palette indices).
 //!
 //! Data comes from `data/bedrock/<version>/blocks.json` (generated from minecraft-data by
 //! `data/gen-blocks.js`) embedded at build time.

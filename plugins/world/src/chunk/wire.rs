@@ -1,5 +1,5 @@
 //! Network-form decoders (and matching encoders, for tests and benches) of sub-chunks, paletted
-//! storages, LevelChunk payloads and SubChunk entry payloads (protocol.md §6.2–6.4). The packets
+//! storages, LevelChunk payloads and SubChunk entry payloads. The packets
 //! around them (LevelChunk, SubChunk) are decoded by the codec into typed views.
 //!
 //! Every decoder is a pure function over a byte slice that returns [`ReadError`] on bad input and
