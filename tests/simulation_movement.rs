@@ -247,3 +247,40 @@ fn move_into_a_wall_ends_with_a_reason_instead_of_hanging() {
     let p = sim.component::<Position>().expect("pos").0;
     assert!(p.x <= 2.7 + 1e-3, "never inside the wall: {p:?}");
 }
+
+#[test]
+fn a_move_waits_for_the_ground_instead_of_calling_a_frozen_bot_stalled() {
+    // On a loaded server the chunks under the spawn can come seconds after it; the physics stays
+    // frozen meanwhile (it cannot stand on unknown blocks), which is no lack of progress.
+    let world = SimWorld::flat(2);
+    let mut sim = Simulation::spawned_with(&clawcraft::sim::start_game());
+    let start = sim.component::<Position>().expect("pos").0;
+    let target = [start.x + 3.0, start.y, start.z];
+    let r = sim
+        .command(&format!(r#"{{"action":"move","x":{},"y":{},"z":{},"id":"late"}}"#, target[0], target[1], target[2]));
+    assert_eq!(r["moving"], true, "{r:?}");
+    let (ticks, _) = run_until_done(&mut sim, 60);
+    assert!(walk_done(&sim).is_empty(), "still waiting for the ground after {ticks} ticks: {:?}", walk_done(&sim));
+    for cx in -2..=2 {
+        for cz in -2..=2 {
+            sim.receive(&world.level_chunk(cx, cz));
+        }
+    }
+    let (ticks, stream) = run_until_done(&mut sim, 80);
+    let done = walk_done(&sim);
+    assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("late"), json!("done")), "{done:?}");
+    assert!(ticks < 60, "3 blocks once the ground is known: {ticks} ticks");
+    assert_plausible(&stream);
+}
+
+#[test]
+fn a_move_with_no_ground_data_ends_with_a_reason() {
+    let mut sim = Simulation::spawned_with(&clawcraft::sim::start_game());
+    let start = sim.component::<Position>().expect("pos").0;
+    sim.command(&format!(r#"{{"action":"move","x":{},"y":{},"z":{},"id":"never"}}"#, start.x + 3.0, start.y, start.z));
+    let (ticks, _) = run_until_done(&mut sim, 260);
+    let done = walk_done(&sim);
+    assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("never"), json!("failed")), "{done:?}");
+    assert!(done[0]["reason"].as_str().is_some_and(|r| r.contains("no block data")), "{done:?}");
+    assert!((195..=205).contains(&ticks), "gives up after 10 s frozen: {ticks}");
+}

@@ -11,6 +11,9 @@ use crate::mover::{MovementIntent, Mover, yaw_toward};
 
 /// Ticks without progress after which a walk gives up (2 s).
 pub const STALL_TICKS: u32 = 40;
+/// Ticks the bot may stand frozen (no block data under its feet yet, so the physics cannot run)
+/// before a walk gives up (10 s): chunks arrive late on a loaded server, which is no stall.
+pub const FROZEN_TICKS: u32 = 200;
 
 /// `walk_done`: a `walk`, `move` or `follow` ended.
 #[derive(Serialize, JsonSchema)]
@@ -70,16 +73,37 @@ pub struct WalkProgress {
     last_pos: Option<Vec3>,
     best_remaining: f64,
     stalled: u32,
+    frozen: u32,
+}
+
+/// What the progress watchdog says about this tick.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// Going on.
+    Going,
+    /// Nothing got closer for [`STALL_TICKS`] ticks.
+    Stalled,
+    /// The physics could not run for [`FROZEN_TICKS`] ticks (no ground data).
+    Frozen,
 }
 
 impl WalkProgress {
     pub fn new(started_tick: u64) -> Self {
-        Self { started_tick, travelled: 0.0, steps: 0, last_pos: None, best_remaining: f64::INFINITY, stalled: 0 }
+        Self {
+            started_tick,
+            travelled: 0.0,
+            steps: 0,
+            last_pos: None,
+            best_remaining: f64::INFINITY,
+            stalled: 0,
+            frozen: 0,
+        }
     }
 
     /// Records this tick's position and the remaining distance (or cost) to the goal. Returns
     /// `false` once nothing got closer for [`STALL_TICKS`] ticks.
     pub fn update(&mut self, pos: Vec3, remaining: f64) -> bool {
+        self.frozen = 0;
         if let Some(last) = self.last_pos {
             self.travelled += last.distance(pos);
         }
@@ -91,6 +115,17 @@ impl WalkProgress {
             self.stalled += 1;
         }
         self.stalled < STALL_TICKS
+    }
+
+    /// Like [`update`](Self::update), for a mover that may have been frozen last tick (the
+    /// physics had no block data under the feet): a frozen tick is not a stall — the bot could
+    /// not move — but waits for ground data at most [`FROZEN_TICKS`] ticks.
+    pub fn observe(&mut self, pos: Vec3, remaining: f64, mover: &Mover) -> Progress {
+        if !mover.simulated {
+            self.frozen += 1;
+            return if self.frozen < FROZEN_TICKS { Progress::Going } else { Progress::Frozen };
+        }
+        if self.update(pos, remaining) { Progress::Going } else { Progress::Stalled }
     }
 
     /// Forgets the best distance so far (a new plan measures progress anew).
@@ -170,8 +205,12 @@ pub fn step_move_actions(
             commands.end_action(bot, MoveAction::SLOT, ActionStatus::Done, None);
             continue;
         }
-        if !action.progress.update(here, d) {
-            let reason = format!("no progress for 2 s ({:.2} blocks from the target)", d);
+        let stuck = match action.progress.observe(here, d, mover) {
+            Progress::Going => None,
+            Progress::Stalled => Some(format!("no progress for 2 s ({d:.2} blocks from the target)")),
+            Progress::Frozen => Some(format!("no block data under the feet for 10 s ({d:.2} blocks from the target)")),
+        };
+        if let Some(reason) = stuck {
             commands.end_action(bot, MoveAction::SLOT, ActionStatus::Failed, Some(reason));
             continue;
         }

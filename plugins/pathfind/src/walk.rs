@@ -11,7 +11,7 @@ use clawcraft_core::{
     TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
-use clawcraft_movement::{BlockChange, MovementIntent, Mover, WalkDone, WalkProgress};
+use clawcraft_movement::{BlockChange, MovementIntent, Mover, Progress, WalkDone, WalkProgress};
 use clawcraft_world::BlockChanged;
 use clawcraft_world::chunk::World as ChunkWorld;
 use clawcraft_world::ids::BlockIds;
@@ -243,12 +243,16 @@ impl Navigator {
         let s = self.path[self.next];
         let target = s.target();
         let remaining = (self.path.len() - self.next) as f64 + flat(feet, target) + (feet.y - target[1]).abs();
-        if !self.progress.update(feet, remaining) {
-            if self.fruitless + 1 >= MAX_FRUITLESS_REPLANS || self.pending.is_some() {
+        match self.progress.observe(feet, remaining, mover) {
+            Progress::Going => {}
+            Progress::Frozen => return Tick::Fail("no block data under the feet for 10 s".into()),
+            Progress::Stalled if self.fruitless + 1 >= MAX_FRUITLESS_REPLANS || self.pending.is_some() => {
                 return Tick::Fail(format!("no progress for 2 s ({} of {} steps)", self.next, self.path.len() - 1));
             }
-            self.fruitless += 1;
-            self.replan(feet, world, ids);
+            Progress::Stalled => {
+                self.fruitless += 1;
+                self.replan(feet, world, ids);
+            }
         }
         Tick::Go(intent_for(&s, feet, mover, self.request.opts.sprint, self.next + 1 == self.path.len()))
     }
