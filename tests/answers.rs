@@ -2,7 +2,9 @@
 //! warned about (never ignored silently), `schema`/`help` answer for one name.
 
 use clawcraft::core::CommandRegistry;
-use clawcraft::protocol::packets::StartGame;
+use clawcraft::protocol::packets::{
+    CommandOrigin, CommandOutput, CommandOutputMessage, CommandRequest, StartGame, Text,
+};
 use clawcraft::sim::{Simulation, start_game};
 use serde_json::{Value, json};
 
@@ -90,7 +92,7 @@ fn list_add(uuid: &str, name: &str, unique: i64) -> clawcraft_entity::packets::P
 }
 
 fn sent_commands(sim: &mut Simulation) -> Vec<String> {
-    sim.sent_as::<clawcraft::protocol::packets::CommandRequest>().into_iter().map(|c| c.command).collect()
+    sim.sent_as::<CommandRequest>().into_iter().map(|c| c.command).collect()
 }
 
 #[test]
@@ -130,7 +132,7 @@ fn a_command_answered_in_chat_is_the_cmd_response() {
     sim.queue_command(r#"{"action":"cmd","cmd":"/tp 1 2 3","id":"c1"}"#);
     sim.tick();
     assert!(sim.take_responses().is_empty(), "waits for the server's answer");
-    sim.receive(&clawcraft::protocol::packets::Text {
+    sim.receive(&Text {
         needs_translation: true,
         category: "parameters".into(),
         kind: "translation".into(),
@@ -148,4 +150,145 @@ fn a_command_answered_in_chat_is_the_cmd_response() {
     let types = sim.event_types();
     assert!(!types.iter().any(|t| t == "command_timeout"), "{types:?}");
     assert_eq!(types.iter().filter(|t| *t == "cmd_output").count(), 1);
+    // The same line as a `msg` carries the cmd's id: an event reader sees it answered a request.
+    let msgs = events_of(&sim, "msg");
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    assert_eq!(
+        (msgs[0]["id"].clone(), msgs[0]["key"].clone()),
+        (json!("c1"), json!("commands.tp.success.coordinates"))
+    );
+    // News (no cmd waiting) has no id.
+    sim.receive(&text("chat", Some("Steve"), "hello", &[]));
+    sim.tick();
+    let msgs = events_of(&sim, "msg");
+    assert_eq!(msgs.len(), 2);
+    assert!(msgs[1].get("id").is_none(), "{:?}", msgs[1]);
+}
+
+/// Events of one type, without `type`, `timestamp` and `seq`.
+fn events_of(sim: &Simulation, kind: &str) -> Vec<Value> {
+    sim.events()
+        .into_iter()
+        .filter(|e| e["type"] == kind)
+        .map(|mut e| {
+            e.remove("timestamp");
+            e.remove("seq");
+            e.remove("type");
+            Value::Object(e)
+        })
+        .collect()
+}
+
+fn text(kind: &str, source: Option<&str>, message: &str, params: &[&str]) -> Text {
+    Text {
+        needs_translation: kind == "translation",
+        category: if kind == "chat" { "authored" } else { "message_only" }.into(),
+        kind: kind.into(),
+        source_name: source.map(str::to_owned),
+        message: message.into(),
+        parameters: params.iter().map(|p| (*p).to_owned()).collect(),
+        ..Default::default()
+    }
+}
+
+fn command_output(uuid: &str, success_count: u32, key: &str, params: &[&str]) -> CommandOutput {
+    CommandOutput {
+        origin: CommandOrigin { kind: "player".into(), uuid: uuid.into(), ..CommandOrigin::default() },
+        output_type: "alloutput".into(),
+        success_count,
+        output: vec![CommandOutputMessage {
+            message_id: key.into(),
+            success: success_count > 0,
+            parameters: params.iter().map(|p| (*p).to_owned()).collect(),
+        }],
+        ..CommandOutput::default()
+    }
+}
+
+#[test]
+fn chat_is_confirmed_by_the_servers_echo_under_the_request_id() {
+    let mut sim = spawned();
+    let r = sim.command(r#"{"action":"chat","message":"hello all","id":"k1"}"#);
+    assert_eq!((r["sent"].clone(), r["delivered"].clone()), (json!(true), json!("unknown")), "{r:?}");
+    // Before any echo, silence proves nothing: no delivery event at all.
+    sim.ticks(120);
+    assert!(events_of(&sim, "delivery").is_empty(), "a server never seen echoing is not accused");
+
+    sim.command(r#"{"action":"chat","message":"second","id":"k2"}"#);
+    sim.command(r#"{"action":"chat","message":"third","id":"k3"}"#);
+    // The server relays our line to everyone, us included (a chat Text from our own name).
+    sim.receive(&text("chat", Some("ClawBot"), "third", &[]));
+    sim.tick();
+    assert_eq!(
+        events_of(&sim, "delivery"),
+        vec![json!({"id": "k3", "action": "chat", "delivered": true, "message": "third", "via": "echo"})],
+        "matched by text, not by order"
+    );
+    assert!(events_of(&sim, "msg").is_empty(), "our own line is not news");
+    // Now the server is known to echo: k2 without an echo is reported undelivered.
+    sim.ticks(101);
+    let d = events_of(&sim, "delivery");
+    assert_eq!(d.len(), 2, "{d:?}");
+    assert_eq!((d[1]["id"].clone(), d[1]["delivered"].clone()), (json!("k2"), json!(false)));
+    assert_eq!((d[1]["code"].clone(), d[1]["via"].clone()), (json!("TIMEOUT"), json!("timeout")));
+    sim.ticks(120);
+    assert_eq!(events_of(&sim, "delivery").len(), 2, "one answer per request");
+}
+
+#[test]
+fn a_translated_echo_confirms_chat_too() {
+    let mut sim = spawned();
+    sim.command(r#"{"action":"chat","message":"hi","id":7}"#);
+    sim.receive(&text("translation", None, "%chat.type.text", &["ClawBot", "hi"]));
+    sim.tick();
+    assert_eq!(events_of(&sim, "delivery")[0]["id"], 7);
+}
+
+#[test]
+fn whisper_is_confirmed_or_refused_by_the_servers_answer() {
+    let mut sim = spawned();
+    sim.receive(&clawcraft_entity::packets::PlayerList {
+        records: vec![
+            list_add("00000000-0000-0000-0000-000000000001", "ClawBot", 1),
+            list_add("00000000-0000-0000-0000-000000000002", "Steve", 2),
+        ],
+    });
+    sim.tick();
+    // Confirmed by the server's CommandOutput for that /tell (matched by origin UUID).
+    let r = sim.command(r#"{"action":"whisper","to":"steve","message":"hi","id":"w1"}"#);
+    assert_eq!(r["delivered"], "online");
+    let uuid = sim.sent_as::<CommandRequest>()[0].origin.uuid.clone();
+    sim.receive(&command_output("ffffffff-0000-0000-0000-000000000000", 1, "commands.stray", &[]));
+    sim.receive(&command_output(&uuid, 1, "commands.message.display.outgoing", &["Steve", "hi"]));
+    sim.tick();
+    assert_eq!(
+        events_of(&sim, "delivery"),
+        vec![json!({"id": "w1", "action": "whisper", "delivered": true, "message": "hi", "to": "Steve",
+            "via": "command_output"})]
+    );
+
+    // Confirmed by the "You whisper to Steve" line, even while a cmd waits for feedback in chat.
+    sim.queue_command(r#"{"action":"cmd","cmd":"/time set day","id":"c"}"#);
+    sim.tick();
+    sim.command(r#"{"action":"whisper","to":"Steve","message":"psst","id":"w2"}"#);
+    let echo = r#"{"rawtext":[{"translate":"commands.message.display.outgoing","with":["Steve","psst"]}]}"#;
+    sim.receive(&text("json_whisper", None, echo, &[]));
+    sim.tick();
+    let d = events_of(&sim, "delivery");
+    assert_eq!((d[1]["id"].clone(), d[1]["via"].clone()), (json!("w2"), json!("echo")), "{d:?}");
+    assert!(sim.take_responses().is_empty(), "the whisper line is not the cmd's answer");
+    assert!(events_of(&sim, "msg").is_empty(), "our own whisper is not news");
+
+    // Refused: the player left between the roster and the command.
+    sim.command(r#"{"action":"whisper","to":"Steve","message":"still there?","id":"w3"}"#);
+    let uuid = sim.sent_as::<CommandRequest>().pop().expect("the /tell").origin.uuid;
+    sim.receive(&command_output(&uuid, 0, "commands.generic.noTargetMatch", &[]));
+    sim.tick();
+    let d = events_of(&sim, "delivery");
+    assert_eq!(
+        d[2],
+        json!({"id": "w3", "action": "whisper", "delivered": false, "message": "still there?", "to": "Steve",
+            "via": "command_output", "code": "NOT_FOUND", "error": "No targets matched selector"})
+    );
+    assert!(sim.take_responses().is_empty() && events_of(&sim, "cmd_output").is_empty(), "not a cmd's output");
 }

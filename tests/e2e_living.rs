@@ -328,11 +328,11 @@ fn the_living_world_timeline_becomes_the_exact_events_and_query_results() {
 
     // --- chat and whisper commands: what went over the wire -----------------------------------
     let said = "hello from the bot";
-    let r = bot.request(json!({"action": "chat", "message": said}), REQ).expect("chat response");
-    assert_eq!(r["sent"], true, "{r}");
-    let r =
+    let chat_r = bot.request(json!({"action": "chat", "message": said}), REQ).expect("chat response");
+    assert_eq!((chat_r["sent"].clone(), chat_r["delivered"].clone()), (json!(true), json!("unknown")), "{chat_r}");
+    let whisper_r =
         bot.request(json!({"action": "whisper", "to": "Alice", "message": "meet at the door"}), REQ).expect("whisper");
-    assert_eq!(r["sent"], true, "{r}");
+    assert_eq!(whisper_r["sent"], true, "{whisper_r}");
     assert!(
         peer.wait_log(
             |p| {
@@ -351,6 +351,12 @@ fn the_living_world_timeline_becomes_the_exact_events_and_query_results() {
     assert_eq!(text["params"]["type"], "chat", "{text}");
     assert_eq!(text["params"]["source_name"], BOT, "{text}");
     assert_eq!(text["params"]["needs_translation"], false, "{text}");
+    // The peer echoes the chat line and answers the /tell: both confirmed under their request ids.
+    let (chat_id, whisper_id) = (chat_r["id"].clone(), whisper_r["id"].clone());
+    let d = bot.wait(|v| v["type"] == "delivery" && v["id"] == chat_id, REQ).expect("chat delivery");
+    assert_eq!((d["delivered"].clone(), d["via"].clone()), (json!(true), json!("echo")), "{d}");
+    let d = bot.wait(|v| v["type"] == "delivery" && v["id"] == whisper_id, REQ).expect("whisper delivery");
+    assert_eq!((d["delivered"].clone(), d["to"].clone()), (json!(true), json!("Alice")), "{d}");
 
     // --- Emotes (3500 / 3600) -----------------------------------------------------------------
     let known = script_step(&script, "alice_emote");

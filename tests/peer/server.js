@@ -629,8 +629,40 @@ function runWorldTimeline (session) {
   }
 }
 
+// A client's chat line: relayed to every player, the sender included, as a chat Text from the sender's name — the
+// echo a vanilla client waits for before it shows its own line (bedrock-protocol's README echo example skips lines
+// whose source_name is its own for that reason). This peer has one real player, so the echo is all it sends.
+function handleClientText (session, p) {
+  if (p.type !== 'chat') return
+  const message = String(p.message || '')
+  session.write('text', { needs_translation: false, category: 'authored', type: 'chat', source_name: session.username || '', message, xuid: '', platform_chat_id: '', has_filtered_message: false })
+  emitEvent({ event: 'chat_echoed', from: session.username, message })
+}
+
+// Names a command may target: the bot and the scripted players currently in the player list.
+function onlineNames (session) {
+  return [session.username || 'unknown', ...(session.listed ? [...session.listed] : [])]
+}
+
+// "/tell <name|"quoted name"> <message>" (also /msg, /w). A listed target: the sender gets the "You whisper to" line
+// (json_whisper rawtext, commands.message.display.outgoing [target, message]) and success_count 1 without output lines;
+// anyone else: success_count 0 with commands.generic.noTargetMatch. Modelled on how the bot reads a vanilla server's
+// answer (either packet confirms), not on a BDS capture.
+function tellCommand (session, command) {
+  const m = command.replace(/^\//, '').match(/^\S+\s+(?:"([^"]+)"|(\S+))\s+([\s\S]+)$/)
+  if (!m) return { output: [{ message_id: 'commands.generic.syntax', success: false, parameters: ['', command, ''] }], successCount: 0 }
+  const wanted = (m[1] || m[2]).toLowerCase()
+  const message = m[3].trim()
+  const to = onlineNames(session).find(n => n.toLowerCase() === wanted)
+  emitEvent({ event: 'whisper', to: to || (m[1] || m[2]), message, delivered: !!to })
+  if (!to) return { output: [{ message_id: 'commands.generic.noTargetMatch', success: false, parameters: [] }], successCount: 0 }
+  const rawtext = { rawtext: [{ translate: 'commands.message.display.outgoing', with: [to, message] }] }
+  session.write('text', { needs_translation: false, category: 'message_only', type: 'json_whisper', message: JSON.stringify(rawtext), xuid: '', platform_chat_id: '', has_filtered_message: false })
+  return { output: [], successCount: 1 }
+}
+
 // CommandRequest -> CommandOutput echoing the origin. "/list" succeeds (count = the bot + scripted players currently in
-// the player list, max 20); anything else fails with commands.generic.unknown.
+// the player list, max 20); "/tell" as above; anything else fails with commands.generic.unknown.
 function handleCommandRequest (session, p) {
   const command = String(p.command || '').trim()
   const word = command.replace(/^\//, '').split(/\s+/)[0].toLowerCase()
@@ -641,8 +673,10 @@ function handleCommandRequest (session, p) {
   if (tp) {
     output = tp
     successCount = tp[0].success ? 1 : 0
+  } else if (word === 'tell' || word === 'msg' || word === 'w') {
+    ({ output, successCount } = tellCommand(session, command))
   } else if (word === 'list') {
-    const names = [session.username || 'unknown', ...(session.listed ? [...session.listed] : [])]
+    const names = onlineNames(session)
     output = [
       { message_id: 'commands.players.list', success: true, parameters: [String(names.length), '20'] },
       { message_id: names.join(', '), success: true, parameters: [] }
@@ -1175,6 +1209,7 @@ async function main () {
     player.on('request_chunk_radius', (p) => hooks.onRequestChunkRadius(p))
     player.on('subchunk_request', (p) => safely('subchunk_request', () => handleSubChunkRequest(session, p)))
     player.on('command_request', (p) => safely('command_request', () => handleCommandRequest(session, p)))
+    player.on('text', (p) => safely('text', () => handleClientText(session, p)))
     player.on('player_auth_input', (p) => safely('movement', () => movement.onInput(session, p, logLine, emitEvent)))
     player.on('packet', (des) => { if (hooks.onPacket) safely(des?.data?.name, () => hooks.onPacket(des.data.name, des.data.params)) })
     player.on('spawn', () => {

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::ChatSettings;
+use crate::delivery::Sent;
 use crate::incoming::{CmdOutput, PendingServerCommand, PendingServerCommands};
 use crate::packets::{CommandRequest, Emote};
 
@@ -53,7 +54,8 @@ fn send_command(ctx: &mut CommandCtx<'_>, command: &str, reply: Option<DeferredR
 }
 
 /// `{"action":"chat","message":"hi"}`: a chat line (Text type chat, category authored, from the
-/// bot's name).
+/// bot's name). Answered at once (`delivered:"unknown"`); the server's echo of the line becomes a
+/// `delivery` event with the request id (see [`crate::delivery`]).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Chat {
@@ -67,6 +69,15 @@ pub struct SentResponse {
     pub sent: bool,
     /// What was sent.
     pub message: String,
+    /// `chat` only: `unknown` — nobody knows yet whether the line arrived; a `delivery` event
+    /// with this request's id follows when the server echoes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivered: Option<&'static str>,
+}
+
+/// Ticks a `chat`/`whisper` waits for the server's word (the `cmd` timeout).
+fn delivery_timeout(ctx: &CommandCtx<'_>) -> u64 {
+    ctx.world.get_resource::<ChatSettings>().map_or(100, |s| s.cmd_timeout_ticks)
 }
 
 impl AgentCommand for Chat {
@@ -89,7 +100,9 @@ impl AgentCommand for Chat {
                 ..Text::default()
             },
         )?;
-        Ok(SentResponse { sent: true, message })
+        let timeout = delivery_timeout(ctx);
+        crate::delivery::remember(ctx.world, ctx.bot, ctx.id.clone(), Sent::Chat, message.clone(), timeout);
+        Ok(SentResponse { sent: true, message, delivered: Some("unknown") })
     }
 }
 
@@ -112,7 +125,8 @@ pub struct WhisperResponse {
     pub to: String,
     pub message: String,
     /// `online`: the recipient is in the server's player list (so `/tell` reaches them);
-    /// `unknown`: the server has sent no player list yet, so nobody can tell.
+    /// `unknown`: the server has sent no player list yet, so nobody can tell. Either way the
+    /// server's answer to the `/tell` follows as a `delivery` event with this request's id.
     pub delivered: &'static str,
 }
 
@@ -166,7 +180,10 @@ impl AgentCommand for Whisper {
         };
         // Names with spaces must be quoted in a command target.
         let target = if to.contains(' ') { format!("\"{to}\"") } else { to.clone() };
-        send_command(ctx, &format!("/tell {target} {message}"), None)?;
+        let uuid = send_command(ctx, &format!("/tell {target} {message}"), None)?;
+        let timeout = delivery_timeout(ctx);
+        let sent = Sent::Whisper { to: to.clone(), uuid };
+        crate::delivery::remember(ctx.world, ctx.bot, ctx.id.clone(), sent, message.clone(), timeout);
         Ok(WhisperResponse { sent: true, to, message, delivered })
     }
 }
@@ -188,7 +205,7 @@ impl AgentCommand for Say {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<SentResponse, CommandError> {
         let message = text_param("message", &self.message)?;
         send_command(ctx, &format!("/say {message}"), None)?;
-        Ok(SentResponse { sent: true, message })
+        Ok(SentResponse { sent: true, message, delivered: None })
     }
 }
 

@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ChatSettings;
+use crate::delivery::PendingDeliveries;
 use crate::packets::{AddPlayer, CommandOutput, Emote};
 use crate::text::{Filter, parse, render};
 
@@ -41,6 +42,9 @@ pub struct Msg {
     /// The translation parameters.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<String>,
+    /// The id of the `cmd` this line answered (its feedback arrived as chat); absent for news.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
 }
 impl EventKind for Msg {
     const NAME: &'static str = "msg";
@@ -165,22 +169,36 @@ pub fn track_players(
     }
 }
 
-/// `text` → `msg`.
+/// `text` → `msg`, after the line is matched to what we sent: our own chat echoed or the
+/// "You whisper to …" line confirm a `chat`/`whisper` (a `delivery` event), and a command's
+/// feedback in chat answers the oldest pending `cmd` (see [`command_answer`]). The `msg` of a line
+/// that answered a `cmd` carries that request's `id`, so an agent can tell it from news.
 pub fn handle_text(
     mut packets: MessageReader<ClientboundPacket>,
-    bots: Query<&LocalBot>,
+    mut bots: Query<(&LocalBot, Option<&mut PendingServerCommands>, Option<&mut PendingDeliveries>)>,
     settings: Res<ChatSettings>,
     mut events: MessageWriter<AgentEvent>,
+    mut responses: MessageWriter<CommandResponse>,
 ) {
     for packet in packets.read() {
         let Some(t) = packet.view::<Text>() else { continue };
-        let Ok(bot) = bots.get(packet.bot) else { continue };
+        let Ok((bot, commands, deliveries)) = bots.get_mut(packet.bot) else { continue };
         let parsed = parse(&t);
-        let filter = Filter {
-            whitelist: &settings.whitelist,
-            prefix: settings.prefix.as_deref(),
-            own_name: settings.own_name(Some(bot)),
-        };
+        let own_name = settings.own_name(Some(bot));
+        if let Some(mut d) = deliveries
+            && let Some(confirmed) = d.confirm_by_text(&parsed, own_name)
+        {
+            events.write(AgentEvent::of(&confirmed));
+        }
+        let mut answered = None;
+        if let Some(mut pending) = commands
+            && let Some((result, reply)) = command_answer(&mut pending, &parsed, &t)
+        {
+            answered = Some(reply.id.clone());
+            events.write(AgentEvent::of(&result));
+            responses.write(reply.respond(Ok(result)));
+        }
+        let filter = Filter { whitelist: &settings.whitelist, prefix: settings.prefix.as_deref(), own_name };
         let Some(ok) = filter.apply(&parsed) else {
             tracing::debug!(kind = %t.kind, "chat message filtered out");
             continue;
@@ -194,6 +212,7 @@ pub fn handle_text(
             text_type: parsed.kind,
             key: parsed.key,
             params: parsed.params.iter().map(|p| crate::text::sanitize(p, crate::text::MAX_MESSAGE_CHARS)).collect(),
+            id: answered,
         }));
     }
 }
@@ -226,14 +245,23 @@ pub fn handle_emote(
 /// requests we did not make (or that already timed out) is ignored.
 pub fn handle_command_output(
     mut packets: MessageReader<ClientboundPacket>,
-    mut bots: Query<&mut PendingServerCommands>,
+    mut bots: Query<(Option<&mut PendingServerCommands>, Option<&mut PendingDeliveries>)>,
     mut events: MessageWriter<AgentEvent>,
     mut responses: MessageWriter<CommandResponse>,
 ) {
     for packet in packets.read() {
         let Some(out) = packet.view::<CommandOutput>() else { continue };
-        let Ok(mut pending) = bots.get_mut(packet.bot) else { continue };
+        let Ok((commands, deliveries)) = bots.get_mut(packet.bot) else { continue };
         let uuid = out.origin.uuid.to_ascii_lowercase();
+        if let Some(mut d) = deliveries {
+            let lines: Vec<(String, Vec<String>)> =
+                out.output.iter().map(|m| (m.message_id.clone(), m.parameters.clone())).collect();
+            if let Some(confirmed) = d.confirm_by_command_output(&uuid, out.success_count, &lines) {
+                events.write(AgentEvent::of(&confirmed));
+                continue;
+            }
+        }
+        let Some(mut pending) = commands else { continue };
         let Some(i) = pending.entries.iter().position(|p| p.uuid == uuid) else {
             tracing::debug!(%uuid, "command output for no pending cmd");
             continue;
@@ -264,38 +292,32 @@ pub fn handle_command_output(
 /// Servers that answer a player's command with a chat line (a `commands.*` translation, as
 /// vanilla does with command feedback) instead of a CommandOutput: the oldest pending `cmd`
 /// takes that line as its answer, so the agent gets its reply under its request id rather than a
-/// `TIMEOUT` plus a stray `msg`. Red (`§c`) feedback is a failure.
-pub fn answer_commands_by_text(
-    mut packets: MessageReader<ClientboundPacket>,
-    mut bots: Query<&mut PendingServerCommands>,
-    mut events: MessageWriter<AgentEvent>,
-    mut responses: MessageWriter<CommandResponse>,
-) {
-    for packet in packets.read() {
-        let Some(t) = packet.view::<Text>() else { continue };
-        let Ok(mut pending) = bots.get_mut(packet.bot) else { continue };
-        if pending.entries.is_empty() {
-            continue;
-        }
-        let parsed = parse(&t);
-        let Some(key) = parsed.key.as_deref().map(crate::text::normalize_key) else { continue };
-        if !parsed.system || !key.starts_with("commands.") {
-            continue;
-        }
-        let req = pending.entries.remove(0);
-        let success = !t.message.trim_start().starts_with("§c");
-        let result = CmdOutput {
-            id: req.reply.id.clone(),
-            command: req.command,
-            success,
-            success_count: u32::from(success),
-            messages: vec![render(&key, &parsed.params)],
-            output: vec![CmdOutputLine { message_id: key, success, parameters: parsed.params.clone() }],
-            ..CmdOutput::default()
-        };
-        events.write(AgentEvent::of(&result));
-        responses.write(req.reply.respond(Ok(result)));
+/// `TIMEOUT` plus a stray `msg`. Red (`§c`) feedback is a failure. Whisper lines
+/// (`commands.message.display.*`) are chat, not feedback, and never answer a `cmd`.
+pub fn command_answer(
+    pending: &mut PendingServerCommands,
+    parsed: &crate::text::ParsedText,
+    t: &Text,
+) -> Option<(CmdOutput, DeferredReply)> {
+    if pending.entries.is_empty() || !parsed.system {
+        return None;
     }
+    let key = parsed.key.as_deref().map(crate::text::normalize_key)?;
+    if !key.starts_with("commands.") || key.starts_with("commands.message.display.") {
+        return None;
+    }
+    let req = pending.entries.remove(0);
+    let success = !t.message.trim_start().starts_with("§c");
+    let result = CmdOutput {
+        id: req.reply.id.clone(),
+        command: req.command,
+        success,
+        success_count: u32::from(success),
+        messages: vec![render(&key, &parsed.params)],
+        output: vec![CmdOutputLine { message_id: key, success, parameters: parsed.params.clone() }],
+        ..CmdOutput::default()
+    };
+    Some((result, req.reply))
 }
 
 /// Requests without output after their deadline end with a `TIMEOUT` response and

@@ -5,13 +5,16 @@
 //! cap); `emote` packets become `emote` events; `command_output` answers a `cmd`.
 //!
 //! Outgoing: `chat` (Text type chat), `whisper` (`/tell`), `say` (`/say`), `emote` (Emote packet)
-//! and `cmd` — a CommandRequest as the player, answered at once with `sent:true` and followed by
-//! `cmd_output` when the server's CommandOutput arrives (matched by origin UUID), or
+//! and `cmd`. `chat` and `whisper` answer at once and are confirmed later by a `delivery` event
+//! with the request id (see [`delivery`]). `cmd` sends a CommandRequest as the player; its
+//! response waits for the server's CommandOutput (matched by origin UUID) or its feedback line in
+//! chat (whose `msg` then carries the cmd's `id`), with `cmd_output` as the event, or
 //! `command_timeout` after 5 s (some commands, e.g. `/say`, produce no output). With
 //! `"external":true` the command goes to the `SEND_CMD` admin tool instead (see [`admin`]).
 
 pub mod admin;
 pub mod commands;
+pub mod delivery;
 pub mod emotes;
 pub mod incoming;
 pub mod packets;
@@ -94,19 +97,15 @@ impl Plugin for ChatPlugin {
                 (
                     // Names first: an AddPlayer and that player's emote may share a tick.
                     incoming::track_players,
-                    (
-                        incoming::handle_text,
-                        incoming::handle_emote,
-                        incoming::handle_command_output,
-                        incoming::answer_commands_by_text,
-                    ),
+                    (incoming::handle_text, incoming::handle_emote, incoming::handle_command_output),
                 )
                     .chain()
                     .in_set(TickSet::HandlePackets),
             )
             .add_systems(
                 Update,
-                (incoming::expire_server_commands, admin::collect_external_runs).in_set(TickSet::Actions),
+                (incoming::expire_server_commands, delivery::expire_deliveries, admin::collect_external_runs)
+                    .in_set(TickSet::Actions),
             )
             .add_agent_command::<commands::Chat>()
             .add_agent_command::<commands::Whisper>()
@@ -115,6 +114,7 @@ impl Plugin for ChatPlugin {
             .add_agent_command::<commands::Cmd>()
             .add_agent_event::<Msg>()
             .add_agent_event::<EmoteEvent>()
-            .add_agent_event::<CmdOutput>();
+            .add_agent_event::<CmdOutput>()
+            .add_agent_event::<delivery::Delivery>();
     }
 }

@@ -37,6 +37,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("chat.type.admin", "[%s: %s]"),
     ("commands.message.display.incoming", "%s whispers to you: %s"),
     ("commands.message.display.outgoing", "You whisper to %s: %s"),
+    ("commands.generic.noTargetMatch", "No targets matched selector"),
     ("multiplayer.player.joined", "%s joined the game"),
     ("multiplayer.player.left", "%s left the game"),
     ("death.attack.generic", "%1$s died"),
