@@ -17,6 +17,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::packets::CommandOutputMessage;
 use crate::text::{ParsedText, strip_formatting};
 
 /// CommandOutput keys saying the target of a command is not there.
@@ -113,11 +114,11 @@ impl PendingDeliveries {
         }
         let body = own_chat_body(parsed, own_name)?;
         let chats = || self.entries.iter().enumerate().filter(|(_, e)| e.sent == Sent::Chat);
-        // Same text first, then a line the server decorated; a different text is some other line
-        // of ours (sent before this session's requests, or by a plugin in our name).
+        // Same text first, then a line the server prefixed (a rank tag, a channel); a different
+        // text is some other line of ours (sent earlier, or by a plugin in our name).
         let i = chats()
             .find(|(_, e)| e.message == body)
-            .or_else(|| chats().find(|(_, e)| body.contains(&e.message)))
+            .or_else(|| chats().find(|(_, e)| body.ends_with(&format!(" {}", e.message))))
             .map(|(i, _)| i)?;
         self.server_echoes_chat = true;
         Some(Self::delivered(self.entries.remove(i), "echo"))
@@ -128,13 +129,13 @@ impl PendingDeliveries {
         &mut self,
         uuid: &str,
         success_count: u32,
-        output: &[(String, Vec<String>)],
+        output: &[CommandOutputMessage],
     ) -> Option<Delivery> {
         let i = self.entries.iter().position(|e| matches!(&e.sent, Sent::Whisper { uuid: u, .. } if u == uuid))?;
         let mut d = Self::delivered(self.entries.remove(i), "command_output");
         if success_count == 0 {
-            let no_target = output.iter().any(|(key, _)| NO_TARGET_KEYS.contains(&key.as_str()));
-            let said: Vec<String> = output.iter().map(|(k, p)| crate::text::render(k, p)).collect();
+            let no_target = output.iter().any(|m| NO_TARGET_KEYS.contains(&m.message_id.as_str()));
+            let said: Vec<String> = output.iter().map(|m| crate::text::render(&m.message_id, &m.parameters)).collect();
             d.delivered = false;
             d.code = Some(if no_target { "NOT_FOUND" } else { "REJECTED" }.into());
             d.error = Some(if said.is_empty() { "the server refused the whisper".into() } else { said.join("; ") });
@@ -196,5 +197,37 @@ pub fn expire_deliveries(
             }
             live
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(from: &str, msg: &str) -> ParsedText {
+        ParsedText { from: from.into(), msg: msg.into(), ..ParsedText::default() }
+    }
+
+    #[test]
+    fn own_chat_is_recognised_by_name_or_as_a_decorated_raw_line() {
+        assert_eq!(own_chat_body(&parsed("ClawBot", "hi"), "clawbot"), Some("hi".into()));
+        assert_eq!(own_chat_body(&parsed("§aClawBot", "§fhi "), "ClawBot"), Some("hi".into()));
+        assert_eq!(own_chat_body(&parsed("", "<ClawBot> hi there"), "ClawBot"), Some("hi there".into()));
+        assert_eq!(own_chat_body(&parsed("Steve", "<ClawBot> hi"), "ClawBot"), None, "Steve quoting us");
+        assert_eq!(own_chat_body(&parsed("Steve", "hi"), "ClawBot"), None);
+        assert_eq!(own_chat_body(&parsed("ClawBot", "hi"), ""), None, "no own name, no echo");
+    }
+
+    #[test]
+    fn an_echo_with_other_text_confirms_nothing() {
+        let mut p = PendingDeliveries::default();
+        p.entries.push(PendingDelivery { id: 1.into(), sent: Sent::Chat, message: "hi".into(), deadline_tick: 9 });
+        assert_eq!(p.confirm_by_text(&parsed("ClawBot", "something else"), "ClawBot"), None);
+        assert!(!p.server_echoes_chat, "an unmatched line proves nothing about echoing");
+        let d = p.confirm_by_text(&parsed("", "<ClawBot> hi"), "ClawBot").expect("decorated echo");
+        assert_eq!((d.id, d.delivered, p.server_echoes_chat), (1.into(), true, true));
+        // A prefix the server added (a rank tag) still matches.
+        p.entries.push(PendingDelivery { id: 2.into(), sent: Sent::Chat, message: "hi".into(), deadline_tick: 9 });
+        assert_eq!(p.confirm_by_text(&parsed("ClawBot", "[VIP] hi"), "ClawBot").map(|d| d.id), Some(2.into()));
     }
 }

@@ -253,13 +253,11 @@ pub fn handle_command_output(
         let Some(out) = packet.view::<CommandOutput>() else { continue };
         let Ok((commands, deliveries)) = bots.get_mut(packet.bot) else { continue };
         let uuid = out.origin.uuid.to_ascii_lowercase();
-        if let Some(mut d) = deliveries {
-            let lines: Vec<(String, Vec<String>)> =
-                out.output.iter().map(|m| (m.message_id.clone(), m.parameters.clone())).collect();
-            if let Some(confirmed) = d.confirm_by_command_output(&uuid, out.success_count, &lines) {
-                events.write(AgentEvent::of(&confirmed));
-                continue;
-            }
+        if let Some(mut d) = deliveries
+            && let Some(confirmed) = d.confirm_by_command_output(&uuid, out.success_count, &out.output)
+        {
+            events.write(AgentEvent::of(&confirmed));
+            continue;
         }
         let Some(mut pending) = commands else { continue };
         let Some(i) = pending.entries.iter().position(|p| p.uuid == uuid) else {
