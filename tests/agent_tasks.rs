@@ -259,36 +259,56 @@ fn living_early_tasks(out: &mut Vec<Outcome>) {
     let script = read_json("tests/peer/scripts/living.json");
     let mut peer = Peer::start("living");
     let mut agent = Agent::start(&peer, "TaskBot");
-    // Everyone is added by 600 ms; nothing moves before 2.2 s.
+    // Truth from the script: players and mobs added within 32 of the spawn (nothing moves before
+    // 2.2 s), and the hostile ones (the script's `kind`) within the danger radius.
+    let spawn = [0.5, 0.5];
+    let within = |p: &Value, r: f64| dist2([num(&p["x"]), num(&p["z"])], spawn) <= r;
+    let mut want_players: Vec<String> = script["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter(|s| s["action"] == "add_player" && within(&s["position"], 32.0))
+        .map(|s| s["player"].as_str().expect("player").to_owned())
+        .collect();
+    want_players.sort();
+    let mobs: Vec<&Value> = script["entities"]
+        .as_object()
+        .expect("entities")
+        .values()
+        .filter(|e| e["type"] != "item" && within(&e["position"], 32.0))
+        .collect();
+    let mut want_mobs: Vec<String> = mobs.iter().map(|e| e["type"].as_str().expect("type").to_owned()).collect();
+    want_mobs.sort();
+    let want_danger: Vec<String> = mobs
+        .iter()
+        .filter(|e| e["kind"] == "hostile" && within(&e["position"], DANGER_DIST))
+        .map(|e| e["type"].as_str().expect("type").to_owned())
+        .collect();
+    // Setup (free): everyone the script added is in the bot's view.
     peer.wait_line(|v| v["event"] == "script" && v["step"] == "item_add", DONE).expect("item_add");
-    agent.bot.wait(|v| v["type"] == "player_appear" && v["name"] == "Bob", ANSWER).expect("Bob in view");
+    let deadline = Instant::now() + ANSWER;
+    while agent.setup(json!({"action":"nearby"}))["nearby"]["mobs"].as_array().map_or(0, Vec::len) < want_mobs.len() {
+        assert!(Instant::now() < deadline, "the script's mobs never showed up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 
     // (2) Who is near, and is it dangerous?
     agent.begin();
     let r = agent.call(json!({"action":"nearby"}));
     let (players, danger) = read_nearby(&r);
-    // Truth: the script's added players within 32 of the spawn, and no hostile within 8.
-    let spawn = [0.5, 0.5];
-    let mut want: Vec<String> = script["steps"]
+    let mut mob_types: Vec<String> = r["nearby"]["mobs"]
         .as_array()
-        .expect("steps")
+        .expect("mobs")
         .iter()
-        .filter(|s| s["action"] == "add_player")
-        .filter(|s| dist2([num(&s["position"]["x"]), num(&s["position"]["z"])], spawn) <= 32.0)
-        .map(|s| s["player"].as_str().expect("player").to_owned())
+        .map(|m| m["type"].as_str().unwrap_or("").to_owned())
         .collect();
-    want.sort();
-    let hostile_near: Vec<String> = ["zombie"]
-        .iter()
-        .filter(|e| {
-            let p = &script["entities"][**e]["position"];
-            dist2([num(&p["x"]), num(&p["z"])], spawn) <= DANGER_DIST
-        })
-        .map(|e| format!("minecraft:{e}"))
-        .collect();
-    assert_eq!(players, want, "players near: {r}");
-    assert_eq!(danger.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(), hostile_near, "danger: {r}");
-    out.push(agent.end("who is near, dangerous?", format!("{players:?}, danger {danger:?}")));
+    mob_types.sort();
+    assert_eq!(players, want_players, "players near: {r}");
+    assert_eq!(mob_types, want_mobs, "mobs near: {r}");
+    assert_eq!(danger.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>(), want_danger, "danger: {r}");
+    out.push(
+        agent.end("who is near, dangerous?", format!("{players:?} + {} mobs, danger {danger:?}", mob_types.len())),
+    );
 
     // (5) Go to Bob: his position from nearby, walk there, read walk_done.
     agent.begin();
