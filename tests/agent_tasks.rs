@@ -252,6 +252,27 @@ fn mixed_tasks(out: &mut Vec<Outcome>) {
         "first obstacle: {r}"
     );
     out.push(agent.end("what is ahead", format!("{} at {:?}", first["name"], pos_of(first))));
+
+    // (3b) Whisper a player who is not online: the answer must say it did not arrive, either at
+    // once (the roster lacks the name: NOT_FOUND) or from the server's answer to /tell.
+    agent.begin();
+    let w = agent.call(json!({"action":"whisper","to":"Zed","message":"are you there?"}));
+    let refused = if w["code"] == "NOT_FOUND" {
+        "at once (roster)".to_owned()
+    } else {
+        assert_eq!((w["sent"].clone(), w["delivered"].clone()), (json!(true), json!("unknown")), "{w}");
+        let id = w["id"].clone();
+        let events = agent.read_events_after(|v| v["type"] == "delivery" && v["id"] == id);
+        let d = events.iter().find(|e| e["type"] == "delivery" && e["id"] == id).expect("delivery read");
+        assert_eq!((d["delivered"].clone(), d["code"].clone()), (json!(false), json!("NOT_FOUND")), "{d}");
+        format!("by the server: {}", d["error"].as_str().unwrap_or(""))
+    };
+    // Truth: the peer has nobody called Zed (it reports every /tell it answers).
+    if w.get("code").is_none() {
+        let p = peer.wait_line(|v| v["event"] == "whisper", ANSWER).expect("the peer answered the /tell");
+        assert_eq!((p["to"].clone(), p["delivered"].clone()), (json!("Zed"), json!(false)), "{p}");
+    }
+    out.push(agent.end("whisper someone offline", format!("not delivered, {refused}")));
 }
 
 /// Living scenario, early (static until 2.2 s): who is near and is it dangerous; go to a player.
