@@ -204,7 +204,9 @@ fn apply_agent_settings(app: &mut App, settings: AgentSettings) {
         evict_dist: settings.chunk_evict_dist,
     };
     let skills = clawcraft_skills::SkillSettings { dir: settings.skills_dir.clone(), ..Default::default() };
+    let budget = clawcraft_core::ResponseBudget { chars: settings.response_budget };
     app.insert_resource(chat)
+        .insert_resource(budget)
         .insert_resource(skills)
         .insert_resource(vitals)
         .insert_resource(entity)

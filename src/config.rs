@@ -150,6 +150,11 @@ pub struct Config {
     #[arg(long = "danger-hunger", env = "CLAWCRAFT_DANGER_HUNGER", default_value_t = 4.0)]
     pub danger_hunger: f64,
 
+    /// A response longer than this many characters carries a warning naming a cheaper request
+    /// (0: never).
+    #[arg(long = "response-budget", env = "CLAWCRAFT_RESPONSE_BUDGET", default_value_t = clawcraft_core::DEFAULT_RESPONSE_BUDGET)]
+    pub response_budget: usize,
+
     /// Skills directory: skill versions, their lifecycle and every run's evidence (empty: in memory only).
     #[arg(long = "skills-dir", env = "CLAWCRAFT_SKILLS_DIR", default_value = "./skills")]
     pub skills_dir: String,
@@ -262,6 +267,8 @@ pub struct AgentSettings {
     pub danger_mob_dist: f64,
     pub danger_health: f64,
     pub danger_hunger: f64,
+    /// `CLAWCRAFT_RESPONSE_BUDGET`: characters of a response before it warns.
+    pub response_budget: usize,
     /// `CLAWCRAFT_SKILLS_DIR`, `None` when empty.
     pub skills_dir: Option<PathBuf>,
 }
@@ -298,6 +305,7 @@ impl Config {
             danger_mob_dist: self.danger_mob_dist,
             danger_health: self.danger_health,
             danger_hunger: self.danger_hunger,
+            response_budget: self.response_budget,
             skills_dir: Some(self.skills_dir.trim()).filter(|d| !d.is_empty()).map(PathBuf::from),
         }
     }
@@ -330,6 +338,7 @@ mod tests {
         assert_eq!((s.chunk_cache_max, s.chunk_evict_dist), (512, 256.0));
         assert_eq!((s.danger_mob_dist, s.danger_health, s.danger_hunger), (8.0, 6.0, 4.0));
         assert_eq!(s.skills_dir, Some(PathBuf::from("./skills")));
+        assert_eq!(s.response_budget, 8000);
         let c = Config::parse_from(["clawcraft", "--skills-dir", ""]);
         assert_eq!(c.agent_settings().skills_dir, None, "empty keeps skills in memory");
     }

@@ -117,6 +117,8 @@ pub struct StatusResponse {
     pub username: String,
     /// Feet position, once known.
     pub pos: Option<Vec3>,
+    /// The block you stand on (as `pos` reports it); `null` while airborne, in water or unspawned.
+    pub standing_on: Option<clawcraft_core::NamedCell>,
     /// Seconds since start.
     pub uptime: u64,
     /// Loaded chunk columns.
@@ -182,6 +184,7 @@ impl AgentCommand for Status {
             state: format!("{lifecycle:?}").to_lowercase(),
             username: world.get::<LocalBot>(bot).map(|b| b.username.clone()).unwrap_or_default(),
             pos: world.get::<Position>(bot).map(|p| p.0.rounded()),
+            standing_on: clawcraft_core::standing_on(world, bot),
             uptime: world.resource::<Uptime>().0.elapsed().as_secs(),
             chunks,
             entities: EntityCounts { players, mobs, items },

@@ -41,3 +41,41 @@ fn skill_and_readme_document_every_command_event_and_error() {
     }
     assert!(missing.is_empty(), "undocumented:\n{}", missing.join("\n"));
 }
+
+/// The text of `### {name}` up to the next heading.
+fn section<'a>(skill: &'a str, name: &str) -> Option<&'a str> {
+    let start = skill.find(&format!("\n### {name}\n"))? + 1;
+    let body = &skill[start..];
+    let end = body[4..].find("\n#").map_or(body.len(), |e| e + 4);
+    Some(&body[..end])
+}
+
+/// An agent can only afford an answer it can size before asking: every query's section says what
+/// region (or record) it reads and how large its answer can get, so a new query cannot skip it.
+#[test]
+fn every_query_states_its_shape_and_worst_case_size() {
+    let mut sim = Simulation::new();
+    let schema = sim.command(r#"{"action":"schema"}"#);
+    let skill = read("skill/SKILL.md");
+    let mut missing = Vec::new();
+    let mut queries = 0;
+    for c in schema["commands"].as_array().expect("commands") {
+        if c["query"] != true {
+            continue;
+        }
+        queries += 1;
+        let name = c["name"].as_str().expect("name");
+        let Some(text) = section(&skill, name) else {
+            missing.push(format!("{name}: no section"));
+            continue;
+        };
+        if !text.contains("Shape:") {
+            missing.push(format!("{name}: no `Shape:`"));
+        }
+        if !text.contains("Worst case: ~") {
+            missing.push(format!("{name}: no `Worst case: ~N characters`"));
+        }
+    }
+    assert!(queries >= 20, "the schema marks queries ({queries})");
+    assert!(missing.is_empty(), "queries without a stated shape or size:\n{}", missing.join("\n"));
+}

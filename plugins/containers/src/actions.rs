@@ -886,6 +886,7 @@ impl AgentCommand for RecipesCmd {
     const NAME: &'static str = "recipes";
     const SUMMARY: &'static str = "Crafting recipes from the server: what the inventory can make now (2×2 grid, or with table:true also 3×3), or every recipe for item with what is missing";
     const EXAMPLE: &'static str = r#"{"action":"recipes","item":"wooden_pickaxe","table":true}"#;
+    const SIZE_HINT: Option<&'static str> = Some("name an item, or leave out table:true");
     const QUERY: bool = true;
     type Response = RecipesResponse;
 

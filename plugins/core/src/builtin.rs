@@ -106,7 +106,8 @@ impl NameFilter {
 #[derive(Serialize, JsonSchema)]
 pub struct SchemaResponse {
     pub version: String,
-    /// Each command: name, summary, example, needsSpawn, query, params (JSON Schema), response (JSON Schema).
+    /// Each command: name, summary, example, needsSpawn, query, params (JSON Schema), response (JSON
+    /// Schema), and `sizeHint` (what to ask instead of an answer over the response budget) when it has one.
     pub commands: Vec<Value>,
     /// Each event: name, description, optIn, fields (JSON Schema).
     pub events: Vec<Value>,
@@ -121,6 +122,7 @@ impl AgentCommand for Schema {
     const EXAMPLE: &'static str = r#"{"action":"schema","command":"find"}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
+    const SIZE_HINT: Option<&'static str> = Some("pass a command, event or topic to get one entry");
     type Response = SchemaResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<SchemaResponse, CommandError> {
@@ -143,6 +145,9 @@ impl AgentCommand for Schema {
                 }
                 if let Some(slot) = c.aborts {
                     entry["aborts"] = json!(slot);
+                }
+                if let Some(hint) = c.size_hint {
+                    entry["sizeHint"] = json!(hint);
                 }
                 entry
             })
@@ -226,6 +231,7 @@ impl AgentCommand for Help {
     const EXAMPLE: &'static str = r#"{"action":"help","topic":"pos"}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
+    const SIZE_HINT: Option<&'static str> = Some("pass a topic (a command or event name)");
     type Response = HelpResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<HelpResponse, CommandError> {
@@ -266,15 +272,17 @@ impl AgentCommand for Help {
                         (None, Some(slot)) => format!("\nStops the running {slot} action."),
                         (None, None) => String::new(),
                     };
+                    let size = c.size_hint.map(|h| format!("\nA long answer warns; then {h}.")).unwrap_or_default();
                     format!(
-                        "{}: {}\nExample: {}\nParameters:{}\n{}{}{}",
+                        "{}: {}\nExample: {}\nParameters:{}\n{}{}{}{}",
                         c.name,
                         c.summary,
                         c.example,
                         if params.is_empty() { " none".to_owned() } else { format!("\n{}", params.join("\n")) },
                         if c.needs_spawn { "Needs a spawned bot. " } else { "" },
                         if c.query { "Answered at once (query)." } else { "Runs on the next tick." },
-                        lifecycle
+                        lifecycle,
+                        size
                     )
                 } else if let Some(e) = events.events.get(name) {
                     let fields = param_lines(&e.schema);

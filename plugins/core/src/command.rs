@@ -195,6 +195,9 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     /// wording where it has one (e.g. `("x", "Need x, y, z")`); other fields are named as serde
     /// names them.
     const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[];
+    /// What to ask instead when an answer runs over the [`ResponseBudget`], e.g. `use
+    /// compact_scan or a smaller radius/radiusY`; commands whose answers stay small leave it out.
+    const SIZE_HINT: Option<&'static str> = None;
     /// The response fields (besides `type` and `id`).
     type Response: Serialize + JsonSchema;
     /// Runs the command.
@@ -234,6 +237,8 @@ pub struct CommandEntry {
     pub async_info: Option<AsyncInfo>,
     /// Set for `abort_*` commands: the slot they free.
     pub aborts: Option<&'static str>,
+    /// What to ask instead of an answer over the [`ResponseBudget`] ([`AgentCommand::SIZE_HINT`]).
+    pub size_hint: Option<&'static str>,
     /// JSON Schema of the parameters.
     pub params_schema: Value,
     /// JSON Schema of the response fields.
@@ -290,6 +295,7 @@ impl CommandRegistry {
                 query: C::QUERY,
                 async_info: C::ASYNC,
                 aborts: C::ABORTS,
+                size_hint: C::SIZE_HINT,
                 params_schema,
                 response_schema,
                 handler: handle::<C>,
@@ -487,6 +493,41 @@ pub struct CommandBudget {
     pub more: bool,
 }
 
+/// How long an answer may be before it warns that it is costly to read: an agent pays for every
+/// character of a response, and most big answers have a cheaper form (a summary, a count, a
+/// smaller radius). The warning names it; the answer is still given whole.
+#[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResponseBudget {
+    /// Characters of the whole response line; 0 turns the warning off.
+    pub chars: usize,
+}
+
+/// The default [`ResponseBudget`]: about 2 000 tokens.
+pub const DEFAULT_RESPONSE_BUDGET: usize = 8_000;
+
+impl Default for ResponseBudget {
+    fn default() -> Self {
+        Self { chars: DEFAULT_RESPONSE_BUDGET }
+    }
+}
+
+/// The response line of `fields`; over `budget` characters it carries a warning saying how long
+/// it is and what to ask instead (`hint`).
+fn budgeted_line(id: &Value, fields: String, budget: usize, hint: Option<&str>) -> String {
+    let line = ok_line(id, &fields);
+    // Bytes ≥ characters: only a line over the budget in bytes needs its characters counted.
+    if budget == 0 || line.len() <= budget {
+        return line;
+    }
+    let chars = line.chars().count();
+    if chars <= budget {
+        return line;
+    }
+    let advice = hint.unwrap_or("narrow the request");
+    let warning = format!("response is {chars} characters (budget {budget}): {advice}");
+    ok_line(id, &with_warnings(fields, &[warning]))
+}
+
 /// Runs pending commands (once per tick): every command whose turn it is, queries within the
 /// [`CommandBudget`].
 pub fn execute_commands(world: &mut World) {
@@ -510,6 +551,7 @@ fn execute_pending(world: &mut World, queries_only: bool) {
     }
     let queue = std::mem::take(&mut pending.0);
     let registry = world.resource::<CommandRegistry>().clone();
+    let budget = world.get_resource::<ResponseBudget>().copied().unwrap_or_default().chars;
     let is_query = |r: &CommandRequest| registry.get(&r.action).is_none_or(|e| e.query);
     // A request that waits blocks every later request of its origin, so each channel still sees
     // its responses in request order; other origins may go ahead.
@@ -527,7 +569,10 @@ fn execute_pending(world: &mut World, queries_only: bool) {
             continue;
         }
         let response = match run_one(world, &registry, &req) {
-            Ok(Some(fields)) => CommandResponse { origin: req.origin, line: ok_line(&req.id, &fields).into() },
+            Ok(Some(fields)) => {
+                let hint = registry.get(&req.action).and_then(|e| e.size_hint);
+                CommandResponse { origin: req.origin, line: budgeted_line(&req.id, fields, budget, hint).into() }
+            }
             Ok(None) => continue,
             Err(e) => {
                 let warnings = registry.get(&req.action).map(|c| c.param_warnings(&req.params)).unwrap_or_default();
@@ -843,6 +888,21 @@ mod tests {
         assert_eq!(out, ["a", "b"]);
         let open = json!({"properties": {"a": {}}, "additionalProperties": true});
         assert!(collect_properties(&open, &open, &mut Vec::new(), 0).is_none(), "open schemas take anything");
+    }
+
+    #[test]
+    fn a_line_over_the_budget_says_so_and_what_to_ask_instead() {
+        let id = Value::from(1);
+        let small = budgeted_line(&id, r#"{"a":1}"#.into(), 100, Some("use less"));
+        assert_eq!(small, r#"{"type":"response","id":1,"a":1}"#);
+        let fields = format!(r#"{{"a":"{}"}}"#, "é".repeat(60));
+        // 60 two-byte characters: 150 bytes but 90 characters, within a budget of 100.
+        assert!(!budgeted_line(&id, fields.clone(), 100, None).contains("warnings"));
+        let line = budgeted_line(&id, fields.clone(), 80, Some("use less"));
+        let body: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(body["warnings"], serde_json::json!(["response is 90 characters (budget 80): use less"]));
+        assert!(budgeted_line(&id, fields.clone(), 80, None).contains("narrow the request"));
+        assert!(!budgeted_line(&id, fields, 0, None).contains("warnings"), "0 turns it off");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod builtin;
 pub mod command;
 pub mod event;
 pub mod math;
+pub mod probe;
 pub mod subscription;
 
 use bevy_app::{App, First, Plugin, PostUpdate, PreUpdate, Update};
@@ -30,11 +31,12 @@ pub use action::{
 pub use bot::*;
 pub use command::{
     AgentCommand, AppCommandExt, AsyncInfo, CommandBudget, CommandCtx, CommandEntry, CommandError, CommandRegistry,
-    CommandRequest, CommandResponse, DeferredReply, Origin, PendingCommands, execute_commands, execute_queries,
-    parse_request,
+    CommandRequest, CommandResponse, DEFAULT_RESPONSE_BUDGET, DeferredReply, Origin, PendingCommands, ResponseBudget,
+    execute_commands, execute_queries, parse_request,
 };
 pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
 pub use math::Vec3;
+pub use probe::{EntitySight, GroundProbe, NamedCell, SightRay, SightedEntity, entity_on_ray, standing_on};
 pub use subscription::{OptIn, Subscriptions};
 
 /// The order of work inside one tick. `Receive` runs in `PreUpdate`, the middle sets in
@@ -158,6 +160,7 @@ impl Plugin for CorePlugin {
             .init_resource::<EventRegistry>()
             .init_resource::<PendingCommands>()
             .init_resource::<CommandBudget>()
+            .init_resource::<ResponseBudget>()
             .init_resource::<TickCount>()
             .init_resource::<event::Uptime>()
             .add_systems(First, action::count_ticks)

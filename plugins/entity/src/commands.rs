@@ -97,6 +97,7 @@ impl AgentCommand for Nearby {
     const NAME: &'static str = "nearby";
     const SUMMARY: &'static str = "Players, mobs and dropped items within a radius (default 32, max 256) of the bot or of position, nearest first";
     const EXAMPLE: &'static str = r#"{"action":"nearby","radius":32}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use a smaller radius");
     const QUERY: bool = true;
     type Response = NearbyResponse;
 
@@ -194,6 +195,7 @@ impl AgentCommand for Players {
     const NAME: &'static str = "players";
     const SUMMARY: &'static str = "Everyone else online on the server (the roster), with platform and join time";
     const EXAMPLE: &'static str = r#"{"action":"players"}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use nearby with a radius for the players around you");
     const QUERY: bool = true;
     type Response = PlayersResponse;
 

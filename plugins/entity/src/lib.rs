@@ -12,7 +12,8 @@
 //! SetEntityMotion, SetEntityData (name tag, flags), PlayerList (the server roster),
 //! ChangeDimension and disconnects (everything is forgotten).
 //!
-//! Agent surface: `nearby` and `players` commands; `player_join`, `player_leave`,
+//! Agent surface: `nearby` and `players` commands, the first player or mob on a line of sight
+//! for `look`/`raycast` ([`entity_on_ray`]); `player_join`, `player_leave`,
 //! `player_appear`, `player_disappear`, `player_nearby`, `player_left_nearby` and `danger` events.
 
 mod commands;
@@ -20,6 +21,7 @@ mod events;
 pub mod packets;
 mod proximity;
 mod roster;
+mod sight;
 pub mod table;
 mod tracking;
 
@@ -36,6 +38,7 @@ pub use commands::{
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
 pub use proximity::{CLOSE_ENTER, CLOSE_LEAVE, NEAR_ENTER, NEAR_LEAVE, Proximity, Zone, next_zone};
 pub use roster::{Roster, RosterEntry, platform_name};
+pub use sight::entity_on_ray;
 pub use table::{EntityCategory, EntityInfo, EntityTable, classify, classify_for};
 
 /// Marks an entity as part of what bot `.0` sees.
@@ -279,6 +282,7 @@ impl Plugin for EntityPlugin {
             )
             .add_systems(Update, tracking::handle_updates.in_set(EntitySet::Update))
             .add_systems(Update, (proximity::player_zones, proximity::danger).in_set(EntitySet::Proximity))
+            .insert_resource(clawcraft_core::EntitySight(sight::entity_on_ray))
             .add_agent_command::<Nearby>()
             .add_agent_command::<Players>()
             .add_agent_event::<PlayerJoin>()

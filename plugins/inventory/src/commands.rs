@@ -88,6 +88,7 @@ impl AgentCommand for InventoryCmd {
     const NAME: &'static str = "inventory";
     const SUMMARY: &'static str = "The inventory as the server confirmed it: 36 slots, armour, offhand, held slot and item, a summary (view:\"summary\" for the summary only)";
     const EXAMPLE: &'static str = r#"{"action":"inventory","view":"summary"}"#;
+    const SIZE_HINT: Option<&'static str> = Some(r#"send view:"summary""#);
     const QUERY: bool = true;
     type Response = InventoryResponse;
 

@@ -33,8 +33,8 @@ pub use blocks::{BlockTable, FULL_CUBE, WorldView};
 pub use clawcraft_physics as physics;
 pub use commands::{MovementInfo, ServerPos};
 pub use mover::{
-    Authority, MovementIntent, Mover, PositionDesync, apply_server_movement, step_movement, track_authority,
-    track_speed, yaw_toward,
+    Authority, MovementIntent, Mover, PositionDesync, apply_server_movement, standing_on, step_movement,
+    track_authority, track_speed, yaw_toward,
 };
 pub use walk::{BlockChange, MoveAction, Progress, WalkDone, WalkProgress, flat_distance, glide, step_move_actions};
 
@@ -60,6 +60,7 @@ impl Plugin for MovementPlugin {
             )
             .add_systems(Update, step_move_actions.in_set(clawcraft_core::ActionSet::Step))
             .add_systems(Update, step_movement.in_set(InputSet::Simulate))
+            .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
             .add_agent_event::<PositionDesync>()
             .add_async_action::<MoveAction>()
             .add_agent_command::<commands::MoveCmd>()

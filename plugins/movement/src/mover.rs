@@ -4,12 +4,14 @@
 use std::collections::VecDeque;
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, EntityIds, EventKind, Lifecycle, Position, Rotation, TickCount, Vec3 as CoreVec3};
+use clawcraft_core::{
+    AgentEvent, EntityIds, EventKind, Lifecycle, NamedCell, Position, Rotation, TickCount, Vec3 as CoreVec3,
+};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_physics::{Config, Input, Keys, Physics, PlayerState, TickOutput, Vec3};
 use clawcraft_player::{InputState, MoveFrame, ServerMoveKind, ServerMovement};
 use clawcraft_protocol::packets::{MobEffect, SetMovementAuthority, StartGame, UpdateAttributes};
-use clawcraft_world::chunk::World as ChunkWorld;
+use clawcraft_world::chunk::{BlockLookup, World as ChunkWorld};
 use clawcraft_world::ids::BlockIds;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -367,6 +369,22 @@ pub fn apply_server_movement(
         // to the server's; after a re-simulation we are past that).
         pos.0 = mover.feet();
         mover.written = Some(pos.0);
+    }
+}
+
+/// The block `bot` stands on, as its physics collides with it (see
+/// [`clawcraft_physics::supporting_cell`]): `pos` and `status` read it through
+/// [`clawcraft_core::GroundProbe`]. `None` when airborne, in water, or when that cell has no data.
+pub fn standing_on(world: &World, bot: Entity) -> Option<NamedCell> {
+    let mover = world.get::<Mover>(bot)?;
+    let chunks = world.get::<ChunkWorld>(bot)?;
+    let ids = &world.get::<BlockIds>(bot)?.0;
+    let table = BlockTable::of(&ids.registry);
+    let view = WorldView::new(chunks, ids, &table);
+    let [x, y, z] = clawcraft_physics::supporting_cell(&view, &mover.state)?;
+    match chunks.get_block(x, y, z) {
+        BlockLookup::Loaded(id, _) => Some(NamedCell { x, y, z, name: ids.name(id).to_owned() }),
+        BlockLookup::Unloaded => None,
     }
 }
 

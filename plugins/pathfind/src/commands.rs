@@ -272,6 +272,7 @@ impl AgentCommand for PathCmd {
     const NAME: &'static str = "path";
     const SUMMARY: &'static str = "Compute an A* path to a point, a column (no y) or a y level (no movement); the best partial path and a reason when unreachable";
     const EXAMPLE: &'static str = r#"{"action":"path","x":20.5,"y":-60,"z":0.5}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use reachable, or a nearer goal");
     type Response = PathResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<PathResponse, CommandError> {

@@ -118,60 +118,113 @@ pub(crate) fn collision_boxes<W: World + ?Sized>(world: &W, query: &Aabb, mover:
     for y in min_y..=max_y {
         for z in min_z..=max_z {
             for x in min_x..=max_x {
-                let block = world.block(x, y, z);
-                let (fx, fy, fz) = (x as f32, y as f32, z as f32);
-                let mut push = |shape: &Aabb| {
-                    let b = shape.offset(fx, fy, fz);
+                cell_boxes(world, x, y, z, mover, |b| {
                     if b.intersects(query) {
                         out.push(b);
                     }
-                };
-                if block.physics.climb == Climb::Scaffolding {
-                    if let Some(m) = mover
-                        && scaffolding_supports(m, x, y, z)
-                    {
-                        push(&UNIT);
-                    }
-                    continue;
-                }
-                if block.physics.slowdown == Slowdown::PowderSnow {
-                    if let Some(m) = mover
-                        && let Some(shape) = powder_snow_shape(m, y)
-                    {
-                        push(&shape);
-                    }
-                    continue;
-                }
-                if let Some(stairs) = block.physics.stairs {
-                    let mut parts = [Aabb::default(); 3];
-                    let n = stairs_shape(world, stairs, x, y, z, &mut parts);
-                    for part in &parts[..n] {
-                        push(part);
-                    }
-                    continue;
-                }
-                for shape in block.shapes {
-                    push(shape);
-                }
-                if block.physics.fence {
-                    for (dx, dz, arm) in &FENCE_ARMS {
-                        let other = world.block(x + dx, y, z + dz);
-                        if other.physics.fence || other.is_full_cube() {
-                            push(arm);
-                        }
-                    }
-                }
-                if block.physics.pane {
-                    for (dx, dz, arm) in &PANE_ARMS {
-                        let other = world.block(x + dx, y, z + dz);
-                        if other.physics.pane || other.physics.wall || other.is_full_cube() {
-                            push(arm);
-                        }
-                    }
-                }
+                });
             }
         }
     }
+}
+
+/// Calls `each` with every collision box of the block in cell (`x`, `y`, `z`), moved to the cell:
+/// its state's boxes, or those built from its neighbours (stairs corners, fence and pane arms),
+/// scaffolding and powder snow as they hold `mover` (nothing without one).
+#[inline]
+fn cell_boxes<W: World + ?Sized>(world: &W, x: i32, y: i32, z: i32, mover: Option<&Mover>, mut each: impl FnMut(Aabb)) {
+    let block = world.block(x, y, z);
+    let (fx, fy, fz) = (x as f32, y as f32, z as f32);
+    let mut push = |shape: &Aabb| each(shape.offset(fx, fy, fz));
+    if block.physics.climb == Climb::Scaffolding {
+        if let Some(m) = mover
+            && scaffolding_supports(m, x, y, z)
+        {
+            push(&UNIT);
+        }
+        return;
+    }
+    if block.physics.slowdown == Slowdown::PowderSnow {
+        if let Some(m) = mover
+            && let Some(shape) = powder_snow_shape(m, y)
+        {
+            push(&shape);
+        }
+        return;
+    }
+    if let Some(stairs) = block.physics.stairs {
+        let mut parts = [Aabb::default(); 3];
+        let n = stairs_shape(world, stairs, x, y, z, &mut parts);
+        for part in &parts[..n] {
+            push(part);
+        }
+        return;
+    }
+    for shape in block.shapes {
+        push(shape);
+    }
+    if block.physics.fence {
+        for (dx, dz, arm) in &FENCE_ARMS {
+            let other = world.block(x + dx, y, z + dz);
+            if other.physics.fence || other.is_full_cube() {
+                push(arm);
+            }
+        }
+    }
+    if block.physics.pane {
+        for (dx, dz, arm) in &PANE_ARMS {
+            let other = world.block(x + dx, y, z + dz);
+            if other.physics.pane || other.physics.wall || other.is_full_cube() {
+                push(arm);
+            }
+        }
+    }
+}
+
+/// A box top counts as the floor of the player's box within this much (float32 noise).
+const SUPPORT_TOLERANCE: f32 = 1e-3;
+
+/// The cell whose collision box holds `player` up: of the boxes whose top is the floor of the
+/// player's box and that overlap it horizontally, the one nearest the box's centre (standing on
+/// an edge, the cell under the centre may be air while a neighbour carries the player). `None`
+/// when the player is not on the ground or is in a liquid.
+pub fn supporting_cell<W: World + ?Sized>(world: &W, player: &crate::PlayerState) -> Option<[i32; 3]> {
+    if !player.on_ground || player.in_water {
+        return None;
+    }
+    let a = player.aabb;
+    let mover = Mover {
+        aabb: a,
+        descend: player.previous_keys().sneak,
+        leather_boots: player.leather_boots,
+        fall_distance: player.fall_distance,
+    };
+    let centre = a.centre();
+    let mut best: Option<(f32, [i32; 3])> = None;
+    // Fences rise half a block above their cell, so the search starts half a block lower.
+    for y in cell_off(a.min_y, -0.5 - QUERY_PADDING)..=cell_off(a.min_y, -QUERY_PADDING) {
+        for z in cell_off(a.min_z, -QUERY_PADDING)..=cell_off(a.max_z, QUERY_PADDING) {
+            for x in cell_off(a.min_x, -QUERY_PADDING)..=cell_off(a.max_x, QUERY_PADDING) {
+                cell_boxes(world, x, y, z, Some(&mover), |b| {
+                    let carries = (b.max_y - a.min_y).abs() <= SUPPORT_TOLERANCE
+                        && b.min_x < a.max_x
+                        && b.max_x > a.min_x
+                        && b.min_z < a.max_z
+                        && b.max_z > a.min_z;
+                    if !carries {
+                        return;
+                    }
+                    let dx = (b.min_x - centre.x).max(centre.x - b.max_x).max(0.0);
+                    let dz = (b.min_z - centre.z).max(centre.z - b.max_z).max(0.0);
+                    let d = dx * dx + dz * dz;
+                    if best.is_none_or(|(bd, _)| d < bd) {
+                        best = Some((d, [x, y, z]));
+                    }
+                });
+            }
+        }
+    }
+    best.map(|(_, cell)| cell)
 }
 
 /// Scaffolding collides as a full cube for a mover standing on or above its top and over its
@@ -467,5 +520,37 @@ mod tests {
         assert!(boxes.contains(&Aabb::new(0.4375, 0.0, 0.4375, 1.0, 1.0, 0.5625)), "arm east: {boxes:?}");
         assert!(boxes.contains(&Aabb::new(0.4375, 0.0, 0.0, 0.5625, 1.0, 0.5625)), "arm north: {boxes:?}");
         assert_eq!(boxes.len(), 3, "no arm toward air: {boxes:?}");
+    }
+
+    fn standing(x: f32, y: f32, z: f32) -> crate::PlayerState {
+        let mut p = crate::PlayerState::new(crate::Vec3::new(x, y, z));
+        p.on_ground = true;
+        p
+    }
+
+    #[test]
+    fn the_supporting_cell_is_the_one_carrying_the_box_nearest_its_centre() {
+        // Cubes at y = 0 in cells (0, 0) and (1, 0); stairs facing east at (3, 0).
+        let w = Grid(vec![
+            ((0, 0), BlockPhysics::PLAIN, &CUBE),
+            ((1, 0), BlockPhysics::PLAIN, &CUBE),
+            ((3, 0), stairs(EAST), &[]),
+        ]);
+        assert_eq!(supporting_cell(&w, &standing(0.5, 1.0, 0.5)), Some([0, 0, 0]));
+        // Over the seam, nearer the second cube.
+        assert_eq!(supporting_cell(&w, &standing(1.1, 1.0, 0.5)), Some([1, 0, 0]));
+        // Centre over air at x 2.2: only the edge of cube (1, 0) is under the box.
+        assert_eq!(supporting_cell(&w, &standing(2.2, 1.0, 0.5)), Some([1, 0, 0]));
+        // On the low step of the stairs (its slab half), and on its high step.
+        assert_eq!(supporting_cell(&w, &standing(3.25, 0.5, 0.5)), Some([3, 0, 0]));
+        assert_eq!(supporting_cell(&w, &standing(3.75, 1.0, 0.5)), Some([3, 0, 0]));
+        // Airborne, or a floor a little below the feet: nothing.
+        let mut airborne = standing(0.5, 1.0, 0.5);
+        airborne.on_ground = false;
+        assert_eq!(supporting_cell(&w, &airborne), None);
+        assert_eq!(supporting_cell(&w, &standing(0.5, 1.2, 0.5)), None);
+        let mut swimming = standing(0.5, 1.0, 0.5);
+        swimming.in_water = true;
+        assert_eq!(supporting_cell(&w, &swimming), None);
     }
 }

@@ -148,6 +148,7 @@ mod world;
 
 pub use aabb::{Aabb, Vec3};
 pub use block::{Block, BlockPhysics, Bubbles, Climb, DEFAULT_FRICTION, Liquid, Slowdown, Stairs};
+pub use collide::supporting_cell;
 pub use flags::{INPUT_FLAG_NAMES, InputFlag, InputFlags};
 pub use input::{Input, Keys};
 pub use shapes::{ShapeError, ShapeTable};

@@ -1,6 +1,6 @@
 //! `pos`. (`status` aggregates every plugin and lives in the root crate.)
 
-use clawcraft_core::{AgentCommand, CommandCtx, CommandError, Position, Rotation, Vec3};
+use clawcraft_core::{AgentCommand, CommandCtx, CommandError, NamedCell, Position, Rotation, Vec3, standing_on};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,12 +20,14 @@ pub struct PosResponse {
     pub pitch: f64,
     pub yaw_degrees: f32,
     pub pitch_degrees: f32,
+    /// The block holding you up (the one your collision box rests on, nearest its centre: on an
+    /// edge the cell under your centre may be air); `null` while airborne or in water.
+    pub standing_on: Option<NamedCell>,
 }
 
 impl AgentCommand for Pos {
     const NAME: &'static str = "pos";
-    const SUMMARY: &'static str =
-        "Current feet position and rotation (yaw/pitch in radians as ClawCraft, plus degrees)";
+    const SUMMARY: &'static str = "Current feet position and rotation (yaw/pitch in radians as ClawCraft, plus degrees) and the block you stand on";
     const EXAMPLE: &'static str = r#"{"action":"pos"}"#;
     const QUERY: bool = true;
     type Response = PosResponse;
@@ -39,6 +41,7 @@ impl AgentCommand for Pos {
             pitch: f64::from(rot.pitch).to_radians(),
             yaw_degrees: rot.yaw,
             pitch_degrees: rot.pitch,
+            standing_on: standing_on(ctx.world, ctx.bot),
         })
     }
 }
@@ -98,6 +101,7 @@ impl AgentCommand for Face {
             pitch: f64::from(pitch).to_radians(),
             yaw_degrees: yaw,
             pitch_degrees: pitch,
+            standing_on: standing_on(ctx.world, ctx.bot),
         })
     }
 }

@@ -220,6 +220,7 @@ impl AgentCommand for SkillGet {
     const SUMMARY: &'static str =
         "A skill version in full: definition, lifecycle, recent runs; with run, that run's evidence";
     const EXAMPLE: &'static str = r#"{"action":"skill_get","skill":"greetNearestPlayer","version":1}"#;
+    const SIZE_HINT: Option<&'static str> = Some("leave out run, or name a version");
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
     type Response = GetResponse;
@@ -274,6 +275,7 @@ impl AgentCommand for SkillList {
     const SUMMARY: &'static str =
         "The skill library: each skill's current version (or all), with state, input schema and run stats";
     const EXAMPLE: &'static str = r#"{"action":"skill_list","state":"promoted"}"#;
+    const SIZE_HINT: Option<&'static str> = Some("filter by state, or leave out all:true");
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
     type Response = ListResponse;

@@ -91,6 +91,7 @@ impl AgentCommand for Blocks {
     const SUMMARY: &'static str = "Non-air blocks in a box (at most 65536 cells), optionally filtered by name; unloaded cells are counted, not listed";
     const EXAMPLE: &'static str =
         r#"{"action":"blocks","x1":-2,"y1":-61,"z1":-2,"x2":2,"y2":-60,"z2":2,"filter":"grass"}"#;
+    const SIZE_HINT: Option<&'static str> = Some("send countOnly:true, a name filter, or a smaller box");
     const QUERY: bool = true;
     const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[
         ("x1", "Need x1, y1, z1, x2, y2, z2"),
@@ -162,6 +163,7 @@ impl AgentCommand for Chunks {
     const NAME: &'static str = "chunks";
     const SUMMARY: &'static str = "Loaded and unloaded chunk columns within a radius (in chunks) of the bot";
     const EXAMPLE: &'static str = r#"{"action":"chunks","radius":4}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use a smaller radius");
     const QUERY: bool = true;
     type Response = ChunksResponse;
 
@@ -215,6 +217,7 @@ impl AgentCommand for Find {
     const SUMMARY: &'static str =
         "Nearest blocks whose name contains a text, within a radius of the bot, nearest first (loaded chunks only)";
     const EXAMPLE: &'static str = r#"{"action":"find","block":"diamond_ore","radius":32,"count":5}"#;
+    const SIZE_HINT: Option<&'static str> = Some("send countOnly:true, or a smaller count");
     const QUERY: bool = true;
     const MISSING_PARAMS: &'static [(&'static str, &'static str)] = &[("block", "Need \"block\" name pattern")];
     type Response = FindResponse;
@@ -283,6 +286,7 @@ impl AgentCommand for ScanCmd {
     const NAME: &'static str = "scan";
     const SUMMARY: &'static str = "Every non-air block in a box around the bot (or x,y,z) by layer, plus notable blocks, floor, ceiling and walls";
     const EXAMPLE: &'static str = r#"{"action":"scan","radius":4,"radiusY":2}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use compact_scan, or a smaller radius/radiusY");
     const QUERY: bool = true;
     type Response = Scan;
 
@@ -311,6 +315,7 @@ impl AgentCommand for CompactScanCmd {
     const SUMMARY: &'static str =
         "A short scan: cell tallies, counts per block name and the notable (non-terrain) blocks, nearest first";
     const EXAMPLE: &'static str = r#"{"action":"compact_scan","radius":8,"radiusY":4}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use a smaller radius/radiusY");
     const QUERY: bool = true;
     type Response = CompactScan;
 

@@ -1,8 +1,10 @@
 //! Line-of-sight queries: `look` (along the bot's gaze) and `raycast` (towards a point). Both
 //! start at the eye (feet + 1.62) and walk the cells exactly (DDA); air, liquids, no-collision
 //! blocks, climbables and open doors do not stop them; a cell without data does, as `unloaded`.
+//! Both also name the first player or mob in the way before that end (`entity`), from the entity
+//! plugin's view ([`entity_on_ray`]); `entities:false` leaves it out.
 
-use clawcraft_core::{AgentCommand, CommandCtx, CommandError, Vec3};
+use clawcraft_core::{AgentCommand, CommandCtx, CommandError, SightRay, SightedEntity, Vec3, entity_on_ray};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +58,32 @@ fn outcome(v: &View<'_>, ray: &Ray) -> Outcome {
     }
 }
 
+/// How far along the ray something could still be seen: to the obstacle, to the first cell
+/// without data, or the whole length.
+fn seen_length(ray: &Ray, length: f64) -> f64 {
+    match ray.end {
+        RayEnd::Clear => length,
+        RayEnd::Hit { distance, .. } | RayEnd::Unloaded { distance, .. } => distance,
+    }
+}
+
+/// The first player or mob on the ray before what ends it (`None` when `wanted` is false).
+fn entity_in_sight(
+    ctx: &CommandCtx<'_>,
+    eye: Vec3,
+    dir: [f64; 3],
+    ray: &Ray,
+    length: f64,
+    wanted: bool,
+) -> Option<SightedEntity> {
+    let norm = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
+    if !wanted || norm <= 0.0 || !norm.is_finite() {
+        return None;
+    }
+    let direction = Vec3::new(dir[0] / norm, dir[1] / norm, dir[2] / norm);
+    entity_on_ray(ctx.world, ctx.bot, SightRay { origin: eye, direction, length: seen_length(ray, length) })
+}
+
 fn cast_from_eye(v: &View<'_>, dir: [f64; 3], length: f64) -> Ray {
     let eye = v.eye();
     let air = v.world.air_id();
@@ -68,6 +96,8 @@ fn cast_from_eye(v: &View<'_>, dir: [f64; 3], length: f64) -> Ray {
 pub struct Look {
     /// Blocks to look along (default 10, at most 64).
     pub distance: Option<f64>,
+    /// Also report the first player or mob in sight as `entity` (default true).
+    pub entities: Option<bool>,
 }
 
 /// A cell along the gaze.
@@ -106,13 +136,16 @@ pub struct LookResponse {
     /// The gaze reached a cell without data (there `clear` is false and nothing is known beyond).
     pub unloaded: bool,
     pub unloaded_at: Option<Cell>,
+    /// The first player or mob the gaze meets before the obstacle (a hit box, not a cell);
+    /// `null` when none, or with `entities:false`.
+    pub entity: Option<SightedEntity>,
 }
 
 impl AgentCommand for Look {
     const NAME: &'static str = "look";
-    const SUMMARY: &'static str =
-        "Cast a ray from the eye along the bot's yaw/pitch: blocks passed, first obstacle with face and hit point";
+    const SUMMARY: &'static str = "Cast a ray from the eye along the bot's yaw/pitch: blocks passed, first obstacle with face and hit point, first entity in sight";
     const EXAMPLE: &'static str = r#"{"action":"look","distance":10}"#;
+    const SIZE_HINT: Option<&'static str> = Some("use a shorter distance");
     const QUERY: bool = true;
     type Response = LookResponse;
 
@@ -136,6 +169,7 @@ impl AgentCommand for Look {
         }
         let o = outcome(&v, &ray);
         let eye = v.eye();
+        let entity = entity_in_sight(ctx, eye, dir, &ray, distance, self.entities.unwrap_or(true));
         let target = Vec3::new(eye.x + dir[0] * distance, eye.y + dir[1] * distance, eye.z + dir[2] * distance);
         Ok(LookResponse {
             origin: eye.rounded(),
@@ -147,6 +181,7 @@ impl AgentCommand for Look {
             hit: o.hit,
             unloaded: o.unloaded_at.is_some(),
             unloaded_at: o.unloaded_at,
+            entity,
         })
     }
 }
@@ -159,6 +194,8 @@ pub struct Raycast {
     pub z: f64,
     /// Target height (default: the eye's).
     pub y: Option<f64>,
+    /// Also report the first player or mob on the line as `entity` (default true).
+    pub entities: Option<bool>,
 }
 
 /// Response of `raycast`.
@@ -180,11 +217,14 @@ pub struct RaycastResponse {
     /// The line crosses a cell without data before any obstacle.
     pub unloaded: bool,
     pub unloaded_at: Option<Cell>,
+    /// The first player or mob on the line before the obstacle (or the target); `null` when
+    /// none, or with `entities:false`.
+    pub entity: Option<SightedEntity>,
 }
 
 impl AgentCommand for Raycast {
     const NAME: &'static str = "raycast";
-    const SUMMARY: &'static str = "Exact line of sight from the eye to x,z[,y] (air, liquids and passable blocks ignored): first obstacle, face, hit point";
+    const SUMMARY: &'static str = "Exact line of sight from the eye to x,z[,y] (air, liquids and passable blocks ignored): first obstacle, face, hit point, first entity on the line";
     const EXAMPLE: &'static str = r#"{"action":"raycast","x":10,"z":5,"y":-60}"#;
     const QUERY: bool = true;
     const MISSING_PARAMS: &'static [(&'static str, &'static str)] =
@@ -204,6 +244,7 @@ impl AgentCommand for Raycast {
         let dir = [to.x - eye.x, to.y - eye.y, to.z - eye.z];
         let ray = cast_from_eye(&v, dir, distance);
         let o = outcome(&v, &ray);
+        let entity = entity_in_sight(ctx, eye, dir, &ray, distance, self.entities.unwrap_or(true));
         Ok(RaycastResponse {
             from: eye.rounded(),
             to: to.rounded(),
@@ -213,6 +254,7 @@ impl AgentCommand for Raycast {
             hit: o.hit,
             unloaded: o.unloaded_at.is_some(),
             unloaded_at: o.unloaded_at,
+            entity,
         })
     }
 }
