@@ -896,11 +896,11 @@ mod tests {
         let small = budgeted_line(&id, r#"{"a":1}"#.into(), 100, Some("use less"));
         assert_eq!(small, r#"{"type":"response","id":1,"a":1}"#);
         let fields = format!(r#"{{"a":"{}"}}"#, "é".repeat(60));
-        // 60 two-byte characters: 150 bytes but 90 characters, within a budget of 100.
+        // 60 two-byte characters in a 93-character line of 153 bytes: within a budget of 100.
         assert!(!budgeted_line(&id, fields.clone(), 100, None).contains("warnings"));
         let line = budgeted_line(&id, fields.clone(), 80, Some("use less"));
         let body: Value = serde_json::from_str(&line).expect("json");
-        assert_eq!(body["warnings"], serde_json::json!(["response is 90 characters (budget 80): use less"]));
+        assert_eq!(body["warnings"], serde_json::json!(["response is 93 characters (budget 80): use less"]));
         assert!(budgeted_line(&id, fields.clone(), 80, None).contains("narrow the request"));
         assert!(!budgeted_line(&id, fields, 0, None).contains("warnings"), "0 turns it off");
     }
