@@ -115,6 +115,11 @@ fn tcp_and_stdin_share_one_command_path() {
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).expect("cmd prints JSON");
     assert_eq!(v["pos"]["y"], -60.0);
+    // An answer over the size budget carries its advice on this channel too.
+    let out = run_tool(&["cmd", r#"{"action":"schema"}"#], &[("CLAWCRAFT_PORT", &port_s), ("CLAWCRAFT_TOKEN", "tok")]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("cmd prints JSON");
+    let warning = v["warnings"][0].as_str().unwrap_or("");
+    assert!(warning.contains("(budget 8000): pass a command, event or topic"), "{warning}");
     // The bot answering with an error: the response on stdout, exit 1 (not 0).
     let out = run_tool(
         &["cmd", r#"{"action":"posx","id":"e1"}"#],

@@ -47,6 +47,8 @@
 //!   PlayerAuthInput, by their minecraft-data names.
 //! - A server teleport or correction: [`PlayerState::teleport`]; the next tick then reports
 //!   `handled_teleport`.
+//! - [`supporting_cell`]: the block the player stands on, as the collision boxes carry it (the
+//!   one nearest the box's centre; on an edge the cell under the centre may be air).
 //!
 //! ```
 //! use clawcraft_physics::{Aabb, Block, BlockPhysics, Config, Input, Keys, Physics, PlayerState, Vec3, World};
