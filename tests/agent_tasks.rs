@@ -204,13 +204,13 @@ fn mixed_tasks(out: &mut Vec<Outcome>) {
         std::thread::sleep(Duration::from_millis(100));
     }
 
-    // (1) Where am I, and what do I stand on? pos, then the block under the feet.
+    // (1) Where am I, and what do I stand on? pos names the block under the feet.
     agent.begin();
     let r = agent.call(json!({"action":"pos"}));
     let feet = [num(&r["pos"]["x"]), num(&r["pos"]["y"]), num(&r["pos"]["z"])];
     let below = [feet[0].floor() as i64, (feet[1] - 0.01).floor() as i64, feet[2].floor() as i64];
-    let b = agent.call(json!({"action":"block","x":below[0],"y":below[1],"z":below[2]}));
-    let standing_on = b["block"]["name"].as_str().unwrap_or("?").to_owned();
+    let standing_on = r["standingOn"]["name"].as_str().unwrap_or("?").to_owned();
+    assert_eq!(pos_of(&r["standingOn"]), below, "{r}");
     // Truth: the peer's spawn (it reports the eye, feet + 1.62) and the map's block there.
     let eye = &spawned["position"];
     let truth = [num(&eye["x"]), num(&eye["y"]) - 1.62, num(&eye["z"])];

@@ -187,9 +187,12 @@ const SUPPORT_TOLERANCE: f32 = 1e-3;
 /// The cell whose collision box holds `player` up: of the boxes whose top is the floor of the
 /// player's box and that overlap it horizontally, the one nearest the box's centre (standing on
 /// an edge, the cell under the centre may be air while a neighbour carries the player). `None`
-/// when the player is not on the ground or is in a liquid.
+/// when the player is rising (a jump), is in a liquid, or no box is under its floor. A player
+/// placed on a block (a spawn, a teleport) stands on it before its first tick sets the ground
+/// flag, so the flag itself is not required.
 pub fn supporting_cell<W: World + ?Sized>(world: &W, player: &crate::PlayerState) -> Option<[i32; 3]> {
-    if !player.on_ground || player.in_water {
+    let rising = !player.on_ground && player.velocity.y > 0.0;
+    if rising || player.in_water {
         return None;
     }
     let a = player.aabb;
@@ -544,11 +547,19 @@ mod tests {
         // On the low step of the stairs (its slab half), and on its high step.
         assert_eq!(supporting_cell(&w, &standing(3.25, 0.5, 0.5)), Some([3, 0, 0]));
         assert_eq!(supporting_cell(&w, &standing(3.75, 1.0, 0.5)), Some([3, 0, 0]));
-        // Airborne, or a floor a little below the feet: nothing.
-        let mut airborne = standing(0.5, 1.0, 0.5);
-        airborne.on_ground = false;
-        assert_eq!(supporting_cell(&w, &airborne), None);
-        assert_eq!(supporting_cell(&w, &standing(0.5, 1.2, 0.5)), None);
+        // Rising from a jump through the floor's height, or a floor a little below the feet: nothing.
+        let mut jumping = standing(0.5, 1.0, 0.5);
+        jumping.on_ground = false;
+        jumping.velocity.y = 0.42;
+        assert_eq!(supporting_cell(&w, &jumping), None);
+        let mut falling = standing(0.5, 1.2, 0.5);
+        falling.on_ground = false;
+        falling.velocity.y = -0.08;
+        assert_eq!(supporting_cell(&w, &falling), None);
+        // Placed on the floor (a spawn) before any tick set the ground flag: it stands there.
+        let mut placed = standing(0.5, 1.0, 0.5);
+        placed.on_ground = false;
+        assert_eq!(supporting_cell(&w, &placed), Some([0, 0, 0]));
         let mut swimming = standing(0.5, 1.0, 0.5);
         swimming.in_water = true;
         assert_eq!(supporting_cell(&w, &swimming), None);
