@@ -210,6 +210,7 @@ fn apply_agent_settings(app: &mut App, settings: AgentSettings) {
         .insert_resource(skills)
         .insert_resource(vitals)
         .insert_resource(entity)
+        .insert_resource(settings.danger)
         .insert_resource(world)
         .insert_resource(settings);
 }

@@ -149,6 +149,14 @@ pub struct Config {
     /// `danger` when hunger is at or below this.
     #[arg(long = "danger-hunger", env = "CLAWCRAFT_DANGER_HUNGER", default_value_t = 4.0)]
     pub danger_hunger: f64,
+    /// When `danger` fires: `change` (a threat appears, comes into a nearer zone, is gone, and
+    /// repeats every CLAWCRAFT_DANGER_REPEAT_MS while unchanged) or `interval` (ClawCraft's:
+    /// every 5 s per threat while present).
+    #[arg(long = "danger-mode", env = "CLAWCRAFT_DANGER_MODE", default_value = "change", value_parser = ["change", "interval"])]
+    pub danger_mode: String,
+    /// `change` mode: milliseconds before an unchanged threat is reported again (0: never).
+    #[arg(long = "danger-repeat-ms", env = "CLAWCRAFT_DANGER_REPEAT_MS", default_value_t = clawcraft_core::danger::DEFAULT_REPEAT_MS)]
+    pub danger_repeat_ms: u64,
 
     /// A response longer than this many characters carries a warning naming a cheaper request
     /// (0: never).
@@ -269,6 +277,8 @@ pub struct AgentSettings {
     pub danger_hunger: f64,
     /// `CLAWCRAFT_RESPONSE_BUDGET`: characters of a response before it warns.
     pub response_budget: usize,
+    /// `CLAWCRAFT_DANGER_MODE` and `CLAWCRAFT_DANGER_REPEAT_MS`.
+    pub danger: clawcraft_core::DangerPolicy,
     /// `CLAWCRAFT_SKILLS_DIR`, `None` when empty.
     pub skills_dir: Option<PathBuf>,
 }
@@ -306,6 +316,10 @@ impl Config {
             danger_health: self.danger_health,
             danger_hunger: self.danger_hunger,
             response_budget: self.response_budget,
+            danger: clawcraft_core::DangerPolicy::new(
+                clawcraft_core::DangerMode::parse(&self.danger_mode).unwrap_or_default(),
+                self.danger_repeat_ms,
+            ),
             skills_dir: Some(self.skills_dir.trim()).filter(|d| !d.is_empty()).map(PathBuf::from),
         }
     }
@@ -337,6 +351,11 @@ mod tests {
         let s = c.agent_settings();
         assert_eq!((s.chunk_cache_max, s.chunk_evict_dist), (512, 256.0));
         assert_eq!((s.danger_mob_dist, s.danger_health, s.danger_hunger), (8.0, 6.0, 4.0));
+        assert_eq!(s.danger, clawcraft_core::DangerPolicy::new(clawcraft_core::DangerMode::Change, 30_000));
+        let c = Config::parse_from(["clawcraft", "--danger-mode", "interval", "--danger-repeat-ms", "0"]);
+        assert_eq!(c.agent_settings().danger.mode, clawcraft_core::DangerMode::Interval);
+        assert_eq!(c.agent_settings().danger.repeat_ticks, 0);
+        assert!(Config::try_parse_from(["clawcraft", "--danger-mode", "sometimes"]).is_err());
         assert_eq!(s.skills_dir, Some(PathBuf::from("./skills")));
         assert_eq!(s.response_budget, 8000);
         let c = Config::parse_from(["clawcraft", "--skills-dir", ""]);

@@ -2,6 +2,7 @@
 //! the resulting ECS state, events and command answers asserted. Any warning log fails a test.
 
 use clawcraft::core::Vec3;
+use clawcraft::core::{DangerMode, DangerPolicy};
 use clawcraft::protocol::packets::{Disconnect, MovePlayer, StartGame, Vec2, Vec3 as WireVec3};
 use clawcraft::sim::Simulation;
 use clawcraft_entity::packets::{
@@ -11,7 +12,7 @@ use clawcraft_entity::packets::{
 };
 use clawcraft_entity::{
     EntityFlags, EntityIndex, EntityKind, EntityPosition, EntitySettings, EntityVelocity, ItemPickedUp, NameTag,
-    SeenBy, entity_counts,
+    Proximity, SeenBy, entity_counts,
 };
 use serde_json::{Map, Value as Json, json};
 
@@ -300,9 +301,39 @@ fn proximity_zones_have_hysteresis_and_an_exact_event_sequence() {
     }
 }
 
-#[test]
-fn danger_fires_for_close_hostiles_with_a_five_second_debounce() {
+/// The bot with `danger` paced as `mode`, repeating unchanged threats every `repeat_ms`.
+fn spawned_with_danger(mode: DangerMode, repeat_ms: u64) -> Simulation {
     let mut sim = spawned();
+    sim.app.world_mut().insert_resource(DangerPolicy::new(mode, repeat_ms));
+    sim
+}
+
+/// The `change` of each `danger` so far, with its zone.
+fn danger_changes(sim: &Simulation) -> Vec<(String, String)> {
+    events_of(sim, "danger")
+        .iter()
+        .map(|e| (e["change"].as_str().unwrap_or("?").to_owned(), e["zone"].as_str().unwrap_or("?").to_owned()))
+        .collect()
+}
+
+fn move_x(runtime: u64, dx: f32) -> MoveEntityDelta {
+    MoveEntityDelta { runtime_entity_id: runtime, x: Some(0.5 + dx), ..MoveEntityDelta::default() }
+}
+
+/// Paces mob 50 between 4 and 6 blocks east of the bot for `ticks` ticks, one step a tick.
+fn pace(sim: &mut Simulation, ticks: usize) {
+    for t in 0..ticks {
+        // A triangle wave with a 2 s period: 6 → 4 → 6.
+        let phase = (t % 40) as f32 / 20.0;
+        let dx = if phase < 1.0 { 6.0 - 2.0 * phase } else { 2.0 + 2.0 * phase };
+        sim.receive(&move_x(50, dx));
+        sim.tick();
+    }
+}
+
+#[test]
+fn interval_mode_reports_close_hostiles_every_five_seconds() {
+    let mut sim = spawned_with_danger(DangerMode::Interval, 30_000);
     sim.receive(&add_mob(100, 50, "minecraft:zombie", at(5.0, 0.0, false)));
     sim.receive(&add_mob(101, 51, "minecraft:cow", at(2.0, 0.0, false)));
     sim.receive(&add_mob(102, 52, "minecraft:wolf", at(2.0, 1.0, false)));
@@ -313,25 +344,119 @@ fn danger_fires_for_close_hostiles_with_a_five_second_debounce() {
         dangers,
         [
             json!({"type": "danger", "threat": "zombie", "distance": 5.0, "entityType": 32, "identifier": "minecraft:zombie", "runtimeId": 50,
-                "pos": {"x": 5.5, "y": -60.0, "z": 0.5}})
+                "pos": {"x": 5.5, "y": -60.0, "z": 0.5}, "change": "new", "zone": "close"})
         ]
     );
     sim.ticks(99);
     assert_eq!(events_of(&sim, "danger").len(), 1, "debounced for 100 ticks");
     sim.tick();
-    assert_eq!(events_of(&sim, "danger").len(), 2, "again after 5 s");
+    assert_eq!(danger_changes(&sim).last(), Some(&("repeat".to_owned(), "close".to_owned())), "again after 5 s");
     // The setting widens the radius: the skeleton at 12 blocks now counts.
     sim.app.world_mut().resource_mut::<EntitySettings>().danger_mob_dist = 16.0;
     sim.tick();
     let last = events_of(&sim, "danger").pop().expect("danger");
     assert_eq!(last["threat"], "skeleton");
     assert_eq!(events_of(&sim, "danger").len(), 3);
-    // A removed mob that comes back is a new mob (no stale debounce).
+    // A removed mob that comes back is a new mob (no stale debounce), and nothing says `gone`.
     sim.receive(&RemoveEntity { entity_id_self: 100 });
     sim.tick();
     sim.receive(&add_mob(100, 50, "minecraft:zombie", at(3.0, 0.0, false)));
     sim.tick();
     assert_eq!(events_of(&sim, "danger").len(), 4);
+    assert_eq!(danger_changes(&sim)[3].0, "new");
+
+    // A zombie pacing at 4-6 blocks for 30 s: every 5 s, as ClawCraft.
+    let mut sim = spawned_with_danger(DangerMode::Interval, 30_000);
+    sim.receive(&add_mob(100, 50, "minecraft:zombie", at(6.0, 0.0, false)));
+    pace(&mut sim, 600);
+    assert_eq!(events_of(&sim, "danger").len(), 6, "{:?}", danger_changes(&sim));
+}
+
+#[test]
+fn a_pacing_zombie_is_reported_once_and_once_more_when_closer() {
+    let mut sim = spawned_with_danger(DangerMode::Change, 30_000);
+    sim.receive(&add_mob(100, 50, "minecraft:zombie", at(6.0, 0.0, false)));
+    // 30 s of pacing between 6 and 4 blocks: `new` at 6 (near), `closer` at 5 (close), then
+    // nothing — the 2-block leave margin keeps it `close` at 6.
+    pace(&mut sim, 600);
+    let changes = danger_changes(&sim);
+    assert_eq!(changes, [("new".into(), "near".into()), ("closer".into(), "close".into())], "{changes:?}");
+    let dangers = events_of(&sim, "danger");
+    assert_eq!(dangers[1]["distance"], 5.0, "closer fires as the zone's bound is crossed");
+    // The default repeat (30 s after the last report) comes while it keeps pacing.
+    pace(&mut sim, 40);
+    assert_eq!(danger_changes(&sim).last().map(|c| c.0.as_str()), Some("repeat"));
+    assert_eq!(events_of(&sim, "danger").len(), 3);
+}
+
+#[test]
+fn danger_reports_approach_zone_by_zone_then_gone_when_leaving_or_despawned() {
+    let mut sim = spawned_with_danger(DangerMode::Change, 0);
+    sim.receive(&add_mob(100, 50, "minecraft:zombie", at(12.0, 0.0, false)));
+    sim.receive(&add_mob(101, 51, "minecraft:creeper", at(0.0, 7.0, false)));
+    sim.tick();
+    assert_eq!(danger_changes(&sim), [("new".into(), "near".into())], "only the creeper is within 8");
+    // The zombie walks straight at the bot, half a block a tick.
+    for step in 0..20 {
+        sim.receive(&move_x(50, 12.0 - 0.5 * step as f32));
+        sim.tick();
+    }
+    let zombie: Vec<(String, String, f64)> = events_of(&sim, "danger")
+        .iter()
+        .filter(|e| e["threat"] == "zombie")
+        .map(|e| {
+            (
+                e["change"].as_str().unwrap_or("?").into(),
+                e["zone"].as_str().unwrap_or("?").into(),
+                e["distance"].as_f64().unwrap_or(-1.0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        zombie,
+        [
+            ("new".into(), "near".into(), 8.0),
+            ("closer".into(), "close".into(), 5.0),
+            ("closer".into(), "melee".into(), 3.0)
+        ]
+    );
+    // It backs off to 9 blocks: within the margin of `near`, nothing; at 10.5, gone.
+    sim.receive(&move_x(50, 9.0));
+    sim.ticks(5);
+    assert_eq!(events_of(&sim, "danger").len(), 4, "repeat 0 never repeats; backing off is not news");
+    sim.receive(&move_x(50, 10.5));
+    sim.tick();
+    let gone = strip(events_of(&sim, "danger").pop().expect("gone"));
+    assert_eq!(
+        gone,
+        json!({"type": "danger", "threat": "zombie", "distance": 10.5, "entityType": 32, "identifier": "minecraft:zombie",
+            "runtimeId": 50, "pos": {"x": 11.0, "y": -60.0, "z": 0.5}, "change": "gone", "zone": "near"})
+    );
+    // The creeper despawns: gone, with where it was last seen.
+    sim.receive(&RemoveEntity { entity_id_self: 101 });
+    sim.tick();
+    let gone = events_of(&sim, "danger").pop().expect("gone");
+    assert_eq!(
+        (gone["threat"].clone(), gone["change"].clone(), gone["zone"].clone()),
+        (json!("creeper"), json!("gone"), json!("near"))
+    );
+    assert_eq!(gone["runtimeId"], 51);
+    sim.ticks(100);
+    assert_eq!(events_of(&sim, "danger").len(), 6, "nothing more");
+    assert!(sim.component::<Proximity>().is_some_and(|p| p.threats.is_empty()));
+}
+
+#[test]
+fn an_unchanged_threat_repeats_at_the_configured_interval() {
+    let mut sim = spawned_with_danger(DangerMode::Change, 1_000);
+    sim.receive(&add_mob(100, 50, "minecraft:zombie", at(4.0, 0.0, false)));
+    sim.tick();
+    sim.ticks(19);
+    assert_eq!(danger_changes(&sim).len(), 1);
+    sim.tick();
+    sim.ticks(20);
+    let changes: Vec<String> = danger_changes(&sim).into_iter().map(|c| c.0).collect();
+    assert_eq!(changes, ["new", "repeat", "repeat"]);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Simulation tests of the vitals plugin: real encoded UpdateAttributes/SetHealth/MobEffect/
 //! EntityEvent/DeathInfo/Respawn packets in, exact events and exact respawn packets out.
 
+use clawcraft::core::{DangerMode, DangerPolicy};
 use clawcraft::protocol::packets::{Attribute, Respawn, StartGame, UpdateAttributes, Vec3 as WireVec3};
 use clawcraft::sim::Simulation;
 use clawcraft_protocol::packets::BlockPos;
@@ -317,11 +318,29 @@ fn auto_respawn_answers_respawn_state_one() {
     assert_eq!(sim.component::<Vitals>().map(|v| v.alive), Some(true));
 }
 
+fn dangers(sim: &Simulation) -> Vec<Value> {
+    vitals_events(sim).into_iter().filter(|e| e["type"] == "danger").collect()
+}
+
+/// `(threat, change, value)` of each `danger` so far.
+fn danger_changes(sim: &Simulation) -> Vec<(String, String, f64)> {
+    dangers(sim)
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or("?").to_owned();
+            (s("threat"), s("change"), e["value"].as_f64().unwrap_or(-1.0))
+        })
+        .collect()
+}
+
+fn change(threat: &str, change: &str, value: f64) -> (String, String, f64) {
+    (threat.into(), change.into(), value)
+}
+
 #[test]
-fn danger_alerts_are_debounced_for_five_seconds() {
+fn interval_mode_alerts_are_debounced_for_five_seconds() {
     let mut sim = alive(VitalsSettings::default());
-    let dangers =
-        |sim: &Simulation| -> Vec<Value> { vitals_events(sim).into_iter().filter(|e| e["type"] == "danger").collect() };
+    sim.app.world_mut().insert_resource(DangerPolicy::new(DangerMode::Interval, 30_000));
     sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 7.0, 20.0)]));
     sim.ticks(3);
     assert!(dangers(&sim).is_empty(), "7 is above the threshold of 6");
@@ -330,8 +349,8 @@ fn danger_alerts_are_debounced_for_five_seconds() {
     assert_eq!(
         dangers(&sim),
         vec![
-            json!({"type": "danger", "threat": "low_health", "value": 6.0, "threshold": 6.0, "health": 6.0, "maxHealth": 20.0}),
-            json!({"type": "danger", "threat": "low_hunger", "value": 4.0, "threshold": 4.0, "hunger": 4.0}),
+            json!({"type": "danger", "threat": "low_health", "value": 6.0, "threshold": 6.0, "health": 6.0, "maxHealth": 20.0, "change": "new"}),
+            json!({"type": "danger", "threat": "low_hunger", "value": 4.0, "threshold": 4.0, "hunger": 4.0, "change": "new"}),
         ]
     );
     // Another hit within 5 s: no new alert.
@@ -343,8 +362,70 @@ fn danger_alerts_are_debounced_for_five_seconds() {
     sim.ticks(60);
     sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 4.0, 20.0)]));
     sim.ticks(3);
-    let all = dangers(&sim);
-    assert_eq!(all.len(), 4, "both threats are still on: {all:?}");
-    assert_eq!((all[2]["threat"].clone(), all[2]["value"].clone()), (json!("low_health"), json!(4.0)));
-    assert_eq!(all[3]["threat"], "low_hunger");
+    assert_eq!(
+        danger_changes(&sim)[2..],
+        [change("low_health", "repeat", 4.0), change("low_hunger", "repeat", 4.0)],
+        "both threats are still on"
+    );
+    // No change, no alert (ClawCraft checks on changes only), and recovering says nothing.
+    sim.ticks(200);
+    sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 20.0, 20.0), ("minecraft:player.hunger", 20.0, 20.0)]));
+    sim.ticks(3);
+    assert_eq!(dangers(&sim).len(), 4);
+}
+
+#[test]
+fn change_mode_reports_crossing_the_threshold_and_recovering() {
+    let mut sim = alive(VitalsSettings::default());
+    sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 7.0, 20.0)]));
+    sim.ticks(3);
+    assert!(dangers(&sim).is_empty(), "7 is above the threshold of 6");
+    sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 6.0, 20.0), ("minecraft:player.hunger", 4.0, 20.0)]));
+    sim.ticks(3);
+    assert_eq!(
+        dangers(&sim),
+        vec![
+            json!({"type": "danger", "threat": "low_health", "value": 6.0, "threshold": 6.0, "health": 6.0, "maxHealth": 20.0, "change": "new"}),
+            json!({"type": "danger", "threat": "low_hunger", "value": 4.0, "threshold": 4.0, "hunger": 4.0, "change": "new"}),
+        ]
+    );
+    let events = vitals_events(&sim);
+    let first_danger = events.iter().position(|e| e["type"] == "danger");
+    assert!(first_danger > events.iter().position(|e| e["type"] == "damage_taken"), "the hit comes first: {events:?}");
+    // Lower still, for 20 s: still the same threat, nothing new (the repeat is 30 s).
+    for health in [5.0, 4.0, 3.0] {
+        sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", health, 20.0)]));
+        sim.ticks(133);
+    }
+    assert_eq!(dangers(&sim).len(), 2);
+    // Health recovers above the threshold: gone; hunger stays low.
+    sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 6.5, 20.0)]));
+    sim.ticks(3);
+    assert_eq!(danger_changes(&sim)[2..], [change("low_health", "gone", 6.5)]);
+    // 30 s after its `new`, hunger is still low: one repeat, with no packet needed.
+    // `new` came on the 3rd tick of its window; 3 × 133 + 3 ticks have passed since its window.
+    sim.ticks(600 - 3 * 133 - 3 - 1);
+    assert_eq!(dangers(&sim).len(), 3);
+    sim.tick();
+    assert_eq!(danger_changes(&sim)[3..], [change("low_hunger", "repeat", 4.0)]);
+    sim.receive(&attrs(RUNTIME_ID, &[("minecraft:player.hunger", 5.0, 20.0)]));
+    sim.ticks(3);
+    assert_eq!(danger_changes(&sim)[4..], [change("low_hunger", "gone", 5.0)]);
+    sim.ticks(700);
+    assert_eq!(dangers(&sim).len(), 5, "nothing is on: nothing repeats");
+}
+
+#[test]
+fn a_respawn_ends_low_health() {
+    let mut sim = alive(VitalsSettings { auto_respawn: true, ..VitalsSettings::default() });
+    sim.app.world_mut().insert_resource(DangerPolicy::new(DangerMode::Change, 0));
+    sim.receive(&attrs(RUNTIME_ID, &[("minecraft:health", 2.0, 20.0)]));
+    sim.ticks(3);
+    assert_eq!(danger_changes(&sim), [change("low_health", "new", 2.0)]);
+    die(&mut sim);
+    sim.ticks(10);
+    assert_eq!(dangers(&sim).len(), 1, "nothing while dead");
+    sim.receive(&respawn_ready());
+    sim.ticks(2);
+    assert_eq!(danger_changes(&sim)[1..], [change("low_health", "gone", 20.0)]);
 }

@@ -13,6 +13,7 @@ pub mod action;
 pub mod bot;
 pub mod builtin;
 pub mod command;
+pub mod danger;
 pub mod event;
 pub mod math;
 pub mod probe;
@@ -34,6 +35,7 @@ pub use command::{
     CommandRequest, CommandResponse, DEFAULT_RESPONSE_BUDGET, DeferredReply, Origin, PendingCommands, ResponseBudget,
     execute_commands, execute_queries, parse_request,
 };
+pub use danger::{DangerChange, DangerMode, DangerPolicy};
 pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
 pub use math::Vec3;
 pub use probe::{EntitySight, GroundProbe, NamedCell, SightRay, SightedEntity, entity_on_ray, standing_on};
@@ -138,6 +140,9 @@ pub struct CorePlugin;
 impl Plugin for CorePlugin {
     fn build(&self, app: &mut App) {
         let wake = Arc::new(Wake::default());
+        if !app.world().contains_resource::<DangerPolicy>() {
+            app.insert_resource(DangerPolicy::from_env());
+        }
         let mut interim = Schedule::new(Interim);
         interim.configure_sets((InterimSet::Read, InterimSet::Execute, InterimSet::Write).chain());
         app.add_schedule(interim)

@@ -84,8 +84,10 @@ impl EventKind for PlayerLeftNearby {
     const DESCRIPTION: &'static str = "A player left a proximity zone: close (now > 9 blocks) or near (now > 17, gone)";
 }
 
-/// `danger`: a hostile mob is within `danger_mob_dist` (default 8) blocks; repeated at most every
-/// 5 s per mob.
+/// `danger`: a hostile mob is within `danger_mob_dist` (default 8) blocks. With the default
+/// `CLAWCRAFT_DANGER_MODE=change` it fires when the mob comes within range (`new`), into a
+/// nearer zone (`closer`), when it leaves the range or despawns (`gone`), and every
+/// `CLAWCRAFT_DANGER_REPEAT_MS` while unchanged (`repeat`); with `interval`, every 5 s per mob.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Danger {
@@ -102,9 +104,13 @@ pub struct Danger {
     pub runtime_id: u64,
     /// The mob's feet position.
     pub pos: Vec3,
+    /// Why this event: `new`, `closer`, `gone` or `repeat`.
+    pub change: String,
+    /// The zone the mob is in (`gone`: was in): `melee` (<= 3 blocks), `close` (<= 5) or `near`
+    /// (<= danger_mob_dist).
+    pub zone: String,
 }
 impl EventKind for Danger {
     const NAME: &'static str = "danger";
-    const DESCRIPTION: &'static str =
-        "A hostile mob is close (within danger_mob_dist, default 8 blocks); at most every 5 s per mob";
+    const DESCRIPTION: &'static str = "A hostile mob is within danger_mob_dist (default 8 blocks): change new/closer/gone/repeat (CLAWCRAFT_DANGER_MODE=interval: every 5 s per mob)";
 }

@@ -36,7 +36,10 @@ pub use commands::{
     Nearby, NearbyItem, NearbyLists, NearbyMob, NearbyPlayer, NearbyResponse, Players, PlayersResponse, RosterPlayer,
 };
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
-pub use proximity::{CLOSE_ENTER, CLOSE_LEAVE, NEAR_ENTER, NEAR_LEAVE, Proximity, Zone, next_zone};
+pub use proximity::{
+    CLOSE_ENTER, CLOSE_LEAVE, DANGER_CLOSE, DANGER_LEAVE_MARGIN, DANGER_MELEE, DangerZone, NEAR_ENTER, NEAR_LEAVE,
+    Proximity, Threat, Zone, next_danger_zone, next_zone,
+};
 pub use roster::{Roster, RosterEntry, platform_name};
 pub use sight::entity_on_ray;
 pub use table::{EntityCategory, EntityInfo, EntityTable, classify, classify_for};
@@ -205,13 +208,13 @@ pub struct ItemNames(pub HashMap<i32, String>);
 pub struct EntitySettings {
     /// A hostile mob this close (blocks) raises `danger` (ClawCraft's `CLAWCRAFT_DANGER_MOB_DIST`).
     pub danger_mob_dist: f64,
-    /// Ticks before the same mob raises `danger` again (100 = 5 s).
+    /// `CLAWCRAFT_DANGER_MODE=interval`: ticks before the same mob raises `danger` again (100 = 5 s).
     pub danger_debounce_ticks: u64,
 }
 
 impl Default for EntitySettings {
     fn default() -> Self {
-        Self { danger_mob_dist: 8.0, danger_debounce_ticks: 100 }
+        Self { danger_mob_dist: 8.0, danger_debounce_ticks: clawcraft_core::danger::INTERVAL_TICKS }
     }
 }
 

@@ -76,11 +76,12 @@ pub fn init_bot_state(bots: Query<Entity, (With<LocalBot>, Without<EntityIndex>)
     }
 }
 
+/// Despawns every entity of a bot. Its threats stay, so `danger` reports them `gone`.
 fn despawn_all(index: &mut EntityIndex, proximity: &mut Proximity, commands: &mut Commands) {
     for entry in index.drain() {
         commands.entity(entry.entity).try_despawn();
     }
-    *proximity = Proximity::default();
+    proximity.zones.clear();
 }
 
 /// A closed connection forgets everything the bot saw, roster included.
@@ -92,6 +93,8 @@ pub fn forget_on_disconnect(
     for c in closed.read() {
         if let Ok((mut index, mut roster, mut proximity)) = bots.get_mut(c.bot) {
             despawn_all(&mut index, &mut proximity, &mut commands);
+            // Nothing is reported to a bot that is not connected; a new connection starts afresh.
+            *proximity = Proximity::default();
             roster.players.clear();
         }
     }

@@ -149,9 +149,10 @@ pub struct Danger {
     pub max_health: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hunger: Option<f64>,
+    /// `new` (crossed the threshold), `gone` (recovered above it) or `repeat`.
+    pub change: String,
 }
 impl EventKind for Danger {
     const NAME: &'static str = "danger";
-    const DESCRIPTION: &'static str =
-        "Danger alert: low health/hunger (5 s debounce per threat); hostile mobs come from the entity plugin";
+    const DESCRIPTION: &'static str = "Danger alert: low health/hunger, change new (crossed the threshold), gone (recovered) or repeat; hostile mobs come from the entity plugin";
 }

@@ -17,8 +17,8 @@ pub mod state;
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentEvent, AppCommandExt, AppEventExt, CorePlugin, EYE_HEIGHT, EntityIds, InterruptActions, Interruption,
-    LocalBot, Position, TickCount, TickSet, Vec3,
+    AgentEvent, AppCommandExt, AppEventExt, CorePlugin, DangerChange, DangerMode, DangerPolicy, EYE_HEIGHT, EntityIds,
+    InterruptActions, Interruption, LocalBot, Position, TickCount, TickSet, Vec3,
 };
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{BlockPos, Respawn, UpdateAttributes, Vec3 as WireVec3};
@@ -42,7 +42,8 @@ pub struct VitalsSettings {
     pub danger_health: f64,
     /// `danger{threat:"low_hunger"}` at or below this (`CLAWCRAFT_DANGER_HUNGER`, default 4).
     pub danger_hunger: f64,
-    /// Minimum ticks between two alerts of one threat (ClawCraft's 5 s).
+    /// `CLAWCRAFT_DANGER_MODE=interval`: minimum ticks between two alerts of one threat
+    /// (ClawCraft's 5 s).
     pub danger_debounce_ticks: u64,
     /// Ticks over which bar changes are grouped into one event.
     pub group_ticks: u64,
@@ -50,7 +51,13 @@ pub struct VitalsSettings {
 
 impl Default for VitalsSettings {
     fn default() -> Self {
-        Self { auto_respawn: false, danger_health: 6.0, danger_hunger: 4.0, danger_debounce_ticks: 100, group_ticks: 3 }
+        Self {
+            auto_respawn: false,
+            danger_health: 6.0,
+            danger_hunger: 4.0,
+            danger_debounce_ticks: clawcraft_core::danger::INTERVAL_TICKS,
+            group_ticks: 3,
+        }
     }
 }
 
@@ -82,7 +89,7 @@ impl Plugin for VitalsPlugin {
         }
         app.add_systems(
             Update,
-            (attach_vitals, handle_vitals_packets, close_windows, report_death, auto_respawn)
+            (attach_vitals, handle_vitals_packets, close_windows, danger_on_change, report_death, auto_respawn)
                 .chain()
                 .in_set(TickSet::HandlePackets),
         )
@@ -238,12 +245,13 @@ fn apply_effect(v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWr
     }
 }
 
-/// Closes grouping windows that are old enough, emits their event and checks the danger
-/// thresholds.
+/// Closes grouping windows that are old enough, emits their event and, in `interval` mode,
+/// checks the danger thresholds.
 pub fn close_windows(
     mut bots: Query<(&mut Vitals, &mut DamageWindow, &mut DeathState, &mut DangerDebounce)>,
     ticks: Res<TickCount>,
     settings: Res<VitalsSettings>,
+    policy: Res<DangerPolicy>,
     mut events: MessageWriter<AgentEvent>,
 ) {
     for (v, mut window, mut death, mut debounce) in &mut bots {
@@ -267,11 +275,47 @@ pub fn close_windows(
         if v.alive && v.health <= 0.0 {
             death.pending_since.get_or_insert(ticks.0);
         }
-        check_danger(&v, &settings, ticks.0, &mut debounce, &mut events);
+        if policy.mode == DangerMode::Interval {
+            check_danger_interval(&v, &settings, ticks.0, &mut debounce, &mut events);
+        }
     }
 }
 
-fn check_danger(
+/// The two vitals threats for `v`: key, whether it is on, and its event (without `change`).
+fn vitals_threats(v: &Vitals, settings: &VitalsSettings) -> [(&'static str, bool, Danger); 2] {
+    [
+        (
+            "low_health",
+            v.health <= settings.danger_health,
+            Danger {
+                threat: "low_health".into(),
+                value: v.health,
+                threshold: settings.danger_health,
+                health: Some(v.health),
+                max_health: Some(v.max_health),
+                hunger: None,
+                change: String::new(),
+            },
+        ),
+        (
+            "low_hunger",
+            v.hunger <= settings.danger_hunger,
+            Danger {
+                threat: "low_hunger".into(),
+                value: v.hunger,
+                threshold: settings.danger_hunger,
+                health: None,
+                max_health: None,
+                hunger: Some(v.hunger),
+                change: String::new(),
+            },
+        ),
+    ]
+}
+
+/// `interval` mode (ClawCraft): after a change, each threat that is on, at most every
+/// `danger_debounce_ticks`.
+fn check_danger_interval(
     v: &Vitals,
     settings: &VitalsSettings,
     tick: u64,
@@ -281,38 +325,58 @@ fn check_danger(
     if !v.alive || v.health <= 0.0 {
         return;
     }
-    let mut alert = |key: &'static str, danger: Danger| {
+    for (key, on, mut danger) in vitals_threats(v, settings) {
+        if !on {
+            debounce.active.remove(key);
+            continue;
+        }
         let due = debounce.last.get(key).is_none_or(|last| tick >= last + settings.danger_debounce_ticks);
         if due {
+            let change = if debounce.active.insert(key) { DangerChange::New } else { DangerChange::Repeat };
+            danger.change = change.as_str().to_owned();
             debounce.last.insert(key, tick);
             events.write(AgentEvent::of(&danger));
         }
-    };
-    if v.health <= settings.danger_health {
-        alert(
-            "low_health",
-            Danger {
-                threat: "low_health".into(),
-                value: v.health,
-                threshold: settings.danger_health,
-                health: Some(v.health),
-                max_health: Some(v.max_health),
-                hunger: None,
-            },
-        );
     }
-    if v.hunger <= settings.danger_hunger {
-        alert(
-            "low_hunger",
-            Danger {
-                threat: "low_hunger".into(),
-                value: v.hunger,
-                threshold: settings.danger_hunger,
-                health: None,
-                max_health: None,
-                hunger: Some(v.hunger),
-            },
-        );
+}
+
+/// `change` mode: `new` when a value crosses its threshold, `gone` when it recovers (a respawn
+/// included), `repeat` while it stays low. Waits while a grouping window is open, so the
+/// `damage_taken` that caused a threat comes first; silent while the bot is dead.
+pub fn danger_on_change(
+    mut bots: Query<(&Vitals, &DamageWindow, &mut DangerDebounce)>,
+    ticks: Res<TickCount>,
+    settings: Res<VitalsSettings>,
+    policy: Res<DangerPolicy>,
+    mut events: MessageWriter<AgentEvent>,
+) {
+    if policy.mode != DangerMode::Change {
+        return;
+    }
+    let tick = ticks.0;
+    for (v, window, mut debounce) in &mut bots {
+        if window.start.is_some() || !v.alive || v.health <= 0.0 {
+            continue;
+        }
+        for (key, on, mut danger) in vitals_threats(v, &settings) {
+            let was = debounce.active.contains(key);
+            let change = match (was, on) {
+                (false, true) => DangerChange::New,
+                (true, false) => DangerChange::Gone,
+                (true, true) if debounce.last.get(key).is_none_or(|&last| policy.repeat_due(last, tick)) => {
+                    DangerChange::Repeat
+                }
+                _ => continue,
+            };
+            if on {
+                debounce.active.insert(key);
+            } else {
+                debounce.active.remove(key);
+            }
+            debounce.last.insert(key, tick);
+            danger.change = change.as_str().to_owned();
+            events.write(AgentEvent::of(&danger));
+        }
     }
 }
 

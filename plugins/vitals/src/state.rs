@@ -287,10 +287,12 @@ pub struct DeathState {
     pub items: Option<Vec<Value>>,
 }
 
-/// Last tick each danger threat was reported (debounce).
+/// The bot's `danger` threats (`low_health`, `low_hunger`): the last tick each was reported, and
+/// which are on (reported and not yet recovered).
 #[derive(Component, Debug, Clone, Default, PartialEq)]
 pub struct DangerDebounce {
     pub last: HashMap<&'static str, u64>,
+    pub active: BTreeSet<&'static str>,
 }
 
 #[cfg(test)]
