@@ -14,6 +14,8 @@ use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
 use clawcraft_mcp::{HttpSettings, McpPlugin, McpSettings};
 use serde_json::{Value, json};
 
+use crate::core::EventRegistry;
+
 use clawcraft_auth::{AuthConfig, AuthProgress, Authenticator, Endpoints, store};
 
 use crate::config::{AgentSettings, AuthAction, Config, SkillAction, Tool};
@@ -240,13 +242,22 @@ fn report_failure(code: &str, message: &str, to_stdout: bool) {
 pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
     match tool {
         Tool::Cmd { json } => cmd(config, &json),
-        Tool::Events { since, since_ms, last, follow, via_tcp } => {
+        Tool::Events { since, since_ms, last, follow, via_tcp, types } => {
             let cursor = match (since, since_ms) {
                 (Some(s), _) => Cursor::AfterSeq(s),
                 (None, Some(ms)) => Cursor::AfterMs(ms),
                 (None, None) => Cursor::All,
             };
-            if via_tcp { events_tcp(config, since) } else { events(&config.events, cursor, last, follow) }
+            let types: Vec<String> = types.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
+            let types = Some(types).filter(|t| !t.is_empty());
+            if via_tcp {
+                events_tcp(config, since, types)
+            } else {
+                if let Some(t) = &types {
+                    warn_unknown_types(&event_registry().unknown_type_warnings(t));
+                }
+                events(&config.events, cursor, last, follow, types.as_deref())
+            }
         }
         Tool::Skill { action: SkillAction::Install { dir, source } } => skill_install(dir, source),
         Tool::Auth { action } => auth_tool(config, action),
@@ -387,10 +398,38 @@ fn tool_error(e: &ClientError) -> ExitCode {
     ExitCode::from(CMD_EXIT_NO_ANSWER)
 }
 
+/// Every event type the bot can emit, from the plugins' registrations (nothing runs).
+fn event_registry() -> EventRegistry {
+    let mut app = App::new();
+    app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
+        stdin: false,
+        signals: false,
+        stdout: false,
+        exit_on_disconnect: false,
+        ..IoPlugin::default()
+    });
+    app.world().resource::<EventRegistry>().clone()
+}
+
+/// Each warning as a JSON line on stderr (stdout carries only the events).
+fn warn_unknown_types(warnings: &[impl AsRef<str>]) {
+    for w in warnings {
+        eprintln!("{}", json!({"type": "warning", "warning": w.as_ref()}));
+    }
+}
+
+/// Keeps the events whose `type` is one of `types` (all when `None`).
+fn keep_types(events: &mut Vec<Value>, types: Option<&[String]>) {
+    if let Some(types) = types {
+        events.retain(|e| e["type"].as_str().is_some_and(|t| types.iter().any(|w| w == t)));
+    }
+}
+
 /// `clawcraft events`: a JSON array of the matching events, or JSON lines while following.
-fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool) -> ExitCode {
+fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool, types: Option<&[String]>) -> ExitCode {
     if !follow {
         let mut all = read_events(path, cursor);
+        keep_types(&mut all, types);
         if let Some(n) = last {
             all.drain(..all.len().saturating_sub(n));
         }
@@ -399,6 +438,7 @@ fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool) -> Exi
     }
     let mut follower = Follower::new(path, cursor);
     let mut first = follower.poll();
+    keep_types(&mut first, types);
     if let Some(n) = last {
         first.drain(..first.len().saturating_sub(n));
     }
@@ -412,6 +452,7 @@ fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool) -> Exi
             std::thread::sleep(Duration::from_millis(20));
         }
         batch = follower.poll();
+        keep_types(&mut batch, types);
     }
 }
 
@@ -429,12 +470,16 @@ fn print_lines(events: &[Value]) -> bool {
     out.flush().is_ok()
 }
 
-/// `clawcraft events --tcp`: the bot's `watch` stream as JSON lines.
-fn events_tcp(config: &Config, since: Option<u64>) -> ExitCode {
+/// `clawcraft events --tcp`: the bot's `watch` stream as JSON lines (the bot filters `types`
+/// and warns about unknown ones; the warnings go to stderr).
+fn events_tcp(config: &Config, since: Option<u64>, types: Option<Vec<String>>) -> ExitCode {
     let timeout = Duration::from_millis(config.timeout);
     let mut req = json!({"action": "watch"});
     if let Some(s) = since {
         req["since"] = json!(s);
+    }
+    if let Some(t) = types {
+        req["types"] = json!(t);
     }
     let session = client::with_token(&req.to_string(), config.token())
         .and_then(|line| client::Session::connect(tool_addr(config), timeout).map(|s| (s, line)));
@@ -443,7 +488,10 @@ fn events_tcp(config: &Config, since: Option<u64>) -> ExitCode {
         Err(e) => return tool_error(&e),
     };
     match session.request(&line) {
-        Ok(resp) if resp.get("watching") == Some(&Value::Bool(true)) => {}
+        Ok(resp) if resp.get("watching") == Some(&Value::Bool(true)) => {
+            let warnings = resp.get("warnings").and_then(Value::as_array).cloned().unwrap_or_default();
+            warn_unknown_types(&warnings.iter().filter_map(Value::as_str).collect::<Vec<_>>());
+        }
         Ok(resp) => {
             eprintln!("{resp}");
             return ExitCode::from(1);

@@ -201,6 +201,10 @@ pub enum Tool {
         /// Read from the running bot's TCP `watch` instead of the file (implies --follow).
         #[arg(long = "tcp")]
         via_tcp: bool,
+        /// Only events of these types, comma-separated (e.g. `danger,msg`); `--last` counts
+        /// only those. Unknown names are warned about on stderr with the closest ones.
+        #[arg(long = "type", value_delimiter = ',')]
+        types: Vec<String>,
     },
     /// The online-mode token cache (CLAWCRAFT_AUTH_DIR): `status` lists the cached accounts,
     /// `login` signs USERNAME in now (device code), `logout` deletes its tokens.
@@ -367,6 +371,8 @@ mod tests {
         let c = Config::parse_from(["clawcraft", "--tcp-port", "5000", "events", "--since", "7", "--last", "3"]);
         assert_eq!(c.tcp_port, 5000);
         assert!(matches!(c.tool, Some(Tool::Events { since: Some(7), last: Some(3), follow: false, .. })));
+        let c = Config::parse_from(["clawcraft", "events", "--type", "danger,msg", "--type", "death"]);
+        assert!(matches!(c.tool, Some(Tool::Events { types, .. }) if types == ["danger", "msg", "death"]));
         let c =
             Config::parse_from(["clawcraft", "--offline", "false", "--auth-dir", "/tmp/a", "auth", "logout", "--all"]);
         assert!(!c.offline && c.auth_dir == Some(PathBuf::from("/tmp/a")));

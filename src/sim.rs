@@ -89,7 +89,8 @@ impl Simulation {
         let mut app = App::new();
         // Defaults, not the test process's environment (CHAT_PREFIX, CLAWCRAFT_RESPAWN, …).
         app.insert_resource(clawcraft_chat::ChatSettings::default())
-            .insert_resource(clawcraft_vitals::VitalsSettings::default());
+            .insert_resource(clawcraft_vitals::VitalsSettings::default())
+            .insert_resource(clawcraft_core::DangerPolicy::default());
         app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
             stdin: false,
             signals: false,

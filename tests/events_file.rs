@@ -40,3 +40,37 @@ fn follow_survives_rotation_under_load() {
     let _ = child.wait();
     assert_eq!(seqs, (1..=TOTAL).collect::<Vec<_>>(), "every seq once, in order");
 }
+
+#[test]
+fn events_type_filters_before_last_and_warns_about_unknown_names() {
+    let dir = TempDir::new("types");
+    let path = dir.path().join("events.jsonl");
+    let path_s = path.to_string_lossy().into_owned();
+    let kinds = ["danger", "msg", "time", "danger", "block_changed", "danger", "msg", "time"];
+    let lines: String = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| format!("{}\n", json!({"type": kind, "timestamp": 1000 + i, "seq": i + 1})))
+        .collect();
+    std::fs::write(&path, lines).expect("events file");
+
+    let out = common::run_tool(&["events", "--type", "danger,msgg", "--last", "2"], &[("CLAWCRAFT_EVENTS", &path_s)]);
+    assert!(out.status.success(), "{out:?}");
+    let got: Value = serde_json::from_slice(&out.stdout).expect("a JSON array on stdout");
+    let seqs: Vec<u64> = got.as_array().expect("array").iter().filter_map(|e| e["seq"].as_u64()).collect();
+    assert_eq!(seqs, [4, 6], "the last two dangers, not the last two events");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warning = stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["type"] == "warning")
+        .unwrap_or_else(|| panic!("a warning on stderr: {stderr}"));
+    assert_eq!(warning["warning"], "unknown event type \"msgg\" (did you mean: msg)");
+
+    // Known names only: no warning; several types keep their order.
+    let out = common::run_tool(&["events", "--type", "msg,time", "--since", "2"], &[("CLAWCRAFT_EVENTS", &path_s)]);
+    let got: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let seqs: Vec<u64> = got.as_array().expect("array").iter().filter_map(|e| e["seq"].as_u64()).collect();
+    assert_eq!(seqs, [3, 7, 8]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"), "{out:?}");
+}

@@ -111,6 +111,42 @@ impl EventRegistry {
         }
         self.events.insert(E::NAME, EventEntry { name: E::NAME, description: E::DESCRIPTION, schema, opt_in });
     }
+
+    /// Known event names closest to `name`, for "did you mean" hints.
+    pub fn suggestions(&self, name: &str) -> Vec<&'static str> {
+        close_names(name, self.events.keys().copied())
+    }
+
+    /// One warning per name of `types` that is no event type, naming the closest ones.
+    pub fn unknown_type_warnings(&self, types: &[String]) -> Vec<String> {
+        unknown_type_warnings(types, self.events.keys().copied())
+    }
+}
+
+/// The (at most 3) names of `known` closest to `name`: within 3 edits, or containing it.
+pub fn close_names(name: &str, known: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
+    let mut scored: Vec<(usize, &'static str)> = known
+        .map(|n| (crate::command::edit_distance(name, n), n))
+        .filter(|(d, n)| *d <= 3 || (!name.is_empty() && (n.contains(name) || name.contains(n))))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+/// `unknown event type "dangr" (did you mean: danger)` for each name of `types` not in `known`.
+pub fn unknown_type_warnings(types: &[String], known: impl Iterator<Item = &'static str> + Clone) -> Vec<String> {
+    types
+        .iter()
+        .filter(|t| !known.clone().any(|k| k == t.as_str()))
+        .map(|t| {
+            let hints = close_names(t, known.clone());
+            if hints.is_empty() {
+                format!("unknown event type \"{t}\"")
+            } else {
+                format!("unknown event type \"{t}\" (did you mean: {})", hints.join(", "))
+            }
+        })
+        .collect()
 }
 
 /// Registering events on the `App`.
@@ -129,5 +165,21 @@ impl AppEventExt for bevy_app::App {
     fn add_opt_in_event<E: EventKind>(&mut self, opt_in: crate::subscription::OptIn) -> &mut Self {
         self.world_mut().get_resource_or_init::<EventRegistry>().register::<E>(Some(opt_in));
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_types_are_warned_with_the_closest_names() {
+        let known = ["danger", "damage_taken", "msg", "death"];
+        let types = ["dangr".to_owned(), "msg".to_owned(), "zzzzzzzz".to_owned()];
+        assert_eq!(
+            unknown_type_warnings(&types, known.iter().copied()),
+            ["unknown event type \"dangr\" (did you mean: danger)", "unknown event type \"zzzzzzzz\""]
+        );
+        assert_eq!(close_names("damage", known.iter().copied()), ["danger", "damage_taken"]);
     }
 }

@@ -139,6 +139,8 @@ pub enum IoSet {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StampedEvent {
     pub seq: u64,
+    /// The event's `type`, for filters.
+    pub kind: Arc<str>,
     pub line: Arc<str>,
 }
 
@@ -313,7 +315,7 @@ fn collect_output(
         let mut obj = event.to_json(now_ms());
         obj.insert("seq".into(), Value::from(seq.0));
         let line: Arc<str> = Value::Object(obj.clone()).to_string().into();
-        outbox.events.push(StampedEvent { seq: seq.0, line });
+        outbox.events.push(StampedEvent { seq: seq.0, kind: event.kind.as_str().into(), line });
         if log.capacity > 0 {
             if log.lines.len() >= log.capacity {
                 log.lines.remove(0);

@@ -12,6 +12,8 @@
 //!   `seq > SEQ` as lines, live, until the connection closes: first the backlog (from the
 //!   in-memory ring of recent events, or, read on a thread of its own, the events file when `SEQ`
 //!   is older than the ring), then new events. Without `since`, only events after the response.
+//!   With `"types":["danger","msg"]` only events of those types go out, backlog included; names
+//!   that are no event type are kept but answered with `warnings` naming the closest ones.
 //!   Commands keep working on a watching connection; their responses interleave with events.
 //!
 //! All socket work happens on one I/O thread (`clawcraft-tcp`, non-blocking sockets through
@@ -31,14 +33,14 @@ mod replay;
 mod server;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bevy_app::{App, Last, Plugin, PreUpdate};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentCommand, CommandCtx, CommandError, CommandRequest, CommandWaker, Interim, InterimSet, Origin, PendingCommands,
-    TickSet,
+    AgentCommand, CommandCtx, CommandError, CommandRequest, CommandWaker, EventRegistry, Interim, InterimSet, Origin,
+    PendingCommands, TickSet,
 };
 use crossbeam_channel::Receiver;
 use schemars::JsonSchema;
@@ -118,13 +120,15 @@ pub fn is_tcp_origin(origin: Origin) -> bool {
     (TCP_ORIGINS_START..TCP_ORIGINS_START << 1).contains(&origin)
 }
 
-/// `{"action":"watch","since":SEQ}`: stream events on this connection.
+/// `{"action":"watch","since":SEQ,"types":["danger","msg"]}`: stream events on this connection.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Watch {
     /// Replay events with a greater `seq` first (from memory or the events file). Omit for live
     /// events only.
     pub since: Option<u64>,
+    /// Only events of these types (replay included). Omit for every event.
+    pub types: Option<Vec<String>>,
 }
 
 /// Response of `watch`; events follow as lines.
@@ -133,12 +137,18 @@ pub struct WatchResponse {
     pub watching: bool,
     /// Events with a greater `seq` follow.
     pub since: u64,
+    /// The event types streamed, when filtered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub types: Option<Vec<String>>,
+    /// Names in `types` that are no event type, with the closest ones (they stream nothing).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl AgentCommand for Watch {
     const NAME: &'static str = "watch";
-    const SUMMARY: &'static str = "TCP only: stream every event after `since` (seq) on this connection, live, until it closes (stdout already carries every event)";
-    const EXAMPLE: &'static str = r#"{"action":"watch","since":0}"#;
+    const SUMMARY: &'static str = "TCP only: stream every event (or only `types`) after `since` (seq) on this connection, live, until it closes (stdout already carries every event)";
+    const EXAMPLE: &'static str = r#"{"action":"watch","since":0,"types":["danger","msg"]}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
     type Response = WatchResponse;
@@ -146,7 +156,28 @@ impl AgentCommand for Watch {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<WatchResponse, CommandError> {
         // Events not yet stamped get greater seqs, so nothing between now and the replay is lost.
         let now = ctx.world.get_resource::<EventSeq>().map_or(0, |s| s.0);
-        Ok(WatchResponse { watching: true, since: self.since.unwrap_or(now) })
+        let types = self.types.map(|t| t.into_iter().map(|n| n.trim().to_owned()).collect::<Vec<_>>());
+        if types.as_ref().is_some_and(|t| t.is_empty() || t.iter().any(String::is_empty)) {
+            return Err(CommandError::invalid_params_text(
+                "types must list event type names, e.g. [\"danger\",\"msg\"]",
+            ));
+        }
+        let warnings = match (&types, ctx.world.get_resource::<EventRegistry>()) {
+            (Some(t), Some(registry)) => registry.unknown_type_warnings(t),
+            _ => Vec::new(),
+        };
+        Ok(WatchResponse { watching: true, since: self.since.unwrap_or(now), types, warnings })
+    }
+}
+
+/// The event types a watcher asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TypeFilter(pub(crate) Arc<[Box<str>]>);
+
+impl TypeFilter {
+    /// Whether an event of type `kind` goes out.
+    pub(crate) fn admits(&self, kind: &str) -> bool {
+        self.0.iter().any(|t| &**t == kind)
     }
 }
 
@@ -223,6 +254,10 @@ fn route_tcp(outbox: Res<Outbox>, io: Res<TcpIo>, events_file: Option<Res<Events
             (body.get("watching") == Some(&Value::Bool(true))).then(|| server::WatchStart {
                 since: body.get("since").and_then(Value::as_u64).unwrap_or(0),
                 file: events_file.as_deref().map(|f| f.settings.path.clone()),
+                types: body
+                    .get("types")
+                    .and_then(Value::as_array)
+                    .map(|t| TypeFilter(t.iter().filter_map(Value::as_str).map(Box::from).collect::<Vec<_>>().into())),
             })
         });
         io.io.send(server::ToIo::Response { origin: resp.origin, line: resp.line.clone(), watch });

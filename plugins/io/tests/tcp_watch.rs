@@ -264,3 +264,65 @@ fn watch_since_the_largest_seq_is_answered_without_overflow() {
     assert_eq!((resp["watching"].clone(), resp["since"].clone()), (Value::Bool(true), Value::from(u64::MAX)));
     assert_eq!(help["id"], "h", "the next line is the help answer, no event: {help}");
 }
+
+#[test]
+fn watch_types_filters_the_file_backlog_the_ring_and_live_events() {
+    let mut h = harness("types", 5, None);
+    // 20 events alternating `test_event` and `other_event` (and `startup`).
+    for i in 0..20 {
+        let kind = if i % 2 == 0 { "test_event" } else { "other_event" };
+        h.app.world_mut().write_message(AgentEvent::new(kind).with("i", i));
+    }
+    h.app.update();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while read_events(&h.path, Cursor::All).len() < 21 {
+        assert!(Instant::now() < deadline, "events reach the file");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    let (go_live_tx, go_live_rx) = mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut s = Session::connect(addr, Duration::from_secs(10)).expect("connect");
+        let resp = s.request(r#"{"action":"watch","since":0,"types":["test_event","startpu"]}"#).expect("response");
+        let mut lines = vec![resp];
+        while lines.len() < 1 + 10 {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let _ = go_live_tx.send(());
+        while lines.len() < 1 + 12 {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let bad = s.request(r#"{"action":"watch","types":[],"id":"e"}"#).expect("response");
+        let _ = tx.send((lines, bad));
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while go_live_rx.try_recv().is_err() {
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(Instant::now() < deadline, "backlog arrives");
+    }
+    for i in 0..4 {
+        let kind = if i % 2 == 0 { "test_event" } else { "other_event" };
+        h.app.world_mut().write_message(AgentEvent::new(kind).with("i", i));
+    }
+    let (lines, bad) = h.run_until(&rx);
+    let resp = &lines[0];
+    assert_eq!(resp["types"], serde_json::json!(["test_event", "startpu"]));
+    let warnings: Vec<&str> = resp["warnings"].as_array().expect("warnings").iter().filter_map(Value::as_str).collect();
+    assert_eq!(
+        warnings,
+        ["unknown event type \"test_event\"", "unknown event type \"startpu\" (did you mean: startup)"],
+        "unregistered names are warned about but still stream"
+    );
+    assert!(lines[1..].iter().all(|v| v["type"] == "test_event"), "{lines:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while read_events(&h.path, Cursor::All).len() < 25 {
+        assert!(Instant::now() < deadline, "live events reach the file");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let wanted: Vec<Value> =
+        read_events(&h.path, Cursor::All).into_iter().filter(|v| v["type"] == "test_event").collect();
+    assert_eq!(seqs(&lines[1..]), seqs(&wanted), "file backlog, ring and live, each filtered: exactly the 12");
+    assert_eq!((bad["id"].clone(), bad["code"].clone()), (Value::from("e"), Value::from("INVALID_PARAMS")));
+}

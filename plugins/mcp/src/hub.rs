@@ -284,7 +284,12 @@ mod tests {
     }
 
     fn events(seqs: std::ops::RangeInclusive<u64>) -> Arc<[StampedEvent]> {
-        seqs.map(|seq| StampedEvent { seq, line: format!("{{\"type\":\"tick\",\"seq\":{seq}}}").into() }).collect()
+        seqs.map(|seq| StampedEvent {
+            seq,
+            kind: "tick".into(),
+            line: format!("{{\"type\":\"tick\",\"seq\":{seq}}}").into(),
+        })
+        .collect()
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 use serde::Deserialize;
 
+use super::TypeFilter;
 use crate::events_file::rotated_path;
 
 /// What a replay thread hands back.
@@ -22,16 +23,25 @@ pub(super) enum ReplayMsg {
 /// Bytes per chunk handed over.
 const CHUNK: usize = 64 * 1024;
 
+/// What the replay reads of each line.
 #[derive(Deserialize)]
-struct SeqOnly {
+struct SeqAndType<'a> {
     seq: Option<u64>,
+    #[serde(borrow, rename = "type")]
+    kind: Option<std::borrow::Cow<'a, str>>,
 }
 
-/// Starts reading events with `since < seq < until` from `path` (`.1` first) and returns the
-/// channel their lines come through. The channel is small: the thread waits while the I/O thread
+/// Starts reading events with `since < seq < until` (and a type `types` admits) from `path`
+/// (`.1` first) and returns the channel their lines come through. The channel is small: the thread waits while the I/O thread
 /// has not taken what it read (a slow client slows its own replay), and ends when the receiver
 /// is dropped (the client left).
-pub(super) fn start(path: PathBuf, since: u64, until: u64, waker: Arc<mio::Waker>) -> Receiver<ReplayMsg> {
+pub(super) fn start(
+    path: PathBuf,
+    since: u64,
+    until: u64,
+    types: Option<TypeFilter>,
+    waker: Arc<mio::Waker>,
+) -> Receiver<ReplayMsg> {
     let (tx, rx) = crossbeam_channel::bounded(4);
     let spawned = std::thread::Builder::new().name("clawcraft-replay".into()).spawn(move || {
         let mut last = since;
@@ -39,12 +49,15 @@ pub(super) fn start(path: PathBuf, since: u64, until: u64, waker: Arc<mio::Waker
         for p in [rotated_path(&path), path] {
             let Ok(f) = File::open(&p) else { continue };
             for line in BufReader::new(f).split(b'\n').map_while(Result::ok) {
-                let Ok(SeqOnly { seq: Some(seq) }) = serde_json::from_slice::<SeqOnly>(&line) else { continue };
+                let Ok(SeqAndType { seq: Some(seq), kind }) = serde_json::from_slice(&line) else { continue };
                 // A rename between the two opens can show an event twice; seq drops those.
                 if seq <= last || seq >= until {
                     continue;
                 }
                 last = seq;
+                if types.as_ref().is_some_and(|t| !t.admits(kind.as_deref().unwrap_or(""))) {
+                    continue;
+                }
                 chunk.extend_from_slice(&line);
                 chunk.push(b'\n');
                 if chunk.len() >= CHUNK {
