@@ -699,3 +699,70 @@ fn a_shield_decodes_once_the_item_registry_names_it() {
     assert_eq!(r["nearby"]["items"][0]["item"], "minecraft:shield", "{r:?}");
     assert_eq!(r["nearby"]["items"][0]["id"], 70);
 }
+
+/// The `nearby` entry of runtime id `id` in `list`.
+fn nearby_entry(sim: &mut Simulation, list: &str, id: u64) -> Json {
+    let r = sim.command(r#"{"action":"nearby"}"#);
+    r["nearby"][list].as_array().and_then(|l| l.iter().find(|e| e["id"] == id).cloned()).unwrap_or(Json::Null)
+}
+
+#[test]
+fn nearby_gives_velocity_and_heading_of_moving_entities_only() {
+    let mut sim = spawned();
+    sim.receive(&add_mob(100, 50, "minecraft:zombie", at(10.0, 0.0, false)));
+    sim.receive(&add_mob(101, 51, "minecraft:cow", at(-5.0, 0.0, false)));
+    sim.receive(&add_steve(60, 200, at(0.0, 10.0, true)));
+    sim.tick();
+    let still = nearby_entry(&mut sim, "mobs", 50);
+    assert!(still.get("velocity").is_none() && still.get("heading").is_none(), "still: no motion fields: {still}");
+
+    // The zombie walks north-east by MoveEntityDelta, 0.1 block per axis a tick (2 blocks/s);
+    // Steve walks south by MovePlayer, 0.2 a tick (4 blocks/s). Twelve ticks: a full window.
+    for step in 1..=12 {
+        let d = 0.1 * step as f32;
+        sim.receive(&MoveEntityDelta {
+            runtime_entity_id: 50,
+            x: Some(10.5 + d),
+            z: Some(0.5 - d),
+            ..MoveEntityDelta::default()
+        });
+        sim.receive(&move_player(60, at(0.0, 10.0 + 2.0 * d, true)));
+        sim.tick();
+    }
+    let zombie = nearby_entry(&mut sim, "mobs", 50);
+    assert_eq!(zombie["heading"], "NE", "{zombie}");
+    let v = &zombie["velocity"];
+    assert!((v["x"].as_f64().unwrap_or(0.0) - 2.0).abs() < 0.02, "{zombie}");
+    assert!((v["z"].as_f64().unwrap_or(0.0) + 2.0).abs() < 0.02, "{zombie}");
+    assert_eq!(v["y"], 0.0, "{zombie}");
+    let steve = nearby_entry(&mut sim, "players", 60);
+    assert_eq!(steve["heading"], "S", "{steve}");
+    assert!((steve["velocity"]["z"].as_f64().unwrap_or(0.0) - 4.0).abs() < 0.02, "{steve}");
+    assert!(nearby_entry(&mut sim, "mobs", 51).get("velocity").is_none(), "the cow never moved");
+
+    // It stops; half a second later it is still.
+    sim.ticks(10);
+    let zombie = nearby_entry(&mut sim, "mobs", 50);
+    assert!(zombie.get("velocity").is_none(), "{zombie}");
+    // MoveEntity (absolute): 1 block west in one tick after the pause, then nothing more: the
+    // half-second average shows it, and half a second later it is still again.
+    sim.receive(&MoveEntity { runtime_entity_id: 50, position: at(10.2, -1.2, false), ..MoveEntity::default() });
+    sim.tick();
+    let zombie = nearby_entry(&mut sim, "mobs", 50);
+    assert_eq!(zombie["heading"], "W", "{zombie}");
+    assert!((zombie["velocity"]["x"].as_f64().unwrap_or(0.0) + 2.0).abs() < 0.05, "1.0 block in 10 ticks: {zombie}");
+    sim.ticks(10);
+    let zombie = nearby_entry(&mut sim, "mobs", 50);
+    assert!(zombie.get("velocity").is_none() && zombie.get("heading").is_none(), "{zombie}");
+
+    // SetEntityMotion wins while recent: knocked straight up, no heading.
+    sim.receive(&SetEntityMotion {
+        runtime_entity_id: 51,
+        velocity: WireVec3 { x: 0.0, y: 0.4, z: 0.0 },
+        ..SetEntityMotion::default()
+    });
+    sim.tick();
+    let cow = nearby_entry(&mut sim, "mobs", 51);
+    assert_eq!(cow["velocity"], json!({"x": 0.0, "y": 8.0, "z": 0.0}), "{cow}");
+    assert!(cow.get("heading").is_none(), "{cow}");
+}

@@ -1,12 +1,13 @@
 //! `nearby` and `players`.
 
-use clawcraft_core::{AgentCommand, CommandCtx, CommandError, EntityIds, LocalBot, Position, Vec3};
+use clawcraft_core::{AgentCommand, CommandCtx, CommandError, EntityIds, LocalBot, Position, TickCount, Vec3};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::motion::{MotionTrack, heading, round_velocity};
 use crate::roster::{Roster, RosterEntry};
 use crate::table::EntityCategory;
-use crate::{EntityIndex, EntityKind, EntityPosition, ItemEntity, NameTag, PlayerInfo};
+use crate::{EntityIndex, EntityKind, EntityPosition, EntityVelocity, ItemEntity, NameTag, PlayerInfo};
 
 /// Largest `nearby` radius: beyond it the answer would be the whole entity list, which the agent
 /// should not pay for by accident.
@@ -38,6 +39,13 @@ pub struct NearbyPlayer {
     pub id: u64,
     /// Blocks from the centre.
     pub distance: f64,
+    /// Blocks per second, only while it moves (see SKILL.md for the sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<Vec3>,
+    /// Compass direction of its horizontal movement (`N` = -Z, `E` = +X, `NE`, …), only while it
+    /// moves horizontally.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<&'static str>,
 }
 
 /// A mob (or other non-player, non-item entity) in `nearby`.
@@ -62,6 +70,13 @@ pub struct NearbyMob {
     pub id: u64,
     /// Blocks from the centre.
     pub distance: f64,
+    /// Blocks per second, only while it moves (see SKILL.md for the sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<Vec3>,
+    /// Compass direction of its horizontal movement (`N` = -Z, `E` = +X, `NE`, …), only while it
+    /// moves horizontally.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<&'static str>,
 }
 
 /// A dropped item in `nearby`.
@@ -75,6 +90,13 @@ pub struct NearbyItem {
     pub id: u64,
     /// Blocks from the centre.
     pub distance: f64,
+    /// Blocks per second, only while it moves (see SKILL.md for the sources).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<Vec3>,
+    /// Compass direction of its horizontal movement (`N` = -Z, `E` = +X, `NE`, …), only while it
+    /// moves horizontally.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heading: Option<&'static str>,
 }
 
 /// The lists of `nearby`, each sorted by distance.
@@ -112,6 +134,7 @@ impl AgentCommand for Nearby {
             None => world.get::<Position>(ctx.bot).map(|p| p.0).ok_or_else(CommandError::not_spawned)?,
         };
         let own_runtime = world.get::<EntityIds>(ctx.bot).map(|i| i.runtime_id);
+        let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
         let mut out = NearbyLists::default();
         let Some(index) = world.get::<EntityIndex>(ctx.bot) else {
             return Ok(NearbyResponse { nearby: out, radius });
@@ -126,6 +149,10 @@ impl AgentCommand for Nearby {
                 continue;
             }
             let (position, id) = (pos.0.rounded(), entry.runtime_id);
+            let sent = world.get::<EntityVelocity>(entry.entity).map_or(Vec3::ZERO, |v| v.0);
+            let velocity = world.get::<MotionTrack>(entry.entity).and_then(|t| t.velocity(sent, now));
+            let heading = velocity.and_then(heading);
+            let velocity = velocity.map(round_velocity);
             match entry.category {
                 EntityCategory::Player => {
                     let Some(info) = world.get::<PlayerInfo>(entry.entity) else { continue };
@@ -135,11 +162,21 @@ impl AgentCommand for Nearby {
                         position,
                         id,
                         distance,
+                        velocity,
+                        heading,
                     });
                 }
                 EntityCategory::Item => {
                     let Some(item) = world.get::<ItemEntity>(entry.entity) else { continue };
-                    out.items.push(NearbyItem { item: item.name.clone(), count: item.count, position, id, distance });
+                    out.items.push(NearbyItem {
+                        item: item.name.clone(),
+                        count: item.count,
+                        position,
+                        id,
+                        distance,
+                        velocity,
+                        heading,
+                    });
                 }
                 category => {
                     let Some(kind) = world.get::<EntityKind>(entry.entity) else { continue };
@@ -152,6 +189,8 @@ impl AgentCommand for Nearby {
                         position,
                         id,
                         distance,
+                        velocity,
+                        heading,
                     });
                 }
             }

@@ -18,6 +18,7 @@
 
 mod commands;
 mod events;
+mod motion;
 pub mod packets;
 mod proximity;
 mod roster;
@@ -36,6 +37,7 @@ pub use commands::{
     Nearby, NearbyItem, NearbyLists, NearbyMob, NearbyPlayer, NearbyResponse, Players, PlayersResponse, RosterPlayer,
 };
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
+pub use motion::{MOTION_WINDOW, MotionTrack, STILL_SPEED, heading};
 pub use proximity::{
     CLOSE_ENTER, CLOSE_LEAVE, DANGER_CLOSE, DANGER_LEAVE_MARGIN, DANGER_MELEE, DangerZone, NEAR_ENTER, NEAR_LEAVE,
     Proximity, Threat, Zone, next_danger_zone, next_zone,

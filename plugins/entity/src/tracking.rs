@@ -1,12 +1,13 @@
 //! Packet handlers that keep each bot's entities current.
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, EYE_HEIGHT, EntityIds, LocalBot, Vec3};
+use clawcraft_core::{AgentEvent, EYE_HEIGHT, EntityIds, LocalBot, TickCount, Vec3};
 use clawcraft_network::{ClientboundPacket, ConnectionClosed};
 use clawcraft_protocol::codec::Value;
 use clawcraft_protocol::packets::{MovePlayer, Vec3 as WireVec3};
 
 use crate::events::{PlayerAppear, PlayerDisappear};
+use crate::motion::MotionTrack;
 use crate::packets::{
     AddEntity, AddItemEntity, AddPlayer, ChangeDimension, ItemRegistry, MetadataEntry, MoveEntity, MoveEntityDelta,
     RemoveEntity, SetEntityData, SetEntityMotion, TakeItemEntity,
@@ -121,6 +122,7 @@ pub fn handle_lifecycle(
     mut commands: Commands,
     mut events: MessageWriter<AgentEvent>,
     mut pickups: MessageWriter<ItemPickedUp>,
+    tick: Res<TickCount>,
 ) {
     for packet in packets.read() {
         let bot = packet.bot;
@@ -153,6 +155,7 @@ pub fn handle_lifecycle(
                     category: EntityCategory::Player,
                 },
                 EntityPosition(position),
+                MotionTrack::at(tick.0, position),
                 EntityVelocity(vec(p.velocity)),
                 EntityRotation { yaw: p.yaw, pitch: p.pitch, head_yaw: p.head_yaw },
                 EntityFlags(flags.unwrap_or(0)),
@@ -186,6 +189,7 @@ pub fn handle_lifecycle(
                 WorldEntity { runtime_id: a.runtime_id, unique_id: a.unique_id },
                 EntityKind { identifier: a.entity_type.clone(), name, display_name, category },
                 EntityPosition(feet(a.position, category)),
+                MotionTrack::at(tick.0, feet(a.position, category)),
                 EntityVelocity(vec(a.velocity)),
                 EntityRotation { yaw: a.yaw, pitch: a.pitch, head_yaw: a.head_yaw },
                 EntityFlags(flags.unwrap_or(0)),
@@ -214,6 +218,7 @@ pub fn handle_lifecycle(
                         category: EntityCategory::Item,
                     },
                     EntityPosition(feet(a.position, EntityCategory::Item)),
+                    MotionTrack::at(tick.0, feet(a.position, EntityCategory::Item)),
                     EntityVelocity(vec(a.velocity)),
                     EntityRotation::default(),
                     EntityFlags(flags.unwrap_or(0)),
@@ -292,7 +297,8 @@ fn device_os_name(os: &str) -> String {
     platform_name(n).to_owned()
 }
 
-type Moving<'a> = (&'a EntityKind, &'a mut EntityPosition, &'a mut EntityVelocity, &'a mut EntityRotation);
+type Moving<'a> =
+    (&'a EntityKind, &'a mut EntityPosition, &'a mut EntityVelocity, &'a mut EntityRotation, &'a mut MotionTrack);
 
 /// Keeps positions, rotations, velocities, name tags and flags current: MoveEntity,
 /// MoveEntityDelta, MovePlayer (of others), SetEntityMotion, SetEntityData. Packets for ids the
@@ -303,18 +309,24 @@ pub fn handle_updates(
     mut entities: Query<Moving<'_>>,
     mut flags_q: Query<&mut EntityFlags>,
     mut commands: Commands,
+    tick: Res<TickCount>,
 ) {
     for packet in packets.read() {
         let Ok(index) = bots.get(packet.bot) else { continue };
         let lookup = |id: u64| index.by_runtime(id).map(|e| e.entity);
         if let Some(m) = packet.view::<MoveEntity>() {
-            let Some(Ok((kind, mut pos, _, mut rot))) = lookup(m.runtime_entity_id).map(|e| entities.get_mut(e)) else {
+            let Some(Ok((kind, mut pos, _, mut rot, mut track))) =
+                lookup(m.runtime_entity_id).map(|e| entities.get_mut(e))
+            else {
                 continue;
             };
             pos.0 = feet(m.position, kind.category);
+            track.moved(tick.0, pos.0);
             *rot = EntityRotation { yaw: m.rotation.yaw, pitch: m.rotation.pitch, head_yaw: m.rotation.head_yaw };
         } else if let Some(d) = packet.view::<MoveEntityDelta>() {
-            let Some(Ok((kind, mut pos, _, mut rot))) = lookup(d.runtime_entity_id).map(|e| entities.get_mut(e)) else {
+            let Some(Ok((kind, mut pos, _, mut rot, mut track))) =
+                lookup(d.runtime_entity_id).map(|e| entities.get_mut(e))
+            else {
                 continue;
             };
             // 1.26.40+: the present axes are absolute values; absent axes keep theirs.
@@ -327,6 +339,9 @@ pub fn handle_updates(
             if let Some(z) = d.z {
                 pos.0.z = f64::from(z);
             }
+            if d.x.is_some() || d.y.is_some() || d.z.is_some() {
+                track.moved(tick.0, pos.0);
+            }
             if let Some(p) = d.rot_x {
                 rot.pitch = byte_angle(p);
             }
@@ -338,17 +353,21 @@ pub fn handle_updates(
             }
         } else if let Some(m) = packet.view::<MovePlayer>() {
             // Our own MovePlayer is the player plugin's; our runtime id is never in the index.
-            let Some(Ok((kind, mut pos, _, mut rot))) = lookup(u64::from(m.runtime_id)).map(|e| entities.get_mut(e))
+            let Some(Ok((kind, mut pos, _, mut rot, mut track))) =
+                lookup(u64::from(m.runtime_id)).map(|e| entities.get_mut(e))
             else {
                 continue;
             };
             pos.0 = feet(m.position, kind.category);
+            track.moved(tick.0, pos.0);
             *rot = EntityRotation { yaw: m.yaw, pitch: m.pitch, head_yaw: m.head_yaw };
         } else if let Some(m) = packet.view::<SetEntityMotion>() {
-            let Some(Ok((_, _, mut vel, _))) = lookup(m.runtime_entity_id).map(|e| entities.get_mut(e)) else {
+            let Some(Ok((_, _, mut vel, _, mut track))) = lookup(m.runtime_entity_id).map(|e| entities.get_mut(e))
+            else {
                 continue;
             };
             vel.0 = vec(m.velocity);
+            track.motion_sent(tick.0);
         } else if let Some(d) = packet.view::<SetEntityData>() {
             let Some(entity) = lookup(d.runtime_entity_id) else { continue };
             let (tag, flags) = metadata_values(&d.metadata);
