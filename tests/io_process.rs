@@ -340,6 +340,8 @@ fn tools_report_errors_like_clawcraft_scripts() {
         "CLAWCRAFT_DANGER_MOB_DIST",
         "CLAWCRAFT_DANGER_HEALTH",
         "CLAWCRAFT_DANGER_HUNGER",
+        "CLAWCRAFT_DANGER_MODE",
+        "CLAWCRAFT_DANGER_REPEAT_MS",
         "CLAWCRAFT_TIMEOUT",
         "CLAWCRAFT_TOKEN",
         "CLAWCRAFT_BIND",
