@@ -58,6 +58,13 @@ pub struct EventsPage {
     pub more: bool,
     /// Events after the cursor that are gone (older than the ring, no events file).
     pub missed: u64,
+    /// Names of a type filter that are no event type, with the closest ones.
+    pub warnings: Vec<String>,
+}
+
+/// Whether an event of type `kind` passes a type filter (`None`: every event does).
+fn admits(types: Option<&[String]>, kind: &str) -> bool {
+    types.is_none_or(|t| t.iter().any(|w| w == kind))
 }
 
 impl EventsPage {
@@ -73,6 +80,9 @@ impl EventsPage {
         out.push_str(&format!("],\"lastSeq\":{},\"more\":{}", self.last_seq, self.more));
         if self.missed > 0 {
             out.push_str(&format!(",\"missed\":{}", self.missed));
+        }
+        if !self.warnings.is_empty() {
+            out.push_str(&format!(",\"warnings\":{}", serde_json::Value::from(self.warnings.clone())));
         }
         out.push('}');
         out
@@ -203,57 +213,69 @@ impl Hub {
         *self.last_seq.borrow()
     }
 
-    /// Events after `since` from memory, at most `limit`.
-    pub fn ring_page(&self, since: u64, limit: usize) -> EventsPage {
+    /// Events after `since` from memory, at most `limit`, only of `types` when set. `lastSeq`
+    /// passes the events the filter skipped, so resuming from it never scans them again.
+    pub fn ring_page(&self, since: u64, limit: usize, types: Option<&[String]>) -> EventsPage {
         let state = self.state();
         let first = state.ring.front().map_or(u64::MAX, |e| e.seq);
         let start = state.ring.partition_point(|e| e.seq <= since);
-        let events: Vec<Arc<str>> = state.ring.iter().skip(start).take(limit).map(|e| e.line.clone()).collect();
-        let last_seq = state.ring.get(start + events.len().saturating_sub(1)).filter(|_| !events.is_empty());
-        let last_seq = last_seq.map_or(since, |e| e.seq);
-        let more = start + events.len() < state.ring.len();
+        let (mut events, mut last_seq, mut more) = (Vec::new(), since, false);
+        for e in state.ring.iter().skip(start) {
+            let wanted = admits(types, &e.kind);
+            if wanted && events.len() >= limit {
+                more = true;
+                break;
+            }
+            last_seq = e.seq;
+            if wanted {
+                events.push(e.line.clone());
+            }
+        }
         let missed = if first != u64::MAX && first > since + 1 { first - since - 1 } else { 0 };
-        EventsPage { events, last_seq, more, missed }
+        EventsPage { events, last_seq, more, missed, warnings: Vec::new() }
     }
 
-    /// The last `limit` events in memory.
-    pub fn recent(&self, limit: usize) -> EventsPage {
+    /// The last `limit` events in memory (of `types`, when set).
+    pub fn recent(&self, limit: usize, types: Option<&[String]>) -> EventsPage {
         let since = {
             let state = self.state();
-            let n = state.ring.len();
-            match n.checked_sub(limit.min(n) + 1) {
-                Some(i) => state.ring[i].seq,
+            let mut matching = state.ring.iter().rev().filter(|e| admits(types, &e.kind));
+            match matching.nth(limit) {
+                Some(e) => e.seq,
                 None => state.ring.front().map_or(self.last_seq(), |e| e.seq.saturating_sub(1)),
             }
         };
-        let mut page = self.ring_page(since, limit);
+        let mut page = self.ring_page(since, limit, types);
         page.missed = 0;
         page
     }
 
-    /// Events after `since`, at most `limit`: from memory, or from the events file (on a
-    /// blocking thread) when the ring no longer reaches back that far.
-    pub async fn events_page(self: &Arc<Self>, since: u64, limit: usize) -> EventsPage {
-        let page = self.ring_page(since, limit);
+    /// Events after `since`, at most `limit` (of `types`, when set): from memory, or from the
+    /// events file (on a blocking thread) when the ring no longer reaches back that far.
+    pub async fn events_page(self: &Arc<Self>, since: u64, limit: usize, types: Option<&[String]>) -> EventsPage {
+        let page = self.ring_page(since, limit, types);
         let Some(path) = self.events_file.clone().filter(|_| page.missed > 0) else { return page };
         let read = tokio::task::spawn_blocking(move || read_events(&path, Cursor::AfterSeq(since))).await;
         let from_file = read.unwrap_or_default();
         let file_last = from_file.last().and_then(|v| v["seq"].as_u64()).unwrap_or(since);
-        let mut events: Vec<Arc<str>> = from_file.iter().take(limit).map(|v| Arc::from(v.to_string())).collect();
-        let mut last_seq =
-            events.len().checked_sub(1).and_then(|i| from_file.get(i)).and_then(|v| v["seq"].as_u64()).unwrap_or(since);
-        let mut more = from_file.len() > events.len();
+        let wanted: Vec<&serde_json::Value> =
+            from_file.iter().filter(|v| admits(types, v["type"].as_str().unwrap_or(""))).collect();
+        let mut events: Vec<Arc<str>> = wanted.iter().take(limit).map(|v| Arc::from(v.to_string())).collect();
+        let mut more = wanted.len() > events.len();
+        let mut last_seq = if more {
+            events.len().checked_sub(1).and_then(|i| wanted.get(i)).and_then(|v| v["seq"].as_u64()).unwrap_or(since)
+        } else {
+            file_last
+        };
         // The file may lag the ring (it is written on its own thread): the rest from memory.
         if !more && events.len() < limit {
-            let rest = self.ring_page(file_last.max(since), limit - events.len());
-            if !rest.events.is_empty() {
-                last_seq = rest.last_seq;
-            }
+            let rest = self.ring_page(file_last.max(since), limit - events.len(), types);
+            last_seq = last_seq.max(rest.last_seq);
             more = rest.more;
             events.extend(rest.events);
         }
-        let missed = if events.is_empty() { page.missed } else { 0 };
-        EventsPage { events, last_seq, more, missed }
+        let missed = if events.is_empty() && last_seq == since { page.missed } else { 0 };
+        EventsPage { events, last_seq, more, missed, warnings: Vec::new() }
     }
 }
 
@@ -297,21 +319,47 @@ mod tests {
         let (hub, _rx) = hub(5);
         hub.deliver(ToMcp { responses: vec![], events: events(1..=8) });
         assert_eq!(hub.last_seq(), 8);
-        let p = hub.ring_page(5, 2);
+        let p = hub.ring_page(5, 2, None);
         assert_eq!(p.events.len(), 2);
         assert_eq!((p.last_seq, p.more, p.missed), (7, true, 0));
-        let p = hub.ring_page(7, 10);
+        let p = hub.ring_page(7, 10, None);
         assert_eq!((p.events.len(), p.last_seq, p.more), (1, 8, false));
-        let p = hub.ring_page(8, 10);
+        let p = hub.ring_page(8, 10, None);
         assert!(p.events.is_empty());
         assert_eq!(p.last_seq, 8, "nothing new: the cursor stays");
-        let p = hub.ring_page(0, 10);
+        let p = hub.ring_page(0, 10, None);
         assert_eq!(p.missed, 3, "seq 1..=3 fell out of the ring of 5");
         assert_eq!(p.events.first().map(|e| e.contains("\"seq\":4")), Some(true));
-        let r = hub.recent(2);
+        let r = hub.recent(2, None);
         assert_eq!(
             r.to_json(),
             r#"{"events":[{"type":"tick","seq":7},{"type":"tick","seq":8}],"lastSeq":8,"more":false}"#
+        );
+    }
+
+    #[test]
+    fn a_type_filter_pages_only_those_events_and_its_cursor_skips_the_rest() {
+        let (hub, _rx) = hub(10);
+        // seq 1..=8: `danger` at 2, 5 and 6, `tick` otherwise.
+        let batch: Arc<[StampedEvent]> = (1..=8u64)
+            .map(|seq| {
+                let kind = if [2, 5, 6].contains(&seq) { "danger" } else { "tick" };
+                StampedEvent { seq, kind: kind.into(), line: format!("{{\"type\":\"{kind}\",\"seq\":{seq}}}").into() }
+            })
+            .collect();
+        hub.deliver(ToMcp { responses: vec![], events: batch });
+        let dangers = ["danger".to_owned()];
+        let p = hub.ring_page(0, 2, Some(&dangers));
+        assert_eq!(p.events.len(), 2);
+        assert_eq!((p.last_seq, p.more), (5, true), "stops before the third danger");
+        let p = hub.ring_page(5, 10, Some(&dangers));
+        assert_eq!((p.events.len(), p.last_seq, p.more), (1, 8, false), "the cursor passes the ticks after it");
+        let p = hub.ring_page(8, 10, Some(&dangers));
+        assert!(p.events.is_empty() && p.last_seq == 8);
+        assert_eq!(
+            hub.recent(2, Some(&dangers)).to_json(),
+            r#"{"events":[{"type":"danger","seq":5},{"type":"danger","seq":6}],"lastSeq":8,"more":false}"#,
+            "the last two dangers, not the dangers among the last two events"
         );
     }
 

@@ -147,13 +147,14 @@ impl Plugin for McpPlugin {
     fn finish(&self, app: &mut App) {
         let Some(McpLaunch(game)) = app.world_mut().remove_resource::<McpLaunch>() else { return };
         let registry = app.world().resource::<CommandRegistry>().clone();
+        let events = app.world().get_resource::<clawcraft_core::EventRegistry>().cloned().unwrap_or_default();
         let listener = self.listener.lock().unwrap_or_else(|p| p.into_inner()).take();
         let http = match (&self.settings.http, listener) {
             (Some(h), Some(l)) => Some((h.clone(), l)),
             _ => None,
         };
         let launch = server::Launch {
-            registry: Arc::new(tools::Catalog::new(&registry)),
+            registry: Arc::new(tools::Catalog::new(&registry).with_events(&events)),
             game,
             stdio: self.settings.stdio,
             http,

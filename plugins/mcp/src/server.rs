@@ -214,9 +214,10 @@ impl ServerHandler for ClawcraftMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let template = ResourceTemplate::new("clawcraft://events{?since,limit}", "events-since")
+        let template = ResourceTemplate::new("clawcraft://events{?since,limit,types}", "events-since")
             .with_description(
-                "Every event with a seq greater than `since`, oldest first, at most `limit` (default 1000); \
+                "Every event with a seq greater than `since`, oldest first, at most `limit` (default 1000), only \
+                 of `types` (comma-separated, e.g. danger,msg; unknown names come back in `warnings`) when given; \
                  resume with the returned lastSeq (older events come from the events file)",
             )
             .with_mime_type("application/json");
@@ -319,10 +320,16 @@ impl ClawcraftMcp {
     }
 
     async fn events(&self, query: EventsQuery) -> EventsPage {
-        match query.since {
-            Some(since) => self.hub.events_page(since, query.limit.unwrap_or(DEFAULT_SINCE_LIMIT)).await,
-            None => self.hub.recent(query.limit.unwrap_or(DEFAULT_RECENT_LIMIT)),
+        let types = query.types.as_deref();
+        let mut page = match query.since {
+            Some(since) => self.hub.events_page(since, query.limit.unwrap_or(DEFAULT_SINCE_LIMIT), types).await,
+            None => self.hub.recent(query.limit.unwrap_or(DEFAULT_RECENT_LIMIT), types),
+        };
+        if let Some(t) = types {
+            page.warnings =
+                clawcraft_core::event::unknown_type_warnings(t, self.hub.catalog.event_names.iter().copied());
         }
+        page
     }
 }
 
@@ -360,7 +367,7 @@ async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64
     loop {
         let latest = *seq.borrow_and_update();
         while delivered < latest {
-            let page = hub.ring_page(delivered, EVENTS_PER_NOTIFICATION);
+            let page = hub.ring_page(delivered, EVENTS_PER_NOTIFICATION, None);
             let events: Vec<Value> = page.events.iter().filter_map(|e| serde_json::from_str(e).ok()).collect();
             let mut meta = Map::new();
             meta.insert("clawcraft/events".into(), Value::Array(events));
@@ -381,11 +388,13 @@ async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64
     }
 }
 
-/// `clawcraft://events?since=SEQ&limit=N`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// `clawcraft://events?since=SEQ&limit=N&types=danger,msg`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EventsQuery {
     pub since: Option<u64>,
     pub limit: Option<usize>,
+    /// Only events of these types.
+    pub types: Option<Vec<String>>,
 }
 
 /// `None` when `uri` is not the events resource; an error text for a bad query.
@@ -413,7 +422,22 @@ pub fn parse_events_uri(uri: &str) -> Option<Result<EventsQuery, String>> {
                 Ok(_) => return Some(Err("limit must be at least 1".into())),
                 Err(e) => return Some(Err(e)),
             },
-            other => return Some(Err(format!("unknown parameter {other} (have since, limit)"))),
+            "types" => {
+                // Commas may arrive percent-encoded.
+                let names: Vec<String> = value
+                    .replace("%2C", ",")
+                    .replace("%2c", ",")
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(String::from)
+                    .collect();
+                if names.is_empty() {
+                    return Some(Err("types must list event type names, e.g. types=danger,msg".into()));
+                }
+                out.types = Some(names);
+            }
+            other => return Some(Err(format!("unknown parameter {other} (have since, limit, types)"))),
         }
     }
     Some(Ok(out))
@@ -428,12 +452,17 @@ mod tests {
         assert_eq!(parse_events_uri("clawcraft://events"), Some(Ok(EventsQuery::default())));
         assert_eq!(
             parse_events_uri("clawcraft://events?since=12&limit=5"),
-            Some(Ok(EventsQuery { since: Some(12), limit: Some(5) }))
+            Some(Ok(EventsQuery { since: Some(12), limit: Some(5), types: None }))
         );
         assert_eq!(
             parse_events_uri("clawcraft://events?since=0"),
-            Some(Ok(EventsQuery { since: Some(0), limit: None }))
+            Some(Ok(EventsQuery { since: Some(0), limit: None, types: None }))
         );
+        assert_eq!(
+            parse_events_uri("clawcraft://events?types=danger%2Cmsg,&since=3"),
+            Some(Ok(EventsQuery { since: Some(3), limit: None, types: Some(vec!["danger".into(), "msg".into()]) }))
+        );
+        assert!(matches!(parse_events_uri("clawcraft://events?types="), Some(Err(_))));
         assert!(matches!(parse_events_uri("clawcraft://events?since=-1"), Some(Err(_))));
         assert!(matches!(parse_events_uri("clawcraft://events?since=x"), Some(Err(_))));
         assert!(matches!(parse_events_uri("clawcraft://events?limit=0"), Some(Err(_))));

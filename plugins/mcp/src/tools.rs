@@ -14,6 +14,8 @@ pub struct Catalog {
     pub tools: Vec<Tool>,
     /// By tool name: the completion event of commands that start an async action.
     completion: HashMap<String, &'static str>,
+    /// Every event type, for the warnings of `clawcraft://events?types=…`.
+    pub event_names: Vec<&'static str>,
 }
 
 impl Catalog {
@@ -21,7 +23,13 @@ impl Catalog {
         let tools = registry.entries().map(tool_for).collect();
         let completion =
             registry.entries().filter_map(|e| e.async_info.map(|a| (e.name.to_owned(), a.completion_event))).collect();
-        Self { tools, completion }
+        Self { tools, completion, event_names: Vec::new() }
+    }
+
+    /// Knows the event types of `events`.
+    pub fn with_events(mut self, events: &clawcraft_core::EventRegistry) -> Self {
+        self.event_names = events.events.keys().copied().collect();
+        self
     }
 
     pub fn get(&self, name: &str) -> Option<&Tool> {
