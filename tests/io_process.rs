@@ -254,6 +254,10 @@ fn watch_and_the_events_tools_see_every_event_once() {
     assert_eq!(first["seq"], 2, "after --since 1");
     let (mut tcp_follow, tcp_rx) = spawn_tool(&["events", "--tcp", "--since", "0"], &env);
     wait_value(&tcp_rx, |v| v["type"] == "spawn", IO).expect("tcp follower replays");
+    // A follower of two types only: the replay's first line is `spawn`, the next `shutdown`.
+    let (mut typed, typed_rx) = spawn_tool(&["events", "--tcp", "--since", "0", "--type", "spawn,shutdown"], &env);
+    let first = wait_value(&typed_rx, |_| true, IO).expect("typed follower replays");
+    assert_eq!(first["type"], "spawn", "{first}");
 
     // A live event (`shutdown`) reaches every watcher and follower exactly once.
     r.bot.close_stdin();
@@ -273,11 +277,15 @@ fn watch_and_the_events_tools_see_every_event_once() {
     assert_eq!(seqs, (spawn_seq + 1..=spawn_seq + tail.len() as u64).collect::<Vec<_>>(), "no gap after replay");
     wait_value(&follow_rx, |v| v["type"] == "shutdown", IO).expect("file follower sees shutdown");
     wait_value(&tcp_rx, |v| v["type"] == "shutdown", IO).expect("tcp follower sees shutdown");
+    let next = wait_value(&typed_rx, |_| true, IO).expect("typed follower sees shutdown");
+    assert_eq!(next["type"], "shutdown", "nothing of other types in between: {next}");
     assert_eq!(r.bot.wait_exit(IO).expect("exits").code(), Some(0));
     let _ = follow.kill();
     let _ = follow.wait();
     let _ = tcp_follow.kill();
     let _ = tcp_follow.wait();
+    let _ = typed.kill();
+    let _ = typed.wait();
 
     // The last event was flushed to the file before exit.
     let out = run_tool(&["events", "--last", "1"], &env);
