@@ -7,7 +7,7 @@
 //!   anyway) — for `pos`, `status`, `nearby` and `scan` radius 8;
 //! - persistent: the same calls on one `session` connection;
 //! - flood: PlayerAuthInput intervals at the peer while one TCP client pipelines 10 000 requests
-//!   (`scan` radius 8) and reads the answers;
+//!   (`scan` radius 8; `BENCH_FLOOD` sets the count) and reads the answers;
 //! - unread stdout: PlayerAuthInput intervals while nobody reads stdout and stdin requests keep
 //!   producing large answers.
 //!
@@ -168,18 +168,18 @@ fn latency_and_flood(latency: bool) {
         println!("{}", summary(name, "persistent", &mut micros, bytes));
     }
 
-    // Flood: 10 000 scans pipelined on one connection.
-    const FLOOD: usize = 10_000;
+    // Flood: 10 000 scans (or BENCH_FLOOD) pipelined on one connection.
+    let flood: usize = std::env::var("BENCH_FLOOD").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let before = tick_counters(addr);
     let mut reader = Session::open(addr, Duration::from_secs(120)).expect("session");
     let mut writer = reader.try_clone_writer().expect("writer");
     let start = now_ms();
     let sender = std::thread::spawn(move || {
-        for i in 0..FLOOD {
+        for i in 0..flood {
             writer.write_all(format!("{{\"action\":\"scan\",\"radius\":8,\"id\":{i}}}\n").as_bytes()).expect("send");
         }
     });
-    for i in 0..FLOOD {
+    for i in 0..flood {
         // Check the id without parsing 50 KiB per answer: the reader keeps up with the bot.
         let line = reader.recv_line().expect("answer").expect("open");
         assert!(line.starts_with(&format!("{{\"type\":\"response\",\"id\":{i},")), "{line:.80}");
@@ -194,7 +194,7 @@ fn latency_and_flood(latency: bool) {
             &peer,
             start,
             end,
-            json!({"requests": FLOOD, "query": "scan radius 8", "bot_side": tick_diff(&before, &tick_counters(addr))})
+            json!({"requests": flood, "query": "scan radius 8", "bot_side": tick_diff(&before, &tick_counters(addr))})
         )
     );
     let _ = child.kill();
