@@ -218,6 +218,8 @@ fn mcp_over_stdio_with_the_typescript_sdk_client() {
         ("HOST", "127.0.0.1".to_owned()),
         ("PORT", peer.port.to_string()),
         ("USERNAME", "McpStdio".to_owned()),
+        // The living script kills the bot at 9.5 s; the client walks once it is back.
+        ("CLAWCRAFT_RESPAWN", "true".to_owned()),
         ("CLAWCRAFT_EVENTS", events.display().to_string()),
         ("CLAWCRAFT_PORT", free_tcp_port().to_string()),
         ("RUST_LOG", std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".into())),
@@ -236,7 +238,8 @@ fn mcp_over_http_beside_stdin_with_a_bearer_token() {
     let peer = Peer::start("living");
     let addr = format!("127.0.0.1:{}", free_tcp_port());
     let token = "mcp-test-token";
-    let mut bot = Bot::start_with(peer.port, "McpHttp", &[("CLAWCRAFT_MCP_HTTP", &addr), ("CLAWCRAFT_TOKEN", token)]);
+    let env = [("CLAWCRAFT_MCP_HTTP", addr.as_str()), ("CLAWCRAFT_TOKEN", token), ("CLAWCRAFT_RESPAWN", "true")];
+    let mut bot = Bot::start_with(peer.port, "McpHttp", &env);
     // The listener is bound before the app starts, so it is up once `startup` is out.
     bot.wait_event("startup", STARTUP).expect("startup");
     let url = format!("http://{addr}/mcp");
