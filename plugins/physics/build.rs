@@ -1,6 +1,9 @@
 //! Embeds `data/bedrock/<ver>/shapes.json` (written by `data/gen-shapes.js`) for every version
 //! listed in `data/versions.txt` that has one, so adding a Bedrock version stays a data drop.
 
+#[path = "../../build-support/embed.rs"]
+mod embed;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -22,8 +25,8 @@ fn main() {
         if !json.exists() {
             continue;
         }
-        let path = json.canonicalize().expect("canonical path");
-        writeln!(out, "    ({ver:?}, include_str!({:?})),", path.display().to_string()).expect("write to string");
+        let packed = embed::deflate_to_out_dir(&json, ver);
+        writeln!(out, "    ({ver:?}, include_bytes!({:?})),", packed.display().to_string()).expect("write to string");
     }
     out.push(']');
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("shape_data.rs");

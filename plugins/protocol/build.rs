@@ -1,6 +1,9 @@
 //! Generates the table of embedded protocol definitions from `data/versions.txt`, so adding a
 //! Bedrock version is a data drop: a line in that file plus `data/bedrock/<ver>/protocol.json`.
 
+#[path = "../../build-support/embed.rs"]
+mod embed;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -31,11 +34,11 @@ fn main() {
         let json = data.join("bedrock").join(ver).join("protocol.json");
         assert!(Path::new(&json).exists(), "missing {}", json.display());
         println!("cargo:rerun-if-changed={}", json.display());
-        let path = json.canonicalize().expect("canonical path");
+        let packed = embed::deflate_to_out_dir(&json, ver);
         writeln!(
             out,
-            "    (VersionInfo {{ game_version: {ver:?}, protocol: {proto} }}, {is_default}, include_str!({:?})),",
-            path.display().to_string()
+            "    (VersionInfo {{ game_version: {ver:?}, protocol: {proto} }}, {is_default}, include_bytes!({:?})),",
+            packed.display().to_string()
         )
         .expect("write to string");
     }

@@ -2,6 +2,9 @@
 //! has a `data/bedrock/<ver>/blocks.json` (written by `data/gen-blocks.js`) is embedded, so adding
 //! a Bedrock version stays a data drop.
 
+#[path = "../../build-support/embed.rs"]
+mod embed;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -24,8 +27,8 @@ fn main() {
         if !json.exists() {
             continue;
         }
-        let path = json.canonicalize().expect("canonical path");
-        writeln!(out, "    ({ver:?}, include_str!({:?})),", path.display().to_string()).expect("write to string");
+        let packed = embed::deflate_to_out_dir(&json, ver);
+        writeln!(out, "    ({ver:?}, include_bytes!({:?})),", packed.display().to_string()).expect("write to string");
     }
     out.push(']');
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("block_data.rs");

@@ -15,8 +15,9 @@ const FORMAT: u32 = 1;
 /// Game version used when the connection's version has no embedded item data.
 const FALLBACK_VERSION: &str = "1.26.45";
 
-/// `(game version, items.json text)` for every version in `data/versions.txt` that has one.
-static EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/item_data.rs"));
+/// `(game version, items.json DEFLATE-compressed)` for every version in `data/versions.txt` that
+/// has one (see `clawcraft_protocol::embedded`).
+static EMBEDDED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/item_data.rs"));
 
 /// Nutrition of a food (`minecraft:food`).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -91,6 +92,9 @@ pub enum ItemDataError {
     /// A format this code does not read.
     #[error("item data has format {0}, expected {FORMAT}")]
     Format(u32),
+    /// The embedded compressed file is damaged.
+    #[error("item data: {0}")]
+    Embedded(String),
 }
 
 /// Every item of one game version.
@@ -112,12 +116,13 @@ impl ItemData {
         if let Some(d) = cache.get(game_version) {
             return Ok(Arc::clone(d));
         }
-        let text = EMBEDDED
+        let packed = EMBEDDED
             .iter()
             .find(|(v, _)| *v == game_version)
-            .map(|(_, t)| *t)
+            .map(|(_, packed)| *packed)
             .ok_or_else(|| ItemDataError::UnknownVersion(game_version.to_owned()))?;
-        let data = Arc::new(Self::from_json(text)?);
+        let text = clawcraft_protocol::embedded::inflate(packed).map_err(ItemDataError::Embedded)?;
+        let data = Arc::new(Self::from_json(&text)?);
         cache.insert(game_version.to_owned(), Arc::clone(&data));
         Ok(data)
     }

@@ -10,8 +10,19 @@ use serde_json::Value;
 
 use crate::Aabb;
 
-/// Shape data of every version in `data/versions.txt` that has a `shapes.json`.
-static EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/shape_data.rs"));
+/// Shape data of every version in `data/versions.txt` that has a `shapes.json`, DEFLATE-compressed
+/// by `build.rs` (inflated, parsed and dropped on first use, so only the table stays in memory).
+static EMBEDDED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/shape_data.rs"));
+
+/// The text of one embedded file.
+fn inflate(packed: &[u8]) -> Result<String, ShapeError> {
+    use std::io::Read as _;
+    let mut text = String::new();
+    flate2::read::DeflateDecoder::new(packed)
+        .read_to_string(&mut text)
+        .map_err(|e| ShapeError::Malformed(format!("embedded data does not inflate: {e}")))?;
+    Ok(text)
+}
 
 /// The only format this code reads.
 const FORMAT: u32 = 1;
@@ -58,12 +69,12 @@ impl ShapeTable {
         if let Some(t) = cache.get(game_version) {
             return Ok(Arc::clone(t));
         }
-        let text = EMBEDDED
+        let packed = EMBEDDED
             .iter()
             .find(|(v, _)| *v == game_version)
-            .map(|(_, t)| *t)
+            .map(|(_, packed)| *packed)
             .ok_or_else(|| ShapeError::UnknownVersion(game_version.to_owned()))?;
-        let table = Arc::new(Self::from_json(text)?);
+        let table = Arc::new(Self::from_json(&inflate(packed)?)?);
         cache.insert(game_version.to_owned(), Arc::clone(&table));
         Ok(table)
     }

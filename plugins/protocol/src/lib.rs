@@ -10,6 +10,7 @@
 //! - [`version`]: which supported version to speak, from the server's pong or the user's choice.
 
 pub mod codec;
+pub mod embedded;
 pub mod encryption;
 pub mod framing;
 pub mod io;

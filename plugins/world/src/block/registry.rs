@@ -159,12 +159,13 @@ impl BlockRegistry {
         if let Some(reg) = cache.get(game_version) {
             return Ok(Arc::clone(reg));
         }
-        let text = data::EMBEDDED
+        let packed = data::EMBEDDED
             .iter()
             .find(|(v, _)| *v == game_version)
-            .map(|(_, text)| *text)
+            .map(|(_, packed)| *packed)
             .ok_or_else(|| BlockDataError::UnknownVersion(game_version.to_owned()))?;
-        let reg = Arc::new(Self::from_json(text)?);
+        let text = clawcraft_protocol::embedded::inflate(packed).map_err(BlockDataError::Invalid)?;
+        let reg = Arc::new(Self::from_json(&text)?);
         cache.insert(game_version.to_owned(), Arc::clone(&reg));
         Ok(reg)
     }

@@ -324,7 +324,8 @@ fn block_bench_network_id_lookup() {
             ids.len()
         );
     }
+    let text = clawcraft_protocol::embedded::inflate(super::data::EMBEDDED[0].1).expect("inflate");
     let start = Instant::now();
-    let _ = black_box(BlockRegistry::from_json(super::data::EMBEDDED[0].1).expect("parse"));
+    let _ = black_box(BlockRegistry::from_json(&text).expect("parse"));
     println!("registry build: {:?}", start.elapsed());
 }
