@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Measures the figures reported in README.md (a bench script, not a timed test).
 
-  python3 tests/bench/figures.py [--runs 5] [--idle-seconds 60] [--build]
+  python3 tests/bench/figures.py [--runs 5] [--idle-seconds 60] [--build] [--idle-only] [--bin PATH]
 
 - connect -> spawn time of `clawcraft` and of bedrock-protocol's own client against the same peer
-- RSS (right after spawn and at the end) and CPU (whole process and per thread) of an idle
-  spawned bot over --idle-seconds
+- RSS (right after spawn and at the end; file-backed = pages of the executable, anonymous = heap
+  and stacks) and CPU (whole process and per thread: % of a core, ms per 50 ms tick period,
+  wake-ups per second) of an idle spawned bot over --idle-seconds
+- with --idle-only: only the idle bot (no connect runs, no bedrock-protocol client)
 - with --build: release build time from clean (in a throw-away target dir)
 
 Prints one JSON object. Needs `cargo build --release` done (or --build) and the peer installed.
@@ -79,6 +81,29 @@ def thread_cpu_ns(pid):
     return out
 
 
+def thread_wakeups(pid):
+    """Voluntary context switches (≈ wake-ups from a sleep) of each thread, by name."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        out[name] = out.get(name, 0) + int(line.split()[1])
+        except OSError:
+            pass
+    return out
+
+
+def rss_breakdown_mib(pid):
+    """RSS split into file-backed pages (the executable, libraries) and anonymous ones."""
+    with open(f"/proc/{pid}/status") as f:
+        fields = {l.split(":")[0]: l.split()[1] for l in f if l.startswith(("RssAnon", "RssFile", "RssShmem"))}
+    return {k: round(int(v) / 1024, 1) for k, v in fields.items()}
+
+
 def proc_rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -92,7 +117,12 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--idle-seconds", type=int, default=60)
     ap.add_argument("--build", action="store_true")
+    ap.add_argument("--idle-only", action="store_true")
+    ap.add_argument("--bin", help="the clawcraft binary to measure (default: the release build)")
     a = ap.parse_args()
+    if a.bin:
+        global BIN
+        BIN = os.path.abspath(a.bin)
     out = {}
     if a.build:
         with tempfile.TemporaryDirectory() as td:
@@ -104,32 +134,41 @@ def main():
     port = free_port()
     peer = start_peer(port)
     try:
-        ours = []
-        for _ in range(a.runs):
-            ms, p = clawcraft_spawn_ms(port)
-            ours.append(round(ms, 1))
-            stop(p)
-        bp = subprocess.run(["node", os.path.join(PEER, "client-bench.js"), "--port", str(port), "--runs", str(a.runs)],
-                            capture_output=True, text=True, check=True)
-        bp_json = json.loads(bp.stdout.strip().splitlines()[-1])
-        out["connect_to_spawn_ms"] = {
-            "clawcraft": {"runs": ours, "median": statistics.median(ours)},
-            "bedrock_protocol_client": bp_json,
-        }
+        if not a.idle_only:
+            ours = []
+            for _ in range(a.runs):
+                ms, p = clawcraft_spawn_ms(port)
+                ours.append(round(ms, 1))
+                stop(p)
+            bp = subprocess.run(["node", os.path.join(PEER, "client-bench.js"), "--port", str(port), "--runs", str(a.runs)],
+                                capture_output=True, text=True, check=True)
+            bp_json = json.loads(bp.stdout.strip().splitlines()[-1])
+            out["connect_to_spawn_ms"] = {
+                "clawcraft": {"runs": ours, "median": statistics.median(ours)},
+                "bedrock_protocol_client": bp_json,
+            }
         ms, p = clawcraft_spawn_ms(port)
         time.sleep(1)
-        rss_spawn = proc_rss_kib(p.pid)
-        cpu0, t0, th0 = proc_cpu_seconds(p.pid), time.perf_counter(), thread_cpu_ns(p.pid)
+        rss_spawn, split_spawn = proc_rss_kib(p.pid), rss_breakdown_mib(p.pid)
+        cpu0, t0, th0, w0 = proc_cpu_seconds(p.pid), time.perf_counter(), thread_cpu_ns(p.pid), thread_wakeups(p.pid)
         time.sleep(a.idle_seconds)
-        cpu1, t1, th1 = proc_cpu_seconds(p.pid), time.perf_counter(), thread_cpu_ns(p.pid)
+        cpu1, t1, th1, w1 = proc_cpu_seconds(p.pid), time.perf_counter(), thread_cpu_ns(p.pid), thread_wakeups(p.pid)
+        secs = t1 - t0
         out["idle_spawned_bot"] = {
             "seconds": a.idle_seconds,
             "rss_mib_after_spawn": round(rss_spawn / 1024, 1),
+            "rss_split_after_spawn_mib": split_spawn,
             "rss_mib_at_end": round(proc_rss_kib(p.pid) / 1024, 1),
-            "cpu_percent_of_one_core": round(100 * (cpu1 - cpu0) / (t1 - t0), 2),
+            "rss_split_at_end_mib": rss_breakdown_mib(p.pid),
+            "cpu_percent_of_one_core": round(100 * (cpu1 - cpu0) / secs, 2),
             "cpu_percent_by_thread": {
-                name: round(100 * (ns - th0.get(name, 0)) / 1e9 / (t1 - t0), 2) for name, ns in th1.items()
+                name: round(100 * (ns - th0.get(name, 0)) / 1e9 / secs, 2) for name, ns in th1.items()
             },
+            # CPU per 50 ms tick period, and how often each thread woke up.
+            "ms_per_tick_by_thread": {
+                name: round((ns - th0.get(name, 0)) / 1e6 / (secs * 20), 3) for name, ns in th1.items()
+            },
+            "wakeups_per_s_by_thread": {name: round((n - w0.get(name, 0)) / secs, 1) for name, n in w1.items()},
         }
         stop(p)
     finally:
