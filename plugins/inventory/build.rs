@@ -2,7 +2,7 @@
 //! has a `data/bedrock/<ver>/items.json` (written by `data/gen-items.js`) is embedded, so adding
 //! a Bedrock version stays a data drop.
 
-#[path = "../../build-support/embed.rs"]
+#[path = "../../data/embed.rs"]
 mod embed;
 
 use std::fmt::Write as _;

@@ -1,7 +1,7 @@
 //! Embeds `data/bedrock/<ver>/shapes.json` (written by `data/gen-shapes.js`) for every version
 //! listed in `data/versions.txt` that has one, so adding a Bedrock version stays a data drop.
 
-#[path = "../../build-support/embed.rs"]
+#[path = "../../data/embed.rs"]
 mod embed;
 
 use std::fmt::Write as _;

@@ -1,7 +1,7 @@
 //! Generates the table of embedded protocol definitions from `data/versions.txt`, so adding a
 //! Bedrock version is a data drop: a line in that file plus `data/bedrock/<ver>/protocol.json`.
 
-#[path = "../../build-support/embed.rs"]
+#[path = "../../data/embed.rs"]
 mod embed;
 
 use std::fmt::Write as _;

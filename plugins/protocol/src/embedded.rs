@@ -1,5 +1,5 @@
 //! The per-version data files (`data/bedrock/<ver>/*.json`) are embedded raw-DEFLATE-compressed
-//! by the build scripts (`build-support/embed.rs`); [`inflate`] turns one back into its text, which
+//! by the build scripts (`data/embed.rs`); [`inflate`] turns one back into its text, which
 //! is parsed and dropped, so an idle bot keeps only the parsed tables, never the text.
 
 use std::io::Read as _;
