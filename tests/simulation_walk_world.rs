@@ -41,11 +41,13 @@ struct Server {
     dirt: u16,
     /// Door clicks, placements and breaks the server carried out, in order.
     log: Vec<(&'static str, [i32; 3])>,
+    /// The PlayerAction packets the bot sent (action names), in order.
+    player_actions: Vec<String>,
 }
 
 impl Server {
     fn new(world: SimWorld) -> Self {
-        Self { world, dirt: 0, log: Vec::new() }
+        Self { world, dirt: 0, log: Vec::new(), player_actions: Vec::new() }
     }
 
     /// Spawns the bot at `feet` holding `slots` (hotbar slot 0 held).
@@ -75,6 +77,7 @@ impl Server {
     fn serve(&mut self, sim: &mut Simulation) -> Vec<PlayerAuthInput> {
         let bodies = sim.sent_bodies();
         let inputs = sim.decode_all::<PlayerAuthInput>(&bodies);
+        self.player_actions.extend(sim.decode_all::<PlayerAction>(&bodies).into_iter().map(|a| a.action));
         for tx in sim.decode_all::<InventoryTransaction>(&bodies) {
             let Some(u) = tx.use_item_data() else { continue };
             if u.action_type != "click_block" {
@@ -363,6 +366,36 @@ fn abort_mid_pillar_ends_the_walk_with_what_was_placed() {
     // The hand is free again.
     let r = sim.command(r#"{"action":"place","item":"dirt","x":0,"y":-59,"z":3}"#);
     assert!(r.get("code").is_none_or(|c| c != "BUSY"), "{r:?}");
+}
+
+#[test]
+fn abort_right_after_a_pillar_click_closes_the_use_as_a_client_does() {
+    let mut world = SimWorld::flat(2);
+    world.fill([3, -60, -20], [12, -58, 20], "stone", &[]);
+    let mut server = Server::new(world);
+    let mut sim = server.spawn([0.5, -60.0, 0.5], &[(0, stack(DIRT, 8, 1))]);
+    sim.queue_command(r#"{"action":"walk","x":5.5,"y":-57,"z":0.5,"allowPlace":true,"id":"c"}"#);
+    for _ in 0..300 {
+        sim.tick();
+        server.serve(&mut sim);
+        if !server.log.is_empty() {
+            break;
+        }
+    }
+    // The click went out this tick; its stop is due three ticks later.
+    assert_eq!(server.log.len(), 1, "one block placed");
+    let uses = |s: &Server, a: &str| s.player_actions.iter().filter(|x| *x == a).count();
+    assert_eq!((uses(&server, "start_item_use_on"), uses(&server, "stop_item_use_on")), (1, 0));
+    sim.queue_command(r#"{"action":"abort_walk"}"#);
+    sim.tick();
+    server.serve(&mut sim);
+    assert_eq!(walk_done(&sim)[0]["status"], "aborted");
+    assert_eq!(uses(&server, "stop_item_use_on"), 1, "the abort closes the open use: {:?}", server.player_actions);
+    for _ in 0..10 {
+        sim.tick();
+        server.serve(&mut sim);
+    }
+    assert_eq!(uses(&server, "stop_item_use_on"), 1, "and only once: {:?}", server.player_actions);
 }
 
 #[test]

@@ -125,6 +125,22 @@ fn place_clicks_the_support_face_and_is_confirmed_by_the_block_update_and_the_st
 }
 
 #[test]
+fn a_place_aborted_before_its_stop_closes_the_use() {
+    let mut w = home();
+    w.ok(r#"{"action":"place","item":"dirt","x":-1,"y":-60,"z":0,"id":"p"}"#);
+    let click = w.sim.sent_as::<PlayerAction>();
+    assert_eq!(click.iter().map(|a| a.action.as_str()).collect::<Vec<_>>(), ["start_item_use_on"]);
+    w.ok(r#"{"action":"abort_use"}"#);
+    w.sim.tick();
+    let stop = w.sim.sent_as::<PlayerAction>();
+    assert_eq!(stop.iter().map(|a| a.action.as_str()).collect::<Vec<_>>(), ["stop_item_use_on"], "{stop:?}");
+    assert_eq!((stop[0].position.x, stop[0].position.y, stop[0].position.z), (-1, -60, 0));
+    assert_eq!(last(&w, "place_done")["status"], "aborted");
+    w.sim.ticks(5);
+    assert!(w.sim.sent_as::<PlayerAction>().is_empty(), "once");
+}
+
+#[test]
 fn eat_ends_on_completed_using_item_with_hunger_and_count_and_abort_releases() {
     let mut w = home();
     assert_eq!(w.code(r#"{"action":"eat"}"#), "INVALID_TARGET", "dirt is held");

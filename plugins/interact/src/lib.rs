@@ -56,7 +56,7 @@ impl Plugin for InteractPlugin {
             // After the watchdog too, so every way an action ended this tick is seen.
             .add_systems(
                 Update,
-                (mine::abort_unfinished_breaks, eat::release_unfinished_uses)
+                (mine::abort_unfinished_breaks, eat::release_unfinished_uses, place::stop_unfinished_uses_on)
                     .in_set(TickSet::Actions)
                     .after(ActionSet::Watchdog),
             )
@@ -91,7 +91,12 @@ impl Plugin for InteractPlugin {
 fn attach(mut commands: Commands, bots: Query<(Entity, Has<InputExtras>), (With<LocalBot>, Without<mine::MineTrace>)>) {
     for (bot, has_input) in &bots {
         let mut e = commands.entity(bot);
-        e.insert((mine::MineTrace::default(), eat::EatTrace::default(), block_use::SleepState::default()));
+        e.insert((
+            mine::MineTrace::default(),
+            eat::EatTrace::default(),
+            place::PlaceTrace::default(),
+            block_use::SleepState::default(),
+        ));
         if !has_input {
             e.insert(InputExtras::default());
         }

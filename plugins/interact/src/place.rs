@@ -319,7 +319,7 @@ pub fn step_placing(
     mut commands: Commands,
     mut bots: Query<(
         Entity,
-        &mut Placing,
+        (&mut Placing, &mut PlaceTrace),
         &Inventory,
         &mut Connection,
         &EntityIds,
@@ -329,8 +329,10 @@ pub fn step_placing(
     ticks: Res<TickCount>,
 ) {
     let now = ticks.0;
-    for (bot, mut p, inv, mut conn, ids, pos, jobs) in &mut bots {
-        if let Some((status, reason)) = advance_placing(&mut p, inv, &mut conn, ids.runtime_id, pos.0, jobs, now) {
+    for (bot, (mut p, mut trace), inv, mut conn, ids, pos, jobs) in &mut bots {
+        let ended = advance_placing(&mut p, inv, &mut conn, ids.runtime_id, pos.0, jobs, now);
+        trace.follow(&p);
+        if let Some((status, reason)) = ended {
             commands.end_action(bot, UseSlot::SLOT, status, reason);
         }
     }
@@ -391,12 +393,52 @@ pub fn advance_placing(
 
 /// `stop_item_use_on`: the click's use is over (also when its owner ends early).
 pub fn send_stop(p: &mut Placing, conn: &mut Connection, runtime_id: u64) {
+    stop_use_on(conn, runtime_id, p.pos);
+    p.stop_sent = true;
+}
+
+fn stop_use_on(conn: &mut Connection, runtime_id: u64, pos: [i32; 3]) {
     conn.send(&PlayerAction {
         runtime_entity_id: runtime_id,
         action: "stop_item_use_on".into(),
-        position: block_pos(p.pos),
+        position: block_pos(pos),
         result_position: block_pos([0, 0, 0]),
         face: 0,
     });
-    p.stop_sent = true;
+}
+
+/// Whether a placement's use is open at the server (clicked, `stop_item_use_on` not sent yet), so
+/// an owner that ends early — an abort, death, the watchdog, a walk that placed on its way — still
+/// closes it as a real client does when the use button is released.
+#[derive(Component, Debug, Clone, Copy, Default, PartialEq)]
+pub struct PlaceTrace {
+    /// The cell being placed into while the use is open.
+    pub open: Option<[i32; 3]>,
+}
+
+impl PlaceTrace {
+    /// Mirrors `p` after a tick of [`advance_placing`].
+    pub fn follow(&mut self, p: &Placing) {
+        self.open = p.use_open().then_some(p.pos);
+    }
+
+    /// Sends the stop of a use its owner left open.
+    pub fn close(&mut self, conn: &mut Connection, runtime_id: u64) {
+        if let Some(pos) = self.open.take() {
+            stop_use_on(conn, runtime_id, pos);
+        }
+    }
+}
+
+/// Sends `stop_item_use_on` when a `place` ended with its use still open ([`PlaceTrace`]).
+pub fn stop_unfinished_uses_on(
+    mut removed: RemovedComponents<Placing>,
+    mut bots: Query<(&mut PlaceTrace, Option<&Placing>, &mut Connection, &EntityIds)>,
+) {
+    for bot in removed.read() {
+        let Ok((mut trace, running, mut conn, ids)) = bots.get_mut(bot) else { continue };
+        if running.is_none() {
+            trace.close(&mut conn, ids.runtime_id);
+        }
+    }
 }

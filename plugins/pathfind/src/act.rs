@@ -23,7 +23,7 @@ use clawcraft_interact::common::{HAND_SLOTS, HandBorrowed, Senses, aim_at, face_
 use clawcraft_interact::mine::{
     MineTrace, Mining, advance_mining, call_off_break, observe_mining, prepare_mine, retimed,
 };
-use clawcraft_interact::place::{Placing, advance_placing, observe_placing, prepare_place, send_stop};
+use clawcraft_interact::place::{PlaceTrace, Placing, advance_placing, observe_placing, prepare_place, send_stop};
 use clawcraft_inventory::{Inventory, InventoryJobs};
 use clawcraft_movement::{BlockChange, MovementIntent, Mover};
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -400,14 +400,16 @@ pub fn advance_work<A: Navigates>(
     mut bots: Query<(
         Entity,
         &mut A,
-        (&mut MineTrace, &mut InputExtras, &InventoryJobs, &Inventory),
+        (&mut MineTrace, &mut PlaceTrace, &mut InputExtras, &InventoryJobs, &Inventory),
         (&mut Connection, &EntityIds, &Position, &ChunkWorld, Option<&BlockIds>),
     )>,
     ticks: Res<TickCount>,
 ) {
     let now = ticks.0;
     let packets: Vec<&ClientboundPacket> = packets.read().collect();
-    for (bot, mut action, (mut trace, mut input, jobs, inv), (mut conn, eids, pos, world, ids)) in &mut bots {
+    for (bot, mut action, (mut trace, mut place_trace, mut input, jobs, inv), (mut conn, eids, pos, world, ids)) in
+        &mut bots
+    {
         let Some(work) = action.nav_mut().work.as_mut() else { continue };
         let updates: Vec<_> = packets
             .iter()
@@ -462,6 +464,7 @@ pub fn advance_work<A: Navigates>(
                 if ended.is_some() && p.use_open() {
                     send_stop(p, &mut conn, rid);
                 }
+                place_trace.follow(p);
                 let change = BlockChange {
                     change: "placed",
                     block: p.block.clone().unwrap_or_default(),
@@ -497,16 +500,26 @@ pub fn advance_work<A: Navigates>(
 }
 
 /// A walk that ended (aborted, timed out, died, failed) in the middle of a break calls it off at
-/// the server, and gives the hand back.
+/// the server, closes a placement's use still open, and gives the hand back.
+#[allow(clippy::type_complexity)]
 pub fn release_hand<A: Navigates>(
     mut commands: Commands,
     mut removed: RemovedComponents<A>,
-    mut bots: Query<(&mut MineTrace, Option<&Mining>, &mut InputExtras, Has<HandBorrowed>)>,
+    mut bots: Query<(
+        (&mut MineTrace, Option<&Mining>, &mut InputExtras, Has<HandBorrowed>),
+        (&mut PlaceTrace, Option<&Placing>, &mut Connection, &EntityIds),
+    )>,
 ) {
     for bot in removed.read() {
-        let Ok((mut trace, running, mut input, borrowed)) = bots.get_mut(bot) else { continue };
+        let Ok(((mut trace, running, mut input, borrowed), (mut place, placing, mut conn, ids))) = bots.get_mut(bot)
+        else {
+            continue;
+        };
         if running.is_none() {
             call_off_break(&mut trace, &mut input);
+        }
+        if placing.is_none() {
+            place.close(&mut conn, ids.runtime_id);
         }
         if borrowed {
             commands.entity(bot).remove::<HandBorrowed>();
