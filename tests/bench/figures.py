@@ -67,34 +67,41 @@ def proc_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
-def thread_cpu_ns(pid):
-    """CPU time of each thread (by name) in ns, from schedstat (nanosecond resolution)."""
+def per_thread(pid, read):
+    """Sums `read(task_dir)` over the process's threads, by thread name (threads may end meanwhile)."""
     out = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
+        task = f"/proc/{pid}/task/{tid}"
         try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+            with open(f"{task}/comm") as f:
                 name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                out[name] = out.get(name, 0) + int(f.read().split()[0])
+            out[name] = out.get(name, 0) + read(task)
         except OSError:
             pass
     return out
+
+
+def thread_cpu_ns(pid):
+    """CPU time of each thread (by name) in ns, from schedstat (nanosecond resolution)."""
+
+    def cpu(task):
+        with open(f"{task}/schedstat") as f:
+            return int(f.read().split()[0])
+
+    return per_thread(pid, cpu)
 
 
 def thread_wakeups(pid):
     """Voluntary context switches (≈ wake-ups from a sleep) of each thread, by name."""
-    out = {}
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{tid}/comm") as f:
-                name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/status") as f:
-                for line in f:
-                    if line.startswith("voluntary_ctxt_switches:"):
-                        out[name] = out.get(name, 0) + int(line.split()[1])
-        except OSError:
-            pass
-    return out
+
+    def wakeups(task):
+        with open(f"{task}/status") as f:
+            for line in f:
+                if line.startswith("voluntary_ctxt_switches:"):
+                    return int(line.split()[1])
+        return 0
+
+    return per_thread(pid, wakeups)
 
 
 def rss_breakdown_mib(pid):

@@ -66,6 +66,15 @@ impl Harness {
     }
 }
 
+/// Waits (up to 10 s) until the events file holds `count` events.
+fn wait_for_file(path: &std::path::Path, count: usize, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while read_events(path, Cursor::All).len() < count {
+        assert!(Instant::now() < deadline, "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 fn seqs(lines: &[Value]) -> Vec<u64> {
     lines.iter().filter(|v| v["type"] != "response").map(|v| v["seq"].as_u64().expect("seq")).collect()
 }
@@ -74,11 +83,7 @@ fn seqs(lines: &[Value]) -> Vec<u64> {
 fn watch_replays_from_file_and_ring_then_streams_live() {
     let mut h = harness("watch", 5, None);
     h.emit(20); // with `startup`, seq 1..=21
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while read_events(&h.path, Cursor::All).len() < 21 {
-        assert!(Instant::now() < deadline, "events reach the file");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_file(&h.path, 21, "events reach the file");
 
     let addr = h.addr;
     let (tx, rx) = mpsc::channel();
@@ -274,11 +279,7 @@ fn watch_types_filters_the_file_backlog_the_ring_and_live_events() {
         h.app.world_mut().write_message(AgentEvent::new(kind).with("i", i));
     }
     h.app.update();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while read_events(&h.path, Cursor::All).len() < 21 {
-        assert!(Instant::now() < deadline, "events reach the file");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_file(&h.path, 21, "events reach the file");
     let addr = h.addr;
     let (tx, rx) = mpsc::channel();
     let (go_live_tx, go_live_rx) = mpsc::channel::<()>();
@@ -316,11 +317,7 @@ fn watch_types_filters_the_file_backlog_the_ring_and_live_events() {
         "unregistered names are warned about but still stream"
     );
     assert!(lines[1..].iter().all(|v| v["type"] == "test_event"), "{lines:?}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while read_events(&h.path, Cursor::All).len() < 25 {
-        assert!(Instant::now() < deadline, "live events reach the file");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_file(&h.path, 25, "live events reach the file");
     let wanted: Vec<Value> =
         read_events(&h.path, Cursor::All).into_iter().filter(|v| v["type"] == "test_event").collect();
     assert_eq!(seqs(&lines[1..]), seqs(&wanted), "file backlog, ring and live, each filtered: exactly the 12");
