@@ -1,6 +1,7 @@
 //! CPU time of one idle game tick: a spawned bot in a simulation (no sockets, so this is the ECS
 //! schedule, every plugin's per-tick systems and the PlayerAuthInput encode), measured over many
-//! ticks. Run with `cargo bench --bench tick`; prints JSON.
+//! ticks. Run with `cargo bench --bench tick`; prints JSON. `TICK_PACED=N` sets the paced ticks
+//! (default 200), `TICK_PACED_ONLY=1` skips the back-to-back run (to profile the paced one).
 
 use std::time::Instant;
 
@@ -14,7 +15,7 @@ fn main() {
         sim.tick();
         let _ = sim.sent();
     }
-    let ticks = 20_000u32;
+    let ticks = if std::env::var_os("TICK_PACED_ONLY").is_some() { 1 } else { 20_000u32 };
     let t = Instant::now();
     for i in 0..ticks {
         sim.tick();
@@ -30,7 +31,7 @@ fn main() {
     );
     // Paced like the runner (a tick every 50 ms, sleeping in between): the same work from cold
     // caches, as an idle bot does it. The thread's CPU time, so the sleeps do not count.
-    let paced = 200u32;
+    let paced: u32 = std::env::var("TICK_PACED").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let cpu0 = cpu_seconds();
     for _ in 0..paced {
         std::thread::sleep(std::time::Duration::from_millis(50));

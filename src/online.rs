@@ -93,7 +93,7 @@ impl Plugin for OnlineAuthPlugin {
     fn build(&self, app: &mut App) {
         app.add_agent_event::<AuthRequired>()
             .add_agent_event::<AuthSucceeded>()
-            .add_systems(PreUpdate, poll_sign_in.before(TickSet::Receive));
+            .add_systems(PreUpdate, poll_sign_in.before(TickSet::Receive).run_if(any_with_component::<SigningIn>));
     }
 }
 

@@ -135,6 +135,11 @@ pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError
     Ok(command)
 }
 
+/// Run condition of [`collect_external_runs`]: a `SEND_CMD` run has finished.
+pub fn external_results_waiting(runs: Res<ExternalRuns>) -> bool {
+    !runs.rx.is_empty()
+}
+
 /// Turns finished runs into the deferred `cmd` responses and `cmd_output` events.
 pub fn collect_external_runs(
     runs: Res<ExternalRuns>,

@@ -83,6 +83,11 @@ pub struct PendingDeliveries {
     pub server_echoes_chat: bool,
 }
 
+/// Run condition of [`expire_deliveries`]: some chat line still waits for its echo or answer.
+pub fn deliveries_pending(bots: Query<&PendingDeliveries>) -> bool {
+    bots.iter().any(|p| !p.entries.is_empty())
+}
+
 impl PendingDeliveries {
     fn delivered(entry: PendingDelivery, via: &str) -> Delivery {
         let (action, to) = match entry.sent {

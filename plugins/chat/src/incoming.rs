@@ -125,6 +125,11 @@ pub struct PendingServerCommands {
     pub entries: Vec<PendingServerCommand>,
 }
 
+/// Run condition of [`expire_server_commands`]: some `cmd` still waits for the server's answer.
+pub fn server_commands_pending(bots: Query<&PendingServerCommands>) -> bool {
+    bots.iter().any(|p| !p.entries.is_empty())
+}
+
 /// One sent CommandRequest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingServerCommand {

@@ -100,11 +100,16 @@ impl Plugin for ChatPlugin {
                     (incoming::handle_text, incoming::handle_emote, incoming::handle_command_output),
                 )
                     .chain()
-                    .in_set(TickSet::HandlePackets),
+                    .in_set(TickSet::HandlePackets)
+                    .in_set(clawcraft_core::gate::Gate::Packets),
             )
             .add_systems(
                 Update,
-                (incoming::expire_server_commands, delivery::expire_deliveries, admin::collect_external_runs)
+                (
+                    incoming::expire_server_commands.run_if(incoming::server_commands_pending),
+                    delivery::expire_deliveries.run_if(delivery::deliveries_pending),
+                    admin::collect_external_runs.run_if(admin::external_results_waiting),
+                )
                     .in_set(TickSet::Actions),
             )
             .add_agent_command::<commands::Chat>()

@@ -48,11 +48,14 @@ impl Plugin for ContainersPlugin {
             (attach, read_recipes, window::track_window)
                 .chain()
                 .in_set(TickSet::HandlePackets)
-                .after(InventorySet::Apply),
+                .after(InventorySet::Apply)
+                .in_set(clawcraft_core::gate::Gate::Packets),
         )
         .add_systems(
             Update,
-            (actions::step_opening, actions::step_transfers, actions::step_crafting).in_set(ActionSet::Step),
+            (actions::step_opening, actions::step_transfers, actions::step_crafting)
+                .in_set(ActionSet::Step)
+                .in_set(clawcraft_core::gate::Gate::Actions),
         )
         .add_agent_command::<actions::Open>()
         .add_async_action::<actions::Opening>()

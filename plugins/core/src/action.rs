@@ -178,6 +178,8 @@ pub fn end_action(
     reason: Option<String>,
 ) -> Option<Map<String, Value>> {
     let running = world.get_mut::<ActiveActions>(bot)?.slots.remove(slot)?;
+    let tick = world.get_resource::<TickCount>().map_or(0, |t| t.0);
+    world.get_resource_or_init::<crate::gate::LastActionEnd>().0 = Some(tick);
     let outcome = Outcome { id: running.id.clone(), status, reason };
     let fields = (running.end)(world, bot, outcome);
     if fields.is_none() {

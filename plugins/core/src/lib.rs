@@ -15,6 +15,7 @@ pub mod builtin;
 pub mod command;
 pub mod danger;
 pub mod event;
+pub mod gate;
 pub mod math;
 pub mod probe;
 pub mod subscription;
@@ -167,14 +168,18 @@ impl Plugin for CorePlugin {
             .init_resource::<CommandBudget>()
             .init_resource::<ResponseBudget>()
             .init_resource::<TickCount>()
+            .init_resource::<gate::LastActionEnd>()
+            .init_resource::<gate::Arrivals>()
             .init_resource::<event::Uptime>()
             .add_systems(First, action::count_ticks)
             .add_systems(
                 Update,
                 (
-                    execute_commands.in_set(TickSet::Commands),
-                    action::apply_interruptions.in_set(ActionSet::Interrupt),
-                    action::watchdog.in_set(ActionSet::Watchdog),
+                    execute_commands.in_set(TickSet::Commands).run_if(gate::commands_pending),
+                    action::apply_interruptions
+                        .in_set(ActionSet::Interrupt)
+                        .run_if(bevy_ecs::schedule::common_conditions::on_message::<InterruptActions>),
+                    action::watchdog.in_set(ActionSet::Watchdog).run_if(gate::any_action_active),
                 ),
             )
             .add_systems(Interim, execute_queries.in_set(InterimSet::Execute))
@@ -189,6 +194,7 @@ impl Plugin for CorePlugin {
             .add_agent_event::<builtin::Disconnected>()
             .add_agent_event::<builtin::Shutdown>()
             .add_agent_event::<action::CommandTimeout>();
+        gate::configure(app);
     }
 
     fn is_unique(&self) -> bool {

@@ -30,7 +30,9 @@ use std::collections::HashMap;
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::{AppCommandExt, AppEventExt, CorePlugin, TickSet, Vec3};
+use clawcraft_network::ConnectionClosed;
 
 pub use commands::{DEFAULT_NEARBY_RADIUS, MAX_NEARBY_RADIUS};
 pub use commands::{
@@ -278,15 +280,27 @@ impl Plugin for EntityPlugin {
             .add_systems(
                 Update,
                 (
-                    tracking::init_bot_state,
-                    (tracking::forget_on_disconnect, roster::handle_player_list, tracking::handle_item_registry),
-                    tracking::handle_lifecycle,
+                    tracking::init_bot_state.in_set(clawcraft_core::gate::Gate::Packets),
+                    (
+                        tracking::forget_on_disconnect.run_if(on_message::<ConnectionClosed>),
+                        (roster::handle_player_list, tracking::handle_item_registry)
+                            .in_set(clawcraft_core::gate::Gate::Packets),
+                    ),
+                    tracking::handle_lifecycle.in_set(clawcraft_core::gate::Gate::Packets),
                 )
                     .chain()
                     .in_set(EntitySet::Lifecycle),
             )
-            .add_systems(Update, tracking::handle_updates.in_set(EntitySet::Update))
-            .add_systems(Update, (proximity::player_zones, proximity::danger).in_set(EntitySet::Proximity))
+            .add_systems(
+                Update,
+                tracking::handle_updates.in_set(EntitySet::Update).in_set(clawcraft_core::gate::Gate::Packets),
+            )
+            .add_systems(
+                Update,
+                (proximity::player_zones, proximity::danger)
+                    .in_set(EntitySet::Proximity)
+                    .run_if(proximity::anyone_around),
+            )
             .insert_resource(clawcraft_core::EntitySight(sight::entity_on_ray))
             .add_agent_command::<Nearby>()
             .add_agent_command::<Players>()

@@ -155,6 +155,12 @@ fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }
 
+/// Run condition of [`player_zones`] and [`danger`]: an entity is tracked, or some bot still
+/// holds zone or threat state to clear (an idle bot alone in the world skips both).
+pub fn anyone_around(tracked: Query<(), With<SeenBy>>, bots: Query<&Proximity>) -> bool {
+    !tracked.is_empty() || bots.iter().any(|p| !p.zones.is_empty() || !p.threats.is_empty())
+}
+
 /// Emits zone changes of the players each spawned bot sees.
 pub fn player_zones(
     mut bots: Query<(Entity, &Lifecycle, &Position, &mut Proximity)>,

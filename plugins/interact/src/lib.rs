@@ -35,8 +35,14 @@ impl Plugin for InteractPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        app.add_systems(Update, attach.in_set(TickSet::HandlePackets))
-            .add_systems(Update, block_use::track_sleep.in_set(TickSet::HandlePackets).after(attach))
+        app.add_systems(Update, attach.in_set(TickSet::HandlePackets).in_set(clawcraft_core::gate::Gate::Packets))
+            .add_systems(
+                Update,
+                block_use::track_sleep
+                    .in_set(TickSet::HandlePackets)
+                    .after(attach)
+                    .in_set(clawcraft_core::gate::Gate::Packets),
+            )
             .add_systems(
                 Update,
                 (
@@ -51,13 +57,15 @@ impl Plugin for InteractPlugin {
                     items_out::step_throwing,
                     items_out::step_dropping,
                 )
-                    .in_set(ActionSet::Step),
+                    .in_set(ActionSet::Step)
+                    .in_set(clawcraft_core::gate::Gate::Actions),
             )
             // After the watchdog too, so every way an action ended this tick is seen.
             .add_systems(
                 Update,
                 (mine::abort_unfinished_breaks, eat::release_unfinished_uses, place::stop_unfinished_uses_on)
                     .in_set(TickSet::Actions)
+                    .run_if(clawcraft_core::gate::action_ended_lately)
                     .after(ActionSet::Watchdog),
             )
             .add_agent_command::<mine::Mine>()

@@ -22,6 +22,7 @@ pub mod requests;
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::{ActionSet, AppCommandExt, AppEventExt, CorePlugin, TickSet};
 use clawcraft_entity::EntitySet;
 
@@ -57,15 +58,23 @@ impl Plugin for InventoryPlugin {
             .add_systems(
                 Update,
                 (
-                    handlers::attach_inventory,
-                    handlers::handle_inventory_packets,
-                    requests::handle_responses,
+                    (handlers::attach_inventory, handlers::handle_inventory_packets, requests::handle_responses)
+                        .chain()
+                        .in_set(clawcraft_core::gate::Gate::Packets),
                     handlers::publish_inventory_view,
                 )
                     .chain()
                     .in_set(InventorySet::Apply),
             )
-            .add_systems(Update, (requests::drive_jobs, commands::answer_jobs).chain().in_set(InventorySet::Jobs))
+            .add_systems(
+                Update,
+                (
+                    requests::drive_jobs.run_if(requests::jobs_waiting),
+                    commands::answer_jobs.run_if(on_message::<requests::InventoryJobDone>),
+                )
+                    .chain()
+                    .in_set(InventorySet::Jobs),
+            )
             .add_agent_command::<commands::InventoryCmd>()
             .add_agent_command::<commands::Equip>()
             .add_agent_command::<commands::Unequip>()

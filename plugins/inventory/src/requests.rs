@@ -407,6 +407,12 @@ pub fn apply_response_expecting(
     events
 }
 
+/// Run condition of [`drive_jobs`]: some bot has a job queued or in flight, or the inventory
+/// screen it opened still open.
+pub fn jobs_waiting(bots: Query<&InventoryJobs>) -> bool {
+    bots.iter().any(|j| !j.queue.is_empty() || matches!(j.screen, Screen::Open { by_us: true, .. }))
+}
+
 /// Sends queued jobs, opening and closing the inventory screen around those that need it, and
 /// fails jobs the server never answered.
 pub fn drive_jobs(

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
 use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
 use clawcraft_core::command::next_request_id;
 use clawcraft_core::{
@@ -178,13 +179,13 @@ impl Plugin for IoPlugin {
             .add_agent_command::<tcp::Watch>()
             .add_agent_command::<tcp::Session>()
             .add_agent_event::<StdoutOverflow>()
-            .configure_sets(Last, (IoSet::Collect, IoSet::Route).chain())
+            .configure_sets(Last, (IoSet::Collect, IoSet::Route.run_if(output_waiting)).chain())
             .configure_sets(Interim, (IoSet::Collect, IoSet::Route).chain().in_set(InterimSet::Write))
             .add_systems(Startup, emit_startup)
             .add_systems(PreUpdate, (read_stdin, watch_signals).after(TickSet::Receive))
-            .add_systems(PostUpdate, finish_on_shutdown.after(TickSet::Send))
+            .add_systems(PostUpdate, finish_on_shutdown.after(TickSet::Send).run_if(on_message::<ShutdownRequest>))
             .add_systems(Last, (collect_output.in_set(IoSet::Collect), write_stdout.in_set(IoSet::Route)))
-            .add_systems(Last, exit_when_disconnected.after(IoSet::Route))
+            .add_systems(Last, exit_when_disconnected.after(IoSet::Route).run_if(on_message::<ConnectionClosed>))
             .add_systems(
                 Interim,
                 (
@@ -295,6 +296,12 @@ fn finish_on_shutdown(
         events.write(AgentEvent::of(&Shutdown {}));
         exit.write(AppExit::Success);
     }
+}
+
+/// Run condition of the tick's [`IoSet::Route`]: this pass has responses or events to route, or
+/// stdout owes the agent a `stdout_overflow` (an idle tick routes nothing).
+fn output_waiting(outbox: Res<Outbox>, stdout: Option<Res<Stdout>>) -> bool {
+    !outbox.responses.is_empty() || !outbox.events.is_empty() || stdout.is_some_and(|s| s.overflow.is_some())
 }
 
 /// Reads this pass's responses and events once, stamping each event with the next `seq`.

@@ -26,6 +26,7 @@ mod walk;
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::{AppActionExt, AppCommandExt, AppEventExt, CorePlugin, TickSet};
 use clawcraft_player::{InputSet, PlayerSet};
 
@@ -54,11 +55,23 @@ impl Plugin for MovementPlugin {
         app.configure_sets(Update, MovementPackets.after(PlayerSet::Movement).in_set(TickSet::HandlePackets))
             .add_systems(
                 Update,
-                (mover::attach_mover, track_authority, track_speed, apply_server_movement, commands::finish_tp)
+                (
+                    (mover::attach_mover, track_authority, track_speed)
+                        .chain()
+                        .in_set(clawcraft_core::gate::Gate::Packets),
+                    apply_server_movement.run_if(on_message::<clawcraft_player::ServerMovement>),
+                    commands::finish_tp.run_if(
+                        on_message::<clawcraft_player::ServerMovement>
+                            .or_eager(any_with_component::<commands::PendingTp>),
+                    ),
+                )
                     .chain()
                     .in_set(MovementPackets),
             )
-            .add_systems(Update, step_move_actions.in_set(clawcraft_core::ActionSet::Step))
+            .add_systems(
+                Update,
+                step_move_actions.in_set(clawcraft_core::ActionSet::Step).in_set(clawcraft_core::gate::Gate::Actions),
+            )
             .add_systems(Update, step_movement.in_set(InputSet::Simulate))
             .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
             .add_agent_event::<PositionDesync>()

@@ -46,6 +46,8 @@ use std::sync::Arc;
 
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::common_conditions::on_message;
+use clawcraft_core::gate::Arrivals;
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
@@ -221,9 +223,15 @@ impl Plugin for NetworkPlugin {
             .add_message::<ConnectionClosed>()
             .add_message::<ShutdownRequest>()
             .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive))
-            .add_systems(bevy_app::Last, count_decode_errors)
-            .add_systems(bevy_app::Update, interrupt_on_shutdown.in_set(TickSet::HandlePackets))
-            .add_systems(PostUpdate, (close_on_shutdown, flush_outbox).chain().in_set(TickSet::Send));
+            .add_systems(bevy_app::Last, count_decode_errors.in_set(clawcraft_core::gate::Gate::Packets))
+            .add_systems(
+                bevy_app::Update,
+                interrupt_on_shutdown.in_set(TickSet::HandlePackets).run_if(on_message::<ShutdownRequest>),
+            )
+            .add_systems(
+                PostUpdate,
+                (close_on_shutdown.run_if(on_message::<ShutdownRequest>), flush_outbox).chain().in_set(TickSet::Send),
+            );
     }
 }
 
@@ -235,7 +243,10 @@ pub fn receive_packets(
     mut closed: MessageWriter<'_, ConnectionClosed>,
     mut events: MessageWriter<'_, AgentEvent>,
     mut interrupts: MessageWriter<'_, InterruptActions>,
+    mut arrivals: ResMut<'_, Arrivals>,
 ) {
+    // What gates the tick's packet handlers (see `clawcraft_core::gate`).
+    arrivals.packets = 0;
     for (bot, mut conn, mut lifecycle, server_reason) in &mut bots {
         if !conn.open {
             continue;
@@ -258,6 +269,7 @@ pub fn receive_packets(
                             Ok(packet) => {
                                 let packet = set_codec_variables(&mut conn, packet);
                                 packets.write(ClientboundPacket { bot, packet });
+                                arrivals.packets += 1;
                             }
                             Err(e) => tracing::warn!(error = %e, "packet without a readable header"),
                         }

@@ -145,6 +145,11 @@ fn settings(ctx: &CommandCtx<'_>) -> NavSettings {
 #[derive(Component, Default)]
 pub struct PendingSearches(pub Vec<(Planned, Request, DeferredReply, bool)>);
 
+/// Run condition of [`answer_searches`]: some search still waits for its answer.
+pub fn searches_waiting(bots: Query<&PendingSearches>) -> bool {
+    bots.iter().any(|p| !p.0.is_empty())
+}
+
 /// Response of `path`.
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -47,7 +47,10 @@ impl Plugin for NavigationPlugin {
         app.init_resource::<NavSettings>()
             .add_systems(
                 Update,
-                commands::answer_searches.in_set(TickSet::Commands).after(clawcraft_core::execute_commands),
+                commands::answer_searches
+                    .in_set(TickSet::Commands)
+                    .after(clawcraft_core::execute_commands)
+                    .run_if(commands::searches_waiting),
             )
             .add_systems(
                 Update,
@@ -60,13 +63,15 @@ impl Plugin for NavigationPlugin {
                     act::advance_work::<walk::FollowAction>,
                 )
                     .chain()
-                    .in_set(ActionSet::Step),
+                    .in_set(ActionSet::Step)
+                    .in_set(clawcraft_core::gate::Gate::Actions),
             )
             // After the watchdog too, so every way a walk ended this tick is seen.
             .add_systems(
                 Update,
                 (act::release_hand::<walk::WalkAction>, act::release_hand::<walk::FollowAction>)
                     .in_set(clawcraft_core::TickSet::Actions)
+                    .run_if(clawcraft_core::gate::action_ended_lately)
                     .after(ActionSet::Watchdog),
             )
             .add_agent_command::<commands::PathCmd>()

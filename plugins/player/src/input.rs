@@ -15,7 +15,8 @@
 use bevy_ecs::prelude::*;
 use clawcraft_core::{BotStats, EYE_HEIGHT, Lifecycle, Position, Rotation};
 use clawcraft_network::Connection;
-use clawcraft_protocol::codec::Value;
+use clawcraft_protocol::codec::{CodecError, Protocol, Value};
+use clawcraft_protocol::io::WriteExt;
 use clawcraft_protocol::packets::{AuthInputTransaction, BlockAction, PlayerAuthInput, Vec2, Vec3 as WireVec3};
 
 /// Order inside `TickSet::Input`: the movement step, then the packet.
@@ -36,6 +37,76 @@ pub struct InputState {
     pub handled_teleport: bool,
     /// Ticks to wait before the first input (the spawn tick sends the initialisation instead).
     pub skip_ticks: u32,
+    /// The last input's encoding, reused while the input repeats.
+    pub encoding: RepeatedInput,
+}
+
+/// The last PlayerAuthInput's encoding split around its `tick`, reused while the input repeats
+/// (a bot standing still sends the same input every tick but for the tick). The generic encoder
+/// builds a value tree and walks the version's layout: work an idle tick should not redo 20
+/// times a second, from cold caches. The split is learnt from the encoder itself on the
+/// second identical input, and checked against a full encoding with a multi-byte tick, so it
+/// never writes bytes the encoder would not.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RepeatedInput {
+    /// The last packet encoded, with `tick` 0, and the version it was encoded for.
+    last: Option<(PlayerAuthInput, &'static str)>,
+    /// Its encoding without the tick: the bytes before and after the tick's varint.
+    split: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl RepeatedInput {
+    /// The body of `packet`: spliced from the split when it repeats the last input, else encoded.
+    pub fn encode(&mut self, protocol: &Protocol, mut packet: PlayerAuthInput) -> Result<Vec<u8>, CodecError> {
+        let tick = std::mem::take(&mut packet.tick);
+        let version = protocol.info().game_version;
+        if self.last.as_ref().is_some_and(|(last, v)| *last == packet && *v == version) {
+            if self.split.is_none() {
+                self.split = learn_split(protocol, &packet);
+            }
+            if let Some((before, after)) = &self.split {
+                return Ok(splice(before, tick, after));
+            }
+        } else {
+            self.split = None;
+        }
+        packet.tick = tick;
+        let body = protocol.encode(&packet);
+        packet.tick = 0;
+        self.last = Some((packet, version));
+        body
+    }
+}
+
+/// Where the tick sits in `packet`'s encoding (`packet.tick` is 0): the encodings for ticks 1
+/// and 2 differ in exactly one byte, the tick's; a multi-byte tick must then splice to the
+/// encoder's own bytes (a plain varint). `None` when any of that does not hold.
+fn learn_split(protocol: &Protocol, packet: &PlayerAuthInput) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut probe = packet.clone();
+    probe.tick = 1;
+    let one = protocol.encode(&probe).ok()?;
+    probe.tick = 2;
+    let two = protocol.encode(&probe).ok()?;
+    if one.len() != two.len() {
+        return None;
+    }
+    let mut differ = (0..one.len()).filter(|&i| one[i] != two[i]);
+    let at = differ.next()?;
+    if differ.next().is_some() || one[at] != 1 {
+        return None;
+    }
+    let (before, after) = (one[..at].to_vec(), one[at + 1..].to_vec());
+    probe.tick = 300_000;
+    let check = protocol.encode(&probe).ok()?;
+    (splice(&before, probe.tick, &after) == check).then_some((before, after))
+}
+
+fn splice(before: &[u8], tick: u64, after: &[u8]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(before.len() + 10 + after.len());
+    body.extend_from_slice(before);
+    body.put_var_u64(tick);
+    body.extend_from_slice(after);
+    body
 }
 
 impl InputState {
@@ -193,8 +264,53 @@ pub fn send_player_auth_input(
         {
             extras.drain_into(&mut packet);
         }
-        conn.send(&packet);
+        let protocol = conn.protocol().clone();
+        match input.encoding.encode(&protocol, packet) {
+            Ok(body) => conn.send_raw(body),
+            Err(e) => tracing::error!(error = %e, "failed to encode player_auth_input"),
+        }
         input.next_tick = input.next_tick.saturating_add(1);
         stats.inputs_sent += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(tick: u64) -> PlayerAuthInput {
+        PlayerAuthInput::idle([0.5, -58.38, 0.5], 90.0, 10.0, tick, &[])
+    }
+
+    #[test]
+    fn a_repeated_input_is_spliced_to_the_encoders_own_bytes() {
+        for info in Protocol::versions() {
+            let protocol = Protocol::load(info.game_version).expect("bundled version");
+            let mut cache = RepeatedInput::default();
+            for tick in [5, 6, 7, 127, 128, 300_000, u64::MAX] {
+                let body = cache.encode(&protocol, standing(tick)).expect("encodable");
+                assert_eq!(
+                    body,
+                    protocol.encode(&standing(tick)).expect("encodable"),
+                    "{} tick {tick}",
+                    info.game_version
+                );
+            }
+            assert!(cache.split.is_some(), "{}: the split was learnt", info.game_version);
+        }
+    }
+
+    #[test]
+    fn a_changed_input_is_encoded_again() {
+        let protocol = Protocol::load(Protocol::default_version().game_version).expect("bundled version");
+        let mut cache = RepeatedInput::default();
+        cache.encode(&protocol, standing(1)).expect("encodable");
+        cache.encode(&protocol, standing(2)).expect("encodable");
+        assert!(cache.split.is_some());
+        let mut moved = standing(3);
+        moved.position.x += 0.25;
+        let body = cache.encode(&protocol, moved.clone()).expect("encodable");
+        assert_eq!(body, protocol.encode(&moved).expect("encodable"));
+        assert!(cache.split.is_none(), "a new input forgets the old split");
     }
 }

@@ -52,8 +52,17 @@ impl Plugin for PlayerPlugin {
         }
         app.init_resource::<PlayerSettings>()
             .configure_sets(Update, (PlayerSet::Join, PlayerSet::Movement).chain().in_set(TickSet::HandlePackets))
-            .add_systems(Update, (handle_join_packets, join::finish_spawn).chain().in_set(PlayerSet::Join))
-            .add_systems(Update, handle_movement_packets.in_set(PlayerSet::Movement))
+            .add_systems(
+                Update,
+                (handle_join_packets, join::finish_spawn)
+                    .chain()
+                    .in_set(PlayerSet::Join)
+                    .in_set(clawcraft_core::gate::Gate::Packets),
+            )
+            .add_systems(
+                Update,
+                handle_movement_packets.in_set(PlayerSet::Movement).in_set(clawcraft_core::gate::Gate::Packets),
+            )
             .add_message::<ServerMovement>()
             .configure_sets(Update, (InputSet::Simulate, InputSet::Send).chain().in_set(TickSet::Input))
             .add_systems(Update, (advance_idle_clock, send_player_auth_input).chain().in_set(InputSet::Send))

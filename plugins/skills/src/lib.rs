@@ -131,7 +131,11 @@ impl Plugin for SkillsPlugin {
             .add_agent_event::<SkillRetired>()
             .add_systems(
                 Update,
-                (run::finish_ended_runs, run::step_runs).chain().in_set(TickSet::Actions).after(ActionSet::Watchdog),
+                (run::finish_ended_runs, run::step_runs)
+                    .chain()
+                    .in_set(TickSet::Actions)
+                    .after(ActionSet::Watchdog)
+                    .run_if(any_with_component::<run::SkillHost>),
             );
     }
 

@@ -89,7 +89,12 @@ impl Plugin for VitalsPlugin {
         }
         app.add_systems(
             Update,
-            (attach_vitals, handle_vitals_packets, close_windows, danger_on_change, report_death, auto_respawn)
+            (
+                (attach_vitals, handle_vitals_packets).chain().in_set(clawcraft_core::gate::Gate::Packets),
+                (close_windows, danger_on_change, report_death, auto_respawn)
+                    .chain()
+                    .run_if(clawcraft_core::gate::packets_arrived.or_else(vitals_pending)),
+            )
                 .chain()
                 .in_set(TickSet::HandlePackets),
         )
@@ -97,6 +102,7 @@ impl Plugin for VitalsPlugin {
         .add_systems(
             Update,
             capture_inventory_at_death
+                .run_if(clawcraft_core::gate::packets_arrived.or_else(vitals_pending))
                 .after(handle_vitals_packets)
                 .before(clawcraft_inventory::InventorySet::Apply)
                 .in_set(TickSet::HandlePackets),
@@ -243,6 +249,18 @@ fn apply_effect(v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWr
         }
         other => tracing::debug!(event = other, "unknown mob_effect event"),
     }
+}
+
+/// Run condition of the vitals' timers: some bot has a damage window open, a death not yet
+/// reported or answered, or a danger still active (repeats are due on time). Vitals change
+/// only through packets, which run them anyway.
+pub fn vitals_pending(bots: Query<(&DamageWindow, &DeathState, &DangerDebounce)>) -> bool {
+    bots.iter().any(|(window, death, debounce)| {
+        window.start.is_some()
+            || death.pending_since.is_some()
+            || death.respawn_ready.is_some()
+            || !debounce.active.is_empty()
+    })
 }
 
 /// Closes grouping windows that are old enough, emits their event and, in `interval` mode,

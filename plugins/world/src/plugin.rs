@@ -6,6 +6,7 @@
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::{AgentEvent, AppCommandExt, AppEventExt, CorePlugin, OptIn, Position, TickCount, TickSet};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{ChunkDelivery, LevelChunk};
@@ -66,11 +67,14 @@ impl Plugin for WorldPlugin {
             .add_systems(
                 Update,
                 (
-                    attach_world,
-                    wire_block_ids,
-                    handle_world_packets,
-                    (emit_block_changed, track_weather, track_time),
-                    evict_columns,
+                    (attach_world, wire_block_ids, handle_world_packets)
+                        .chain()
+                        .in_set(clawcraft_core::gate::Gate::Packets),
+                    (
+                        emit_block_changed.run_if(on_message::<BlockChanged>),
+                        (track_weather, track_time).in_set(clawcraft_core::gate::Gate::Packets),
+                    ),
+                    evict_columns.run_if(clawcraft_core::gate::packets_arrived.or_else(sweep_due)),
                 )
                     .chain()
                     .in_set(TickSet::HandlePackets),
@@ -217,6 +221,12 @@ fn apply_update(
     {
         changed.write(BlockChanged { bot, pos, old, new: id, layer });
     }
+}
+
+/// Run condition of [`evict_columns`] between packets: its once-a-second sweep is due (columns
+/// arrive only with packets, which run it anyway).
+pub fn sweep_due(ticks: Res<'_, TickCount>) -> bool {
+    ticks.0.is_multiple_of(20)
 }
 
 /// Drops far and least recently used columns, telling the agent when any went. Over the count
