@@ -4,6 +4,7 @@
 //! `server_pos`, `movement_info`.
 
 use clawcraft::core::{Position, Vec3};
+use clawcraft::movement::Mover;
 use clawcraft::protocol::packets::{
     CorrectPlayerMovePrediction, MovePlayer, PlayerAuthInput, SetEntityMotion, Vec3 as WireVec3,
 };
@@ -283,4 +284,50 @@ fn a_move_with_no_ground_data_ends_with_a_reason() {
     assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("never"), json!("failed")), "{done:?}");
     assert!(done[0]["reason"].as_str().is_some_and(|r| r.contains("no block data")), "{done:?}");
     assert!((195..=205).contains(&ticks), "gives up after 10 s frozen: {ticks}");
+}
+
+/// A bot standing still repeats its settled tick instead of running the physics (an idle bot's
+/// cheapest tick), and what it sends is byte for byte what simulating every tick sends: through
+/// idling, the block under it removed (a packet: the physics runs and it falls), a `setpos` in
+/// the air, a walk and a turn of the head.
+#[test]
+fn a_settled_bot_repeats_its_tick_and_sends_what_simulating_would() {
+    let mut world = SimWorld::flat(2);
+    let mut reusing = world.spawn([0.5, -60.0, 0.5]);
+    let mut simulating = world.spawn([0.5, -60.0, 0.5]);
+    let bot = simulating.bot;
+    simulating.app.world_mut().get_mut::<Mover>(bot).expect("mover").reuse_settled = false;
+    let reused = |sim: &Simulation| sim.app.world().get::<Mover>(sim.bot).expect("mover").reused_ticks;
+    let step = |reusing: &mut Simulation, simulating: &mut Simulation, what: &str, ticks: usize| {
+        for t in 0..ticks {
+            reusing.tick();
+            simulating.tick();
+            assert_eq!(reusing.sent_bodies(), simulating.sent_bodies(), "{what}, tick {t}");
+        }
+    };
+    let feet = |sim: &Simulation| sim.component::<Position>().expect("pos").0;
+    step(&mut reusing, &mut simulating, "idle after spawn", 20);
+    let idle_reused = reused(&reusing);
+    assert!(idle_reused >= 15, "an idle bot repeats its settled tick: {idle_reused} of 20");
+    world.update(&mut reusing, [0, -61, 0], "air", &[]);
+    world.update(&mut simulating, [0, -61, 0], "air", &[]);
+    step(&mut reusing, &mut simulating, "the ground removed", 30);
+    assert!(feet(&reusing).distance(Vec3::new(0.5, -61.0, 0.5)) < 1e-3, "fell into the hole: {:?}", feet(&reusing));
+    for sim in [&mut reusing, &mut simulating] {
+        let r = sim.command(r#"{"action":"setpos","x":0.5,"y":-57,"z":2.5}"#);
+        assert_eq!(r["pos"], json!({"x": 0.5, "y": -57.0, "z": 2.5}));
+    }
+    step(&mut reusing, &mut simulating, "after setpos", 30);
+    assert!(feet(&reusing).distance(Vec3::new(0.5, -60.0, 2.5)) < 1e-3, "fell to the ground: {:?}", feet(&reusing));
+    for sim in [&mut reusing, &mut simulating] {
+        assert_eq!(sim.command(r#"{"action":"move","x":3.5,"y":-60,"z":2.5}"#)["moving"], true);
+    }
+    step(&mut reusing, &mut simulating, "walking", 40);
+    for sim in [&mut reusing, &mut simulating] {
+        let r = sim.command(r#"{"action":"face","x":10,"y":-55,"z":10}"#);
+        assert!(r.get("code").is_none(), "{r:?}");
+    }
+    step(&mut reusing, &mut simulating, "after a turn", 200);
+    assert!(reused(&reusing) > idle_reused + 40, "repeated again once settled: {}", reused(&reusing));
+    assert_eq!(reused(&simulating), 0);
 }

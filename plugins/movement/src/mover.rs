@@ -4,6 +4,7 @@
 use std::collections::VecDeque;
 
 use bevy_ecs::prelude::*;
+use clawcraft_core::gate::Arrivals;
 use clawcraft_core::{
     AgentEvent, EntityIds, EventKind, Lifecycle, NamedCell, Position, Rotation, TickCount, Vec3 as CoreVec3,
 };
@@ -131,6 +132,16 @@ pub struct Mover {
     /// Ticks re-simulated after corrections.
     pub resimulated_ticks: u64,
     pub server: Option<ServerFix>,
+    /// Ticks that repeated a settled tick's output instead of running the physics.
+    pub reused_ticks: u64,
+    /// Repeat a settled tick instead of simulating it (on by default; off simulates every tick,
+    /// which the tests compare against).
+    pub reuse_settled: bool,
+    /// The input and the state of the last simulated tick when that tick left the state as it
+    /// found it (a fixed point: a bot standing still). Physics is a pure function of the state,
+    /// the input and the blocks, so the same input on the same state in an unchanged world gives
+    /// the same output again.
+    settled: Option<(Input, PlayerState)>,
     /// The Position this plugin wrote last; a different one was set by someone else (respawn,
     /// setpos) and is adopted.
     written: Option<CoreVec3>,
@@ -158,6 +169,9 @@ impl Mover {
             motions: 0,
             resimulated_ticks: 0,
             server: None,
+            reused_ticks: 0,
+            reuse_settled: true,
+            settled: None,
             written: None,
         }
     }
@@ -180,8 +194,28 @@ impl Mover {
         }
         let before = self.state.clone();
         let out = self.physics.tick(&mut self.state, &input, view);
+        self.settled = (self.state == before).then(|| (input, before.clone()));
         self.history.push_back(Past { tick, input, before, after: self.state.position });
         out
+    }
+
+    /// Whether this tick may repeat the last one: it was simulated and settled, the input is
+    /// the same, the state is untouched since (no correction, teleport, motion or effect), and
+    /// the world is unchanged (`world_quiet`: no packet arrived, and only packets change blocks).
+    fn may_repeat(&self, input: &Input, world_quiet: bool) -> bool {
+        self.reuse_settled
+            && world_quiet
+            && self.simulated
+            && self.settled.as_ref().is_some_and(|(i, s)| i == input && *s == self.state)
+    }
+
+    /// Repeats the settled tick: the same output, remembered like a simulated one.
+    fn repeat(&mut self, tick: u64, input: Input) {
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(Past { tick, input, before: self.state.clone(), after: self.state.position });
+        self.reused_ticks += 1;
     }
 
     /// Applies a correction of input tick `tick` and re-simulates the ticks since. Returns what
@@ -403,9 +437,12 @@ pub fn step_movement(
         Option<&ChunkWorld>,
         Option<&BlockIds>,
     )>,
+    arrivals: Option<Res<Arrivals>>,
 ) {
+    let world_quiet = arrivals.is_some_and(|a| a.packets == 0);
     for (lifecycle, input_state, mut mover, mut intent, mut frame, mut pos, mut rot, world, ids) in &mut bots {
-        let intent = std::mem::take(&mut *intent);
+        let intent =
+            if *intent == MovementIntent::default() { MovementIntent::default() } else { std::mem::take(&mut *intent) };
         if *lifecycle != Lifecycle::Spawned || input_state.skip_ticks > 0 {
             continue;
         }
@@ -415,6 +452,11 @@ pub fn step_movement(
             mover.place(feet, false);
         }
         let input = input_of(&intent, (rot.yaw, rot.pitch));
+        if mover.may_repeat(&input, world_quiet) {
+            // Standing still: the MoveFrame, Position and Rotation of the last tick stand.
+            mover.repeat(input_state.next_tick, input);
+            continue;
+        }
         let table = ids.map(|ids| BlockTable::of(&ids.0.registry));
         let view = match (world, ids, &table) {
             (Some(w), Some(ids), Some(t)) => Some(WorldView::new(w, &ids.0, t)),
@@ -430,7 +472,7 @@ pub fn step_movement(
                 let out = mover.tick(input_state.next_tick, input, &view);
                 mover.last = out;
                 mover.simulated = true;
-                *frame = MoveFrame {
+                frame.set_if_neq(MoveFrame {
                     eye: [out.position.x, out.position.y, out.position.z],
                     delta: [out.delta.x, out.delta.y, out.delta.z],
                     move_vector: out.move_vector,
@@ -440,7 +482,7 @@ pub fn step_movement(
                     pitch: out.pitch,
                     head_yaw: out.head_yaw,
                     flags: out.flags.names().collect(),
-                };
+                });
                 // Standing still keeps the exact position (the box's float32 centre would
                 // otherwise add noise below a millionth of a block).
                 if mover.state.position != to_physics(pos.0) {
@@ -460,7 +502,7 @@ pub fn step_movement(
                 };
             }
         }
-        *rot = Rotation { yaw: input.yaw, pitch: input.pitch };
+        rot.set_if_neq(Rotation { yaw: input.yaw, pitch: input.pitch });
         mover.written = Some(pos.0);
     }
 }
