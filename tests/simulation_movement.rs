@@ -330,4 +330,7 @@ fn a_settled_bot_repeats_its_tick_and_sends_what_simulating_would() {
     step(&mut reusing, &mut simulating, "after a turn", 200);
     assert!(reused(&reusing) > idle_reused + 40, "repeated again once settled: {}", reused(&reusing));
     assert_eq!(reused(&simulating), 0);
+    let so_far = reused(&reusing);
+    let info = reusing.command(r#"{"action":"movement_info"}"#);
+    assert_eq!(info["repeatedTicks"], json!(so_far), "answered before this tick's step: {info:?}");
 }

@@ -278,6 +278,9 @@ pub struct MovementInfoResponse {
     /// SetEntityMotion velocities applied.
     pub motions: u64,
     pub resimulated_ticks: u64,
+    /// Ticks that repeated a settled tick (standing still, nothing changed) instead of running
+    /// the physics.
+    pub repeated_ticks: u64,
     /// The tick of the next PlayerAuthInput.
     pub input_tick: u64,
     /// Whether the last tick ran the physics (false while the ground has no data).
@@ -313,6 +316,7 @@ impl AgentCommand for MovementInfo {
             teleports: m.teleports,
             motions: m.motions,
             resimulated_ticks: m.resimulated_ticks,
+            repeated_ticks: m.reused_ticks,
             input_tick,
             simulating: m.simulated,
             on_ground: m.state.on_ground,
