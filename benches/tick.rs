@@ -1,15 +1,16 @@
-//! CPU time of one idle game tick: a spawned bot in a simulation (no sockets, so this is the ECS
-//! schedule, every plugin's per-tick systems and the PlayerAuthInput encode), measured over many
+//! CPU time of one idle game tick: a bot spawned on the ground of a small flat world, in a
+//! simulation (no sockets, so this is the ECS schedule, every plugin's per-tick systems, the
+//! movement step of a bot standing still and the PlayerAuthInput encode), measured over many
 //! ticks. Run with `cargo bench --bench tick`; prints JSON. `TICK_PACED=N` sets the paced ticks
 //! (default 200), `TICK_PACED_ONLY=1` skips the back-to-back run (to profile the paced one).
 
 use std::time::Instant;
 
-use clawcraft::sim::{Simulation, start_game};
+use clawcraft::simworld::SimWorld;
 use serde_json::json;
 
 fn main() {
-    let mut sim = Simulation::spawned_with(&start_game());
+    let mut sim = SimWorld::flat(2).spawn([0.5, -60.0, 0.5]);
     // Warm-up, and keep the test transport's record of sent batches from growing.
     for _ in 0..500 {
         sim.tick();
