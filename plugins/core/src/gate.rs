@@ -59,10 +59,16 @@ pub fn any_action_active(bots: Query<&ActiveActions>) -> bool {
     bots.iter().any(|a| !a.slots.is_empty())
 }
 
+/// An action runs or packets arrived: the condition of [`Gate::Actions`], as one system (a
+/// combinator such as `or_else` runs as three, and every condition runs in every tick).
+pub fn actions_or_packets(arrivals: Res<Arrivals>, bots: Query<&ActiveActions>) -> bool {
+    arrivals.packets > 0 || bots.iter().any(|a| !a.slots.is_empty())
+}
+
 /// Configures the [`Gate`] sets in the schedules that use them.
 pub(crate) fn configure(app: &mut bevy_app::App) {
     for schedule in [bevy_app::Update.intern(), bevy_app::Last.intern()] {
         app.configure_sets(schedule, Gate::Packets.run_if(packets_arrived))
-            .configure_sets(schedule, Gate::Actions.run_if(any_action_active.or_else(packets_arrived)));
+            .configure_sets(schedule, Gate::Actions.run_if(actions_or_packets));
     }
 }

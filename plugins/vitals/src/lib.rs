@@ -91,9 +91,7 @@ impl Plugin for VitalsPlugin {
             Update,
             (
                 (attach_vitals, handle_vitals_packets).chain().in_set(clawcraft_core::gate::Gate::Packets),
-                (close_windows, danger_on_change, report_death, auto_respawn)
-                    .chain()
-                    .run_if(clawcraft_core::gate::packets_arrived.or_else(vitals_pending)),
+                (close_windows, danger_on_change, report_death, auto_respawn).chain().run_if(packets_or_vitals_pending),
             )
                 .chain()
                 .in_set(TickSet::HandlePackets),
@@ -102,7 +100,7 @@ impl Plugin for VitalsPlugin {
         .add_systems(
             Update,
             capture_inventory_at_death
-                .run_if(clawcraft_core::gate::packets_arrived.or_else(vitals_pending))
+                .run_if(packets_or_vitals_pending)
                 .after(handle_vitals_packets)
                 .before(clawcraft_inventory::InventorySet::Apply)
                 .in_set(TickSet::HandlePackets),
@@ -255,6 +253,19 @@ fn apply_effect(v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWr
 /// reported or answered, or a danger still active (repeats are due on time). Vitals change
 /// only through packets, which run them anyway.
 pub fn vitals_pending(bots: Query<(&DamageWindow, &DeathState, &DangerDebounce)>) -> bool {
+    any_vitals_pending(&bots)
+}
+
+/// Packets arrived or [`vitals_pending`], as one condition (a combinator runs as three systems,
+/// and conditions run in every tick).
+pub fn packets_or_vitals_pending(
+    arrivals: Res<clawcraft_core::gate::Arrivals>,
+    bots: Query<(&DamageWindow, &DeathState, &DangerDebounce)>,
+) -> bool {
+    arrivals.packets > 0 || any_vitals_pending(&bots)
+}
+
+fn any_vitals_pending(bots: &Query<(&DamageWindow, &DeathState, &DangerDebounce)>) -> bool {
     bots.iter().any(|(window, death, debounce)| {
         window.start.is_some()
             || death.pending_since.is_some()

@@ -74,7 +74,7 @@ impl Plugin for WorldPlugin {
                         emit_block_changed.run_if(on_message::<BlockChanged>),
                         (track_weather, track_time).in_set(clawcraft_core::gate::Gate::Packets),
                     ),
-                    evict_columns.run_if(clawcraft_core::gate::packets_arrived.or_else(sweep_due)),
+                    evict_columns.run_if(packets_or_sweep_due),
                 )
                     .chain()
                     .in_set(TickSet::HandlePackets),
@@ -227,6 +227,12 @@ fn apply_update(
 /// arrive only with packets, which run it anyway).
 pub fn sweep_due(ticks: Res<'_, TickCount>) -> bool {
     ticks.0.is_multiple_of(20)
+}
+
+/// Packets arrived or [`sweep_due`], as one condition (a combinator runs as three systems, and
+/// conditions run in every tick).
+pub fn packets_or_sweep_due(arrivals: Res<'_, clawcraft_core::gate::Arrivals>, ticks: Res<'_, TickCount>) -> bool {
+    arrivals.packets > 0 || ticks.0.is_multiple_of(20)
 }
 
 /// Drops far and least recently used columns, telling the agent when any went. Over the count
