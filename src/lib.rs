@@ -194,7 +194,8 @@ pub fn run_ticks(mut app: App) -> AppExit {
         }
         next += TICK;
         let mut spent = Duration::ZERO;
-        // Let the network thread, just woken with this tick's batch, run before query work.
+        // Before spawn: let the network thread, just woken with this tick's batch, run before
+        // query work (after spawn the tick sent it itself).
         if app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more) {
             std::thread::yield_now();
         }

@@ -1,5 +1,6 @@
 //! A UDP relay on loopback that a test controls: it sits between the bot and the peer and can
-//! drop, delay (with jitter, which also reorders), duplicate or cut datagrams in either direction.
+//! drop, delay (with jitter, which also reorders), duplicate or cut datagrams in either direction,
+//! and record when each datagram came in (to look at the shape of the traffic).
 
 use std::collections::BinaryHeap;
 use std::net::{SocketAddr, UdpSocket};
@@ -30,9 +31,34 @@ pub struct RelayStats {
     pub duplicated: u64,
 }
 
+/// A datagram as the relay received it from either side (before any fault).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub at: Instant,
+    /// Sent by the client (towards the server).
+    pub to_server: bool,
+    /// The first byte: RakNet's datagram flags (0x80 valid, 0x40 ACK, 0x20 NACK) or an
+    /// offline message id.
+    pub first: u8,
+    pub len: usize,
+}
+
+impl Seen {
+    /// A connected datagram carrying frames (not an ACK/NACK, not offline).
+    pub fn is_data(&self) -> bool {
+        self.first & 0xe0 == 0x80
+    }
+    /// A connected ACK datagram.
+    pub fn is_ack(&self) -> bool {
+        self.first & 0xc0 == 0xc0
+    }
+}
+
 struct Shared {
     faults: Mutex<Faults>,
     stats: Mutex<RelayStats>,
+    /// What came in, while recording.
+    seen: Mutex<Option<Vec<Seen>>>,
     stop: AtomicBool,
     /// One socket towards the server per client address, so every connection of the bot (a
     /// reconnect uses a new port) is a new address to the server, as on a real network.
@@ -92,6 +118,7 @@ impl Relay {
         let shared = Arc::new(Shared {
             faults: Mutex::new(Faults::default()),
             stats: Mutex::new(RelayStats::default()),
+            seen: Mutex::new(None),
             stop: AtomicBool::new(false),
             backs: Mutex::new(Vec::new()),
         });
@@ -110,6 +137,16 @@ impl Relay {
 
     pub fn stats(&self) -> RelayStats {
         *lock(&self.shared.stats)
+    }
+
+    /// Starts recording every datagram that comes in (dropping an earlier recording).
+    pub fn record(&self) {
+        *lock(&self.shared.seen) = Some(Vec::new());
+    }
+
+    /// Stops recording and returns what came in, in arrival order.
+    pub fn recorded(&self) -> Vec<Seen> {
+        lock(&self.shared.seen).take().unwrap_or_default()
     }
 }
 
@@ -133,6 +170,10 @@ fn admit(
     shared: &Shared,
     queue: &Mutex<BinaryHeap<Due>>,
 ) {
+    if let Some(seen) = lock(&shared.seen).as_mut() {
+        let first = data.first().copied().unwrap_or(0);
+        seen.push(Seen { at: Instant::now(), to_server, first, len: data.len() });
+    }
     let f = *lock(&shared.faults);
     if f.cut || rng.unit() < f.loss {
         lock(&shared.stats).dropped += 1;

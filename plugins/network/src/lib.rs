@@ -1,9 +1,11 @@
 //! `NetworkPlugin`: the bridge between a bot's connection and the ECS.
 //!
-//! A [`Connection`] component holds a [`Transport`] (a UDP thread running RakNet and the login
-//! session, or an in-memory [`test_transport`] in tests). Once per tick [`receive_packets`] drains
-//! it into [`ClientboundPacket`] messages, and [`flush_outbox`] sends everything the tick queued
-//! with [`Connection::send`] as **one** batch.
+//! A [`Connection`] component holds a [`Transport`] (the UDP transport of [`udp`], RakNet and the
+//! login session, or an in-memory [`test_transport`] in tests). Once per tick [`receive_packets`]
+//! drains it into [`ClientboundPacket`] messages, and [`flush_outbox`] sends everything the tick
+//! queued with [`Connection::send`] as **one** batch. Once the bot spawned, [`settle_spawned`]
+//! lets the transport settle into its steady state (the UDP transport then runs its I/O inline,
+//! in those two systems).
 //!
 //! # Reading packets: `packet.view::<P>()`
 //!
@@ -78,6 +80,12 @@ pub trait Transport: Send + Sync + 'static {
     fn poll(&mut self) -> Vec<TransportEvent>;
     /// Sends one batch of packet bodies.
     fn send_batch(&mut self, packets: Vec<Vec<u8>>);
+    /// The tick's send pass: called once per tick after [`Transport::send_batch`] (also in
+    /// ticks with nothing to send). A transport that does its I/O inline transmits here.
+    fn flush(&mut self) {}
+    /// The bot spawned: the join's heavy traffic is over. Called once; a transport may move to
+    /// a cheaper steady state (see [`udp`]).
+    fn settle(&mut self) {}
     /// Closes the connection politely (RakNet DisconnectionNotification).
     fn close(&mut self);
 }
@@ -92,13 +100,15 @@ pub struct Connection {
     open: bool,
     /// A close reported in the same poll as packets, handled the next tick.
     pending_close: Option<TransportEvent>,
+    /// [`Transport::settle`] was called.
+    settled: bool,
 }
 
 impl Connection {
     /// A connection speaking `protocol` until the transport reports the version it chose (see
     /// [`TransportEvent::Version`]).
     pub fn new(transport: Box<dyn Transport>, protocol: Arc<Protocol>) -> Self {
-        Self { transport, protocol, version: None, outbox: Vec::new(), open: true, pending_close: None }
+        Self { transport, protocol, version: None, outbox: Vec::new(), open: true, pending_close: None, settled: false }
     }
 
     /// The protocol version this connection speaks.
@@ -148,6 +158,7 @@ impl Connection {
         if !self.outbox.is_empty() {
             self.transport.send_batch(std::mem::take(&mut self.outbox));
         }
+        self.transport.flush();
     }
 }
 
@@ -230,7 +241,9 @@ impl Plugin for NetworkPlugin {
             )
             .add_systems(
                 PostUpdate,
-                (close_on_shutdown.run_if(on_message::<ShutdownRequest>), flush_outbox).chain().in_set(TickSet::Send),
+                (close_on_shutdown.run_if(on_message::<ShutdownRequest>), flush_outbox, settle_spawned)
+                    .chain()
+                    .in_set(TickSet::Send),
             );
     }
 }
@@ -357,6 +370,17 @@ pub fn flush_outbox(mut conns: Query<'_, '_, &mut Connection>) {
     }
 }
 
+/// Once a bot spawned (after its tick's batch left), its transport settles (see
+/// [`Transport::settle`]).
+pub fn settle_spawned(mut bots: Query<'_, '_, (&mut Connection, &Lifecycle), Changed<Lifecycle>>) {
+    for (mut conn, lifecycle) in &mut bots {
+        if *lifecycle == Lifecycle::Spawned && conn.open && !conn.settled {
+            conn.settled = true;
+            conn.transport.settle();
+        }
+    }
+}
+
 /// A shutdown ends every bot's running actions (status `aborted`) before the connections close,
 /// so each completion event still reaches the agent.
 pub fn interrupt_on_shutdown(
@@ -382,5 +406,61 @@ pub fn close_on_shutdown(
     }
     for mut conn in &mut conns {
         conn.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_transport::{TestHandle, TestTransport};
+
+    fn app() -> (App, Entity, TestHandle) {
+        let protocol = Arc::new(Protocol::load(Protocol::default_version().game_version).expect("bundled"));
+        let mut app = App::new();
+        app.add_plugins(NetworkPlugin);
+        let (transport, handle) = TestTransport::new();
+        let bot = app.world_mut().spawn((Lifecycle::Connecting, Connection::new(Box::new(transport), protocol))).id();
+        app.finish();
+        app.cleanup();
+        (app, bot, handle)
+    }
+
+    #[test]
+    fn every_tick_has_one_send_pass_and_the_transport_settles_once_after_spawn() {
+        let (mut app, bot, handle) = app();
+        for _ in 0..3 {
+            app.update();
+        }
+        assert_eq!(handle.flushes(), 3, "a send pass in every tick, even with nothing queued");
+        assert_eq!(handle.settles(), 0, "not before spawn");
+        *app.world_mut().get_mut::<Lifecycle>(bot).expect("bot") = Lifecycle::Joining;
+        app.update();
+        assert_eq!(handle.settles(), 0, "not while joining");
+        *app.world_mut().get_mut::<Lifecycle>(bot).expect("bot") = Lifecycle::Spawned;
+        app.world_mut().get_mut::<Connection>(bot).expect("bot").send_raw(vec![0x90, 0x01]);
+        app.update();
+        assert_eq!(handle.settles(), 1, "settled in the tick the bot spawned");
+        assert_eq!(handle.take_sent().len(), 1, "the tick's batch left too");
+        // A respawn (or any later change) does not settle again.
+        *app.world_mut().get_mut::<Lifecycle>(bot).expect("bot") = Lifecycle::Spawned;
+        for _ in 0..3 {
+            app.update();
+        }
+        assert_eq!(handle.settles(), 1);
+        assert_eq!(handle.flushes(), 8);
+    }
+
+    #[test]
+    fn a_closed_connection_is_not_settled_nor_flushed() {
+        let (mut app, bot, handle) = app();
+        app.update();
+        handle.drop_connection("gone");
+        app.update();
+        assert!(!app.world().get::<Connection>(bot).expect("bot").is_open());
+        let flushes = handle.flushes();
+        *app.world_mut().get_mut::<Lifecycle>(bot).expect("bot") = Lifecycle::Spawned;
+        app.update();
+        assert_eq!(handle.settles(), 0);
+        assert_eq!(handle.flushes(), flushes);
     }
 }

@@ -10,6 +10,8 @@ use crate::{Transport, TransportEvent};
 struct Shared {
     inbound: VecDeque<TransportEvent>,
     sent: Vec<Vec<Vec<u8>>>,
+    flushes: usize,
+    settles: usize,
     closed_by_client: bool,
 }
 
@@ -40,6 +42,12 @@ impl Transport for TestTransport {
     fn send_batch(&mut self, packets: Vec<Vec<u8>>) {
         lock(&self.0).sent.push(packets);
     }
+    fn flush(&mut self) {
+        lock(&self.0).flushes += 1;
+    }
+    fn settle(&mut self) {
+        lock(&self.0).settles += 1;
+    }
     fn close(&mut self) {
         lock(&self.0).closed_by_client = true;
     }
@@ -57,6 +65,14 @@ impl TestHandle {
     /// Batches sent since the last call, oldest first.
     pub fn take_sent(&self) -> Vec<Vec<Vec<u8>>> {
         std::mem::take(&mut lock(&self.0).sent)
+    }
+    /// How many send passes ([`Transport::flush`]) the app ran.
+    pub fn flushes(&self) -> usize {
+        lock(&self.0).flushes
+    }
+    /// How many times the app let the transport settle ([`Transport::settle`]).
+    pub fn settles(&self) -> usize {
+        lock(&self.0).settles
     }
     /// Whether the client closed the connection politely.
     pub fn closed_by_client(&self) -> bool {

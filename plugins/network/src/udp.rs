@@ -1,5 +1,6 @@
-//! The real transport: a UDP socket driven by one network thread (`clawcraft-net`) that owns the
-//! socket, the sans-IO RakNet client of `clawcraft-protocol` and the login session.
+//! The real transport: a UDP socket, the sans-IO RakNet client of `clawcraft-protocol` and the
+//! login session, driven by a network thread (`clawcraft-net`) until the bot spawned, then by the
+//! game loop itself.
 //!
 //! The thread first asks the server which version it runs (RakNet unconnected ping → pong,
 //! `MCPE;motd;protocol;version;…`), picks the supported version to speak
@@ -7,11 +8,18 @@
 //! ([`TransportEvent::Version`]); a server outside the supported list ends the connection with
 //! a reason naming both. Then it connects and logs in.
 //!
-//! The game loop never touches the socket and never waits for the network thread: a tick's batch
-//! goes over a channel (waking the thread through its event loop), arrivals come back over
-//! another. Decryption and decompression of big batches (the world at join) happen on the network
-//! thread only, so they never hold up a tick. The thread sleeps until a datagram, a batch or the
-//! next RakNet timer, which keeps an idle bot near 0 % CPU.
+//! Until spawn the game loop never touches the socket and never waits for the network thread: a
+//! tick's batch goes over a channel (waking the thread through its event loop), arrivals come
+//! back over another. Decryption and decompression of the big batches of the join (the world)
+//! happen on the network thread, so they never hold up a tick.
+//!
+//! Once the bot spawned, [`Transport::settle`] asks the thread to hand the connection over: it
+//! finishes its turn, sends its state (socket, RakNet client, session) back over the inbound
+//! channel, behind every packet it delivered, and ends. From then on [`Transport::poll`] drains
+//! the socket without blocking and runs RakNet's timers (resends, pings, the timeout, ACKs: the
+//! ACK interval becomes 0, so ACKs leave once per tick), and [`Transport::flush`] sends the tick's
+//! batch with the pending ACKs in one pass. An idle bot's traffic is one batch a tick each way, so
+//! a thread of its own would only add a sleep and a wake-up (~50 µs of CPU each) per datagram.
 
 use std::io::ErrorKind;
 use std::net::SocketAddr;
@@ -21,7 +29,9 @@ use std::time::{Duration, Instant};
 
 use clawcraft_protocol::codec::Protocol;
 use clawcraft_protocol::login::{LoginKeys, OnlineLogin};
-use clawcraft_protocol::raknet::{RakClient, RakConfig, RakEvent, encode_unconnected_ping, parse_unconnected_pong};
+use clawcraft_protocol::raknet::{
+    DisconnectReason, RakClient, RakConfig, RakEvent, encode_unconnected_ping, parse_unconnected_pong,
+};
 use clawcraft_protocol::session::{ClientSession, SessionConfig};
 use clawcraft_protocol::version::{Advertised, VersionChoice, choose};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
@@ -39,6 +49,12 @@ const PINGS: u32 = 4;
 const PING_EVERY: Duration = Duration::from_millis(500);
 const SOCKET: Token = Token(0);
 const WAKER: Token = Token(1);
+/// Inline, a gap in the server's datagrams is NACKed at the first tick this long after it was
+/// seen (the next one at 20 Hz), so a datagram that was merely reordered is not asked for again.
+const INLINE_NACK_DELAY: Duration = Duration::from_millis(40);
+/// How long closing waits for a connection the network thread is handing over, so the
+/// DisconnectionNotification still leaves (the thread hands over within its turn).
+const HANDOVER_WAIT: Duration = Duration::from_millis(500);
 
 /// Network threads still running (so a process can let the last DisconnectionNotification
 /// leave before it exits; see [`wait_for_network_threads`]).
@@ -75,17 +91,54 @@ impl ConnectParams {
 /// What the game loop asks of the network thread.
 enum ToNet {
     Batch(Vec<Vec<u8>>),
+    /// Hand the connection over to the game loop (see the module docs).
+    Settle,
     Close,
+}
+
+/// What the network thread tells the game loop.
+enum FromNet {
+    Event(TransportEvent),
+    /// The connection, for the game loop to drive from now on; the thread has ended.
+    Inline(Box<Inline>),
 }
 
 /// A UDP connection to one server.
 pub struct UdpTransport {
+    link: Link,
+    closed: bool,
+}
+
+/// Who drives the connection.
+enum Link {
+    /// The network thread (connecting, logging in, joining).
+    Thread(Threaded),
+    /// The game loop, in [`Transport::poll`] and [`Transport::flush`] (after spawn).
+    Inline(Box<Inline>),
+}
+
+/// The game loop's end of the network thread.
+struct Threaded {
     tx: Sender<ToNet>,
-    rx: Receiver<TransportEvent>,
+    rx: Receiver<FromNet>,
+    /// The thread's own command queue: after a handover, the batches queued behind the
+    /// [`ToNet::Settle`] the thread stopped at are taken from here, in order.
+    commands: Receiver<ToNet>,
     /// Set by the network thread once its event loop exists (before that, it reads the channel
     /// on its first turn anyway).
     waker: Arc<OnceLock<Waker>>,
-    closed: bool,
+    /// A handover was asked for.
+    settling: bool,
+}
+
+impl Threaded {
+    fn ask(&self, msg: ToNet) {
+        if self.tx.send(msg).is_ok()
+            && let Some(w) = self.waker.get()
+        {
+            let _ = w.wake();
+        }
+    }
 }
 
 impl UdpTransport {
@@ -98,13 +151,14 @@ impl UdpTransport {
         let (inbound, rx) = crossbeam_channel::unbounded();
         let waker: Arc<OnceLock<Waker>> = Arc::default();
         let slot = waker.clone();
+        let queue = commands.clone();
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
         let spawned = std::thread::Builder::new().name("clawcraft-net".into()).spawn(move || {
             match Net::open(server, params, inbound.clone(), &slot) {
-                Ok((mut net, poll)) => net.run(poll, &commands),
+                Ok((net, poll)) => net.run(poll, &queue),
                 Err(e) => {
                     let reason = format!("cannot open a socket to {server}: {e}");
-                    let _ = inbound.send(TransportEvent::Closed { reason, error: true });
+                    let _ = inbound.send(FromNet::Event(TransportEvent::Closed { reason, error: true }));
                 }
             }
             LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
@@ -113,20 +167,27 @@ impl UdpTransport {
             LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
             return Err(e);
         }
-        Ok(Self { tx, rx, waker, closed: false })
+        Ok(Self { link: Link::Thread(Threaded { tx, rx, commands, waker, settling: false }), closed: false })
     }
 
-    fn ask(&self, msg: ToNet) {
-        if self.tx.send(msg).is_ok()
-            && let Some(w) = self.waker.get()
-        {
-            let _ = w.wake();
+    /// Takes over the connection the network thread handed over, with the batches queued
+    /// behind the handover request.
+    fn take_over(&mut self, mut inline: Box<Inline>) {
+        let Link::Thread(thread) = &self.link else { return };
+        let now = Instant::now();
+        for command in thread.commands.try_iter() {
+            if let ToNet::Batch(packets) = command {
+                inline.send_batch(&packets, now);
+            }
         }
+        tracing::debug!("network I/O now runs on the game thread");
+        self.link = Link::Inline(inline);
     }
 }
 
 /// Waits (up to `timeout`) until every network thread has ended, so the DisconnectionNotification
-/// of a polite shutdown leaves before the process exits. Call it after the app stopped.
+/// of a polite shutdown leaves before the process exits. Call it after the app stopped. (A
+/// connection the game loop drives sends it at once when closed or dropped.)
 pub fn wait_for_network_threads(timeout: Duration) {
     let deadline = Instant::now() + timeout;
     while LIVE_THREADS.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
@@ -136,25 +197,89 @@ pub fn wait_for_network_threads(timeout: Duration) {
 
 impl Transport for UdpTransport {
     fn poll(&mut self) -> Vec<TransportEvent> {
-        self.rx.try_iter().collect()
+        let mut events = Vec::new();
+        if let Link::Thread(thread) = &self.link {
+            let mut handed = None;
+            for msg in thread.rx.try_iter() {
+                match msg {
+                    FromNet::Event(event) => events.push(event),
+                    // The thread's last message: it sends nothing after it.
+                    FromNet::Inline(inline) => {
+                        handed = Some(inline);
+                        break;
+                    }
+                }
+            }
+            if let Some(inline) = handed {
+                self.take_over(inline);
+            }
+        }
+        if let Link::Inline(inline) = &mut self.link {
+            inline.poll(Instant::now(), &mut events);
+        }
+        events
     }
 
     fn send_batch(&mut self, packets: Vec<Vec<u8>>) {
-        if !self.closed {
-            self.ask(ToNet::Batch(packets));
+        if self.closed {
+            return;
+        }
+        match &mut self.link {
+            Link::Thread(thread) => thread.ask(ToNet::Batch(packets)),
+            Link::Inline(inline) => inline.send_batch(&packets, Instant::now()),
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Link::Inline(inline) = &mut self.link {
+            inline.transmit();
+        }
+    }
+
+    fn settle(&mut self) {
+        if let Link::Thread(thread) = &mut self.link
+            && !thread.settling
+            && !self.closed
+        {
+            thread.settling = true;
+            thread.ask(ToNet::Settle);
         }
     }
 
     fn close(&mut self) {
-        if !self.closed {
-            self.closed = true;
-            self.ask(ToNet::Close);
+        if self.closed {
+            return;
+        }
+        self.closed = true;
+        if let Link::Thread(thread) = &self.link {
+            if !thread.settling {
+                thread.ask(ToNet::Close);
+                return;
+            }
+            // The thread stops reading commands at the handover request, so the connection it
+            // is handing over is closed here (unless the thread ended on its own meanwhile).
+            let deadline = Instant::now() + HANDOVER_WAIT;
+            let mut handed = None;
+            while let Ok(msg) = thread.rx.recv_deadline(deadline) {
+                if let FromNet::Inline(inline) = msg {
+                    handed = Some(inline);
+                    break;
+                }
+            }
+            match handed {
+                Some(inline) => self.take_over(inline),
+                None => return,
+            }
+        }
+        if let Link::Inline(inline) = &mut self.link {
+            inline.close(Instant::now());
         }
     }
 }
 
 impl Drop for UdpTransport {
-    /// Tells the thread to leave politely; never waits for it.
+    /// Leaves politely: tells the thread (never waiting for it), or sends the
+    /// DisconnectionNotification itself once inline.
     fn drop(&mut self) {
         self.close();
     }
@@ -164,6 +289,148 @@ impl Drop for UdpTransport {
 struct Live {
     rak: RakClient,
     session: ClientSession,
+}
+
+impl Live {
+    /// Encodes a tick's batch into one RakNet message.
+    fn send_batch(&mut self, packets: &[Vec<u8>], now: Instant) {
+        match self.session.encode_batch(packets) {
+            Ok(msg) => send_message(&mut self.rak, &msg, now),
+            Err(e) => tracing::error!(error = %e, "failed to encode batch"),
+        }
+    }
+
+    /// Moves RakNet events through the login session: game packets go to `deliver`. Returns why
+    /// the connection ended, if it did. After `refusing` (an earlier refused stream), messages
+    /// are dropped unread.
+    fn pump(&mut self, now: Instant, refusing: bool, mut deliver: impl FnMut(Vec<Vec<u8>>)) -> Option<(String, bool)> {
+        let mut closing: Option<(String, bool)> = None;
+        let Live { rak, session } = self;
+        while let Some(event) = rak.poll_event() {
+            match event {
+                RakEvent::Connected => {
+                    tracing::debug!("raknet connected, starting login");
+                    match session.start() {
+                        Ok(first) => send_message(rak, &first, now),
+                        Err(e) => {
+                            tracing::error!(error = %e, "cannot start the login");
+                            rak.disconnect(now);
+                            closing.get_or_insert((format!("protocol error: {e}"), true));
+                        }
+                    }
+                }
+                // After refusing the stream, whatever else arrived is dropped unread.
+                RakEvent::Message(_) if refusing || closing.is_some() => {}
+                RakEvent::Message(msg) => match session.handle_message(&msg) {
+                    Ok(out) => {
+                        for m in out.to_send {
+                            send_message(rak, &m, now);
+                        }
+                        if !out.packets.is_empty() {
+                            deliver(out.packets);
+                        }
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "refusing server stream");
+                        rak.disconnect(now);
+                        closing.get_or_insert((format!("protocol error: {e}"), true));
+                    }
+                },
+                RakEvent::Disconnected(reason) => {
+                    let error = !matches!(reason, DisconnectReason::ServerClosed);
+                    closing.get_or_insert((reason.to_string(), error));
+                }
+            }
+        }
+        closing
+    }
+
+    /// Sends every datagram RakNet has ready.
+    fn transmit(&mut self, socket: &UdpSocket) {
+        while let Some(datagram) = self.rak.poll_transmit() {
+            if let Err(e) = socket.send(&datagram) {
+                // A full socket buffer or ICMP error: RakNet resends what was reliable.
+                tracing::debug!(error = %e, "udp send failed");
+            }
+        }
+    }
+}
+
+/// The length of the next datagram waiting on the socket, read into `buf`; `None` when none
+/// waits (never blocks).
+fn recv_next(socket: &UdpSocket, buf: &mut [u8]) -> Option<usize> {
+    loop {
+        match socket.recv(buf) {
+            Ok(n) => return Some(n),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return None,
+            // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
+            Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::ConnectionRefused) => {}
+            Err(e) => {
+                tracing::debug!(error = %e, "udp recv failed");
+                return None;
+            }
+        }
+    }
+}
+
+/// The connection once the game loop drives it: [`Inline::poll`] at the start of a tick,
+/// [`Inline::send_batch`] and [`Inline::transmit`] at its end.
+struct Inline {
+    socket: UdpSocket,
+    live: Box<Live>,
+    buf: Vec<u8>,
+    /// The end of the connection was reported (or the app closed it): nothing more to do.
+    done: bool,
+}
+
+impl Inline {
+    /// Drains the socket, runs RakNet's timers and delivers what arrived (and, once, why the
+    /// connection ended).
+    fn poll(&mut self, now: Instant, events: &mut Vec<TransportEvent>) {
+        if self.done {
+            return;
+        }
+        while let Some(n) = recv_next(&self.socket, &mut self.buf) {
+            self.live.rak.handle_datagram(&self.buf[..n], now);
+        }
+        self.live.rak.tick(now);
+        let closing = self.live.pump(now, false, |packets| events.push(TransportEvent::Packets(packets)));
+        if let Some((reason, error)) = closing {
+            self.done = true;
+            events.push(TransportEvent::Closed { reason, error });
+            // What closing queued (the DisconnectionNotification of a refused stream, ACKs).
+            self.transmit();
+        }
+    }
+
+    /// Queues a tick's batch; [`Inline::transmit`] sends it.
+    fn send_batch(&mut self, packets: &[Vec<u8>], now: Instant) {
+        if !self.done {
+            self.live.send_batch(packets, now);
+        }
+    }
+
+    /// The tick's one send pass: its batch, pending ACKs, pongs and resends.
+    fn transmit(&mut self) {
+        self.live.transmit(&self.socket);
+    }
+
+    /// Leaves politely: DisconnectionNotification now.
+    fn close(&mut self, now: Instant) {
+        self.done = true;
+        self.live.rak.disconnect(now);
+        self.transmit();
+    }
+}
+
+impl Drop for Inline {
+    /// A connection dropped without closing (e.g. handed over to a transport already gone)
+    /// still says goodbye.
+    fn drop(&mut self) {
+        if !self.live.rak.is_closed() {
+            self.close(Instant::now());
+        }
+    }
 }
 
 /// Where the connection is.
@@ -176,16 +443,19 @@ enum Stage {
     Done,
 }
 
-/// The network thread's state: it alone touches the socket and the protocol state.
+/// The network thread's state: it alone touches the socket and the protocol state (until it
+/// hands them over).
 struct Net {
     socket: UdpSocket,
     server: SocketAddr,
     params: ConnectParams,
     stage: Stage,
-    inbound: Sender<TransportEvent>,
+    inbound: Sender<FromNet>,
     /// Set once: the first reason the connection ended wins.
     closed: bool,
     stop: bool,
+    /// The game loop asked for the connection.
+    settle: bool,
 }
 
 impl Net {
@@ -193,7 +463,7 @@ impl Net {
     fn open(
         server: SocketAddr,
         params: ConnectParams,
-        inbound: Sender<TransportEvent>,
+        inbound: Sender<FromNet>,
         waker: &OnceLock<Waker>,
     ) -> std::io::Result<(Self, Poll)> {
         let bind: SocketAddr = match (server.ip().is_loopback(), server.is_ipv4()) {
@@ -216,12 +486,13 @@ impl Net {
             inbound,
             closed: false,
             stop: false,
+            settle: false,
         };
         net.ping_timers(now);
         Ok((net, poll))
     }
 
-    fn run(&mut self, mut poll: Poll, commands: &Receiver<ToNet>) {
+    fn run(mut self, mut poll: Poll, commands: &Receiver<ToNet>) {
         let mut events = Events::with_capacity(16);
         let mut buf = vec![0u8; 2048];
         loop {
@@ -244,8 +515,28 @@ impl Net {
             if self.finished() {
                 break;
             }
+            if self.settle {
+                self.settle = false;
+                if !self.closed && matches!(self.stage, Stage::Connected(_)) {
+                    self.hand_over(&poll);
+                    return;
+                }
+                tracing::debug!("asked to hand over a connection that is not live; keeping it");
+            }
         }
         self.close_with("connection closed".into(), false);
+    }
+
+    /// Sends the live connection to the game loop, behind everything delivered so far; the
+    /// thread ends after this.
+    fn hand_over(mut self, poll: &Poll) {
+        let _ = poll.registry().deregister(&mut self.socket);
+        let Net { socket, stage, inbound, .. } = self;
+        let Stage::Connected(mut live) = stage else { return };
+        live.rak.set_ack_timing(Duration::ZERO, INLINE_NACK_DELAY);
+        let inline = Box::new(Inline { socket, live, buf: vec![0u8; 2048], done: false });
+        // If the transport is gone meanwhile, the dropped connection still says goodbye.
+        let _ = inbound.send(FromNet::Inline(inline));
     }
 
     /// When the network thread must wake up next (at the latest).
@@ -269,25 +560,18 @@ impl Net {
 
     /// Every datagram waiting on the socket.
     fn receive(&mut self, buf: &mut [u8], now: Instant) {
-        loop {
-            match self.socket.recv(buf) {
-                Ok(n) => match &mut self.stage {
-                    Stage::Pinging { .. } => self.on_ping_reply(&buf[..n], now),
-                    Stage::Connected(live) => live.rak.handle_datagram(&buf[..n], now),
-                    Stage::Done => {}
-                },
-                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
-                // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
-                Err(e) if matches!(e.kind(), ErrorKind::Interrupted | ErrorKind::ConnectionRefused) => {}
-                Err(e) => {
-                    tracing::debug!(error = %e, "udp recv failed");
-                    return;
-                }
+        while let Some(n) = recv_next(&self.socket, buf) {
+            match &mut self.stage {
+                Stage::Pinging { .. } => self.on_ping_reply(&buf[..n], now),
+                Stage::Connected(live) => live.rak.handle_datagram(&buf[..n], now),
+                Stage::Done => {}
             }
         }
     }
 
-    /// Batches and the close request from the game loop (a dropped transport closes).
+    /// Batches, the handover request and the close request from the game loop (a dropped
+    /// transport closes). Nothing after a handover request is read here: the game loop takes
+    /// it from the queue.
     fn take_commands(&mut self, commands: &Receiver<ToNet>, now: Instant) {
         loop {
             match commands.try_recv() {
@@ -296,13 +580,13 @@ impl Net {
                         tracing::debug!("dropping a batch sent before the connection started");
                         continue;
                     };
-                    let Live { rak, session } = &mut **live;
-                    match session.encode_batch(&packets) {
-                        Ok(msg) => send_message(rak, &msg, now),
-                        Err(e) => tracing::error!(error = %e, "failed to encode batch"),
-                    }
+                    live.send_batch(&packets, now);
                 }
                 Ok(ToNet::Batch(_)) => {}
+                Ok(ToNet::Settle) => {
+                    self.settle = true;
+                    return;
+                }
                 Ok(ToNet::Close) | Err(TryRecvError::Disconnected) => {
                     if let Stage::Connected(live) = &mut self.stage {
                         live.rak.disconnect(now);
@@ -318,19 +602,15 @@ impl Net {
     }
 
     fn transmit(&mut self) {
-        let Stage::Connected(live) = &mut self.stage else { return };
-        while let Some(datagram) = live.rak.poll_transmit() {
-            if let Err(e) = self.socket.send(&datagram) {
-                // A full socket buffer or ICMP error: RakNet resends what was reliable.
-                tracing::debug!(error = %e, "udp send failed");
-            }
+        if let Stage::Connected(live) = &mut self.stage {
+            live.transmit(&self.socket);
         }
     }
 
     fn close_with(&mut self, reason: String, error: bool) {
         if !self.closed {
             self.closed = true;
-            let _ = self.inbound.send(TransportEvent::Closed { reason, error });
+            let _ = self.inbound.send(FromNet::Event(TransportEvent::Closed { reason, error }));
         }
     }
 
@@ -388,7 +668,7 @@ impl Net {
         login.input_mode = 1;
         let config = RakConfig { client_guid: rand::random(), ..RakConfig::default() };
         self.stage = Stage::Connected(Box::new(Live { rak: RakClient::new(config, self.server, now), session }));
-        let _ = self.inbound.send(TransportEvent::Version { protocol, choice, advertised });
+        let _ = self.inbound.send(FromNet::Event(TransportEvent::Version { protocol, choice, advertised }));
         self.transmit();
     }
 
@@ -406,46 +686,15 @@ impl Net {
 
     /// Moves RakNet events through the login session to the app's channel.
     fn pump(&mut self, now: Instant) {
-        let mut closing: Option<(String, bool)> = None;
-        if let Stage::Connected(live) = &mut self.stage {
-            let Live { rak, session } = &mut **live;
-            while let Some(event) = rak.poll_event() {
-                match event {
-                    RakEvent::Connected => {
-                        tracing::debug!("raknet connected, starting login");
-                        match session.start() {
-                            Ok(first) => send_message(rak, &first, now),
-                            Err(e) => {
-                                tracing::error!(error = %e, "cannot start the login");
-                                rak.disconnect(now);
-                                closing.get_or_insert((format!("protocol error: {e}"), true));
-                            }
-                        }
-                    }
-                    // After refusing the stream, whatever else arrived is dropped unread.
-                    RakEvent::Message(_) if self.closed || closing.is_some() => {}
-                    RakEvent::Message(msg) => match session.handle_message(&msg) {
-                        Ok(out) => {
-                            for m in out.to_send {
-                                send_message(rak, &m, now);
-                            }
-                            if !out.packets.is_empty() {
-                                let _ = self.inbound.send(TransportEvent::Packets(out.packets));
-                            }
-                        }
-                        Err(e) => {
-                            tracing::error!(error = %e, "refusing server stream");
-                            rak.disconnect(now);
-                            closing.get_or_insert((format!("protocol error: {e}"), true));
-                        }
-                    },
-                    RakEvent::Disconnected(reason) => {
-                        let error = !matches!(reason, clawcraft_protocol::raknet::DisconnectReason::ServerClosed);
-                        closing.get_or_insert((reason.to_string(), error));
-                    }
-                }
+        let closing = match &mut self.stage {
+            Stage::Connected(live) => {
+                let inbound = &self.inbound;
+                live.pump(now, self.closed, |packets| {
+                    let _ = inbound.send(FromNet::Event(TransportEvent::Packets(packets)));
+                })
             }
-        }
+            _ => None,
+        };
         if let Some((reason, error)) = closing {
             self.close_with(reason, error);
         }

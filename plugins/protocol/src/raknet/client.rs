@@ -108,6 +108,16 @@ impl RakClient {
         self.mtu
     }
 
+    /// Changes when ACKs and NACKs go out (see [`RakConfig::ack_interval`] and
+    /// [`RakConfig::nack_delay`]); an ACK already due keeps its deadline or gets an earlier one.
+    pub fn set_ack_timing(&mut self, ack_interval: Duration, nack_delay: Duration) {
+        self.config.ack_interval = ack_interval;
+        self.config.nack_delay = nack_delay;
+        if let Some(due) = self.ack_deadline {
+            self.ack_deadline = Some(due.min(self.last_now + ack_interval));
+        }
+    }
+
     /// Smoothed round-trip time estimate (300 ms until the first ACK, pong or accepted request
     /// has been measured).
     pub fn rtt(&self) -> Duration {
@@ -246,8 +256,9 @@ impl RakClient {
                         }
                     }
                 }
-                if self.ack_deadline.is_none() && !self.is_closed() {
-                    self.ack_deadline = Some(now + self.config.ack_interval);
+                if !self.is_closed() {
+                    let due = now + self.config.ack_interval;
+                    self.ack_deadline = Some(self.ack_deadline.map_or(due, |d| d.min(due)));
                 }
             }
         }
@@ -403,13 +414,13 @@ impl RakClient {
             let ranges = coalesce(&mut acks);
             self.out.extend(encode_ack_datagrams(FLAG_ACK, &ranges, max));
         }
-        let mut nacks = self.receiver.take_nacks(now, self.config.ack_interval);
+        let mut nacks = self.receiver.take_nacks(now, self.config.nack_delay);
         if !nacks.is_empty() {
             let ranges = coalesce(&mut nacks);
             self.out.extend(encode_ack_datagrams(FLAG_NACK, &ranges, max));
         }
         // Gaps too young to NACK yet need another flush even if nothing else arrives.
-        self.ack_deadline = self.receiver.has_pending_acks().then(|| now + self.config.ack_interval);
+        self.ack_deadline = self.receiver.next_nack_at(self.config.nack_delay);
     }
 
     /// Queues `payload` (e.g. a `0xFE` game batch) reliable-ordered on channel 0, splitting it

@@ -65,8 +65,12 @@ pub struct RakConfig {
     pub retry_interval: Duration,
     /// Interval between our ConnectedPings once connected (keeps NATs open and measures RTT).
     pub ping_interval: Duration,
-    /// Longest we hold received datagram numbers before ACKing them.
+    /// Longest we hold received datagram numbers before ACKing them (0: at the next
+    /// [`RakClient::tick`], for a caller that ticks once per send pass).
     pub ack_interval: Duration,
+    /// How long a missing datagram number waits before it is NACKed, so a datagram that was
+    /// merely reordered is not asked for again.
+    pub nack_delay: Duration,
 }
 
 impl Default for RakConfig {
@@ -80,6 +84,7 @@ impl Default for RakConfig {
             retry_interval: Duration::from_millis(500),
             ping_interval: Duration::from_secs(2),
             ack_interval: Duration::from_millis(50),
+            nack_delay: Duration::from_millis(50),
         }
     }
 }

@@ -100,8 +100,9 @@ impl DatagramWindow {
         out
     }
 
-    fn has_unnacked(&self) -> bool {
-        self.missing.values().any(|m| !m.nacked)
+    /// When the oldest gap not NACKed yet will be `min_age` old.
+    fn next_nack_at(&self, min_age: Duration) -> Option<Instant> {
+        self.missing.values().filter(|m| !m.nacked).map(|m| m.since + min_age).min()
     }
 }
 
@@ -263,9 +264,9 @@ impl Receiver {
         self.datagrams.take_nacks(now, min_age)
     }
 
-    /// Whether there is anything to ACK or NACK at the next flush.
-    pub(crate) fn has_pending_acks(&self) -> bool {
-        !self.datagrams.to_ack.is_empty() || self.datagrams.has_unnacked()
+    /// When a gap not NACKed yet will be `min_age` old (the next flush that has a NACK to send).
+    pub(crate) fn next_nack_at(&self, min_age: Duration) -> Option<Instant> {
+        self.datagrams.next_nack_at(min_age)
     }
 
     /// Processes one frame of a new datagram, appending deliverable payloads to `out` in order.

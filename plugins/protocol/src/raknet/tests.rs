@@ -553,6 +553,36 @@ fn ack_flush_is_coalesced_and_within_mtu() {
     assert_eq!(ack_ranges(&out, false).len(), 600);
 }
 
+#[test]
+fn ack_interval_zero_acks_at_the_next_tick_and_nacks_after_the_delay() {
+    let start = Instant::now();
+    let (mut c, mut srv) = connect(start);
+    // The handshake's ACK leaves on the default 50 ms timer.
+    let t = start + ms(50);
+    c.tick(t);
+    assert_eq!(ack_ranges(&drain(&mut c), false), [(0, 0)]);
+    // A caller that ticks once per 50 ms send pass: ACK at every tick, NACK a gap at the first
+    // tick 40 ms after it was seen.
+    c.set_ack_timing(Duration::ZERO, ms(40));
+    let first = srv.seq;
+    srv.deliver(&mut c, Reliability::Unreliable, b"\xfe", t);
+    srv.seq += 1; // `first + 1` is lost
+    srv.deliver(&mut c, Reliability::Unreliable, b"\xfe", t);
+    assert_eq!(c.next_timeout(), Some(t), "the ACK is due at once");
+    c.tick(t);
+    let out = drain(&mut c);
+    assert_eq!(ack_ranges(&out, false), [(first, first), (first + 2, first + 2)]);
+    assert!(ack_ranges(&out, true).is_empty(), "the gap is too young to NACK");
+    assert_eq!(c.next_timeout(), Some(t + ms(40)), "the next flush is when the gap is old enough");
+    c.tick(t + ms(30));
+    assert!(drain(&mut c).is_empty());
+    c.tick(t + ms(50));
+    let out = drain(&mut c);
+    assert_eq!(ack_ranges(&out, true), [(first + 1, first + 1)]);
+    assert!(ack_ranges(&out, false).is_empty());
+    assert!(c.next_timeout() > Some(t + ms(50)), "nothing left to ACK or NACK: no flush is due");
+}
+
 // ---- loopback against a tiny server built from the same reliability layers ----
 
 /// A deterministic xorshift PRNG, so failures reproduce.
