@@ -6,8 +6,6 @@
 //! differs from the runtime's own routine by one float32 step on a small share of angles (the
 //! replay tally in the crate docs counts what that costs).
 
-use std::sync::OnceLock;
-
 use crate::Vec3;
 
 /// Degrees to radians, as the float32 constant the client uses.
@@ -19,30 +17,21 @@ const QUARTER_TURN: f32 = 16_384.0;
 /// π as a float32.
 const PI_F32: f32 = std::f32::consts::PI;
 
-/// The client's sine table: entry `i` is the sine of the float32 `i / 10430.378`.
-fn table() -> &'static [f32; 65_536] {
-    static TABLE: OnceLock<Box<[f32; 65_536]>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = Box::new([0.0_f32; 65_536]);
-        for (i, v) in t.iter_mut().enumerate() {
-            // The index divided in double precision and rounded once, as the table is defined.
-            let angle = (i as f64 / f64::from(TABLE_STEPS_PER_RADIAN)) as f32;
-            *v = f64::from(angle).sin() as f32;
-        }
-        t
-    })
-}
-
-/// Forces the sine table to be built (it is built on first use otherwise).
-pub fn warm_up() {
-    let _ = table();
+/// Entry `index` (0..65 536) of the client's sine table: the sine of the float32
+/// `index / 10430.378`. Computed per call (a few per tick) instead of keeping the 256 KiB table
+/// resident; the value is the same the table would hold.
+#[inline]
+fn table_entry(index: u16) -> f32 {
+    // The index divided in double precision and rounded once, as the table is defined.
+    let angle = (f64::from(index) / f64::from(TABLE_STEPS_PER_RADIAN)) as f32;
+    f64::from(angle).sin() as f32
 }
 
 /// The table entry of a scaled angle: truncated toward zero to an index, wrapped to the table.
 #[inline]
 fn table_at(scaled: f32) -> f32 {
     // `as i32` truncates toward zero like the client's conversion; angles stay far below 2^31.
-    table()[(scaled as i32 & 0xFFFF) as usize]
+    table_entry((scaled as i32 & 0xFFFF) as u16)
 }
 
 /// Table sine of an angle in radians.
@@ -105,6 +94,17 @@ mod tests {
         assert_eq!(table_cos_rad(0.0), 1.0);
         assert!((table_sin_rad(std::f32::consts::PI) + 8.742_278e-8).abs() < 1e-12);
         assert_eq!(table_sin_rad(-std::f32::consts::FRAC_PI_2), -1.0);
+    }
+
+    #[test]
+    fn table_entries_follow_the_sine_over_the_whole_turn() {
+        for i in (0..=u16::MAX).step_by(97) {
+            let exact = (f64::from(i) * std::f64::consts::TAU / 65_536.0).sin();
+            assert!((f64::from(table_entry(i)) - exact).abs() < 2e-4, "entry {i}");
+        }
+        // Index wrap-around: a full turn later (and a negative angle) reads the same entry.
+        assert_eq!(table_at(100.0), table_at(100.0 + 65_536.0));
+        assert_eq!(table_at(-16_384.0), -1.0);
     }
 
     #[test]

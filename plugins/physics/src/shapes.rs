@@ -6,23 +6,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde::de::{Deserializer, SeqAccess, Visitor};
 
 use crate::Aabb;
 
 /// Shape data of every version in `data/versions.txt` that has a `shapes.json`, DEFLATE-compressed
-/// by `build.rs` (inflated, parsed and dropped on first use, so only the table stays in memory).
+/// by `build.rs` (inflated while it is parsed on first use, so only the table stays in memory).
 static EMBEDDED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/shape_data.rs"));
-
-/// The text of one embedded file.
-fn inflate(packed: &[u8]) -> Result<String, ShapeError> {
-    use std::io::Read as _;
-    let mut text = String::new();
-    flate2::read::DeflateDecoder::new(packed)
-        .read_to_string(&mut text)
-        .map_err(|e| ShapeError::Malformed(format!("embedded data does not inflate: {e}")))?;
-    Ok(text)
-}
 
 /// The only format this code reads.
 const FORMAT: u32 = 1;
@@ -43,7 +33,36 @@ struct File {
     format: u32,
     game_version: String,
     shapes: Vec<Vec<[f64; 6]>>,
-    blocks: Vec<(String, u32, Value)>,
+    blocks: Vec<(String, u32, ShapeIds)>,
+}
+
+/// A block's shape indices: one for all its states, or one per state.
+enum ShapeIds {
+    All(u64),
+    PerState(Vec<u16>),
+}
+
+impl<'de> Deserialize<'de> for ShapeIds {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ShapeIds;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a shape index or a list of them")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ShapeIds, E> {
+                Ok(ShapeIds::All(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ShapeIds, A::Error> {
+                let mut ids = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                while let Some(id) = seq.next_element::<u16>()? {
+                    ids.push(id);
+                }
+                Ok(ShapeIds::PerState(ids))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The collision boxes of every block state of one game version.
@@ -53,8 +72,8 @@ pub struct ShapeTable {
     /// All boxes; shape `i` is `boxes[ranges[i].0 .. ranges[i].0 + ranges[i].1]`.
     boxes: Vec<Aabb>,
     ranges: Vec<(u32, u32)>,
-    /// Shape index of each state, in palette order.
-    states: Vec<u32>,
+    /// Shape index of each state, in palette order (versions have a few hundred shapes).
+    states: Vec<u16>,
     /// Block name and first state, in palette order.
     blocks: Vec<(Arc<str>, u32)>,
 }
@@ -74,7 +93,9 @@ impl ShapeTable {
             .find(|(v, _)| *v == game_version)
             .map(|(_, packed)| *packed)
             .ok_or_else(|| ShapeError::UnknownVersion(game_version.to_owned()))?;
-        let table = Arc::new(Self::from_json(&inflate(packed)?)?);
+        let reader = std::io::BufReader::new(flate2::read::DeflateDecoder::new(packed));
+        let file: File = serde_json::from_reader(reader).map_err(|e| ShapeError::Malformed(e.to_string()))?;
+        let table = Arc::new(Self::from_file(file)?);
         cache.insert(game_version.to_owned(), Arc::clone(&table));
         Ok(table)
     }
@@ -86,8 +107,11 @@ impl ShapeTable {
 
     /// Builds a table from the text of a `shapes.json`.
     pub fn from_json(text: &str) -> Result<Self, ShapeError> {
+        Self::from_file(serde_json::from_str(text).map_err(|e| ShapeError::Malformed(e.to_string()))?)
+    }
+
+    fn from_file(file: File) -> Result<Self, ShapeError> {
         let bad = |m: String| ShapeError::Malformed(m);
-        let file: File = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         if file.format != FORMAT {
             return Err(bad(format!("format {} (expected {FORMAT})", file.format)));
         }
@@ -97,32 +121,33 @@ impl ShapeTable {
             ranges.push((boxes.len() as u32, shape.len() as u32));
             boxes.extend(shape.iter().map(|b| Aabb::from_array(b.map(|v| v as f32))));
         }
-        let shape_id = |v: &Value| -> Result<u32, ShapeError> {
-            let id = v.as_u64().ok_or_else(|| bad(format!("shape index {v} is not a number")))?;
-            if id as usize >= ranges.len() {
-                return Err(bad(format!("shape index {id} out of range")));
-            }
-            Ok(id as u32)
+        let shape_id = |id: u64| -> Result<u16, ShapeError> {
+            u16::try_from(id)
+                .ok()
+                .filter(|&i| usize::from(i) < ranges.len())
+                .ok_or_else(|| bad(format!("shape index {id} out of range")))
         };
-        let mut states = Vec::new();
+        let total: usize = file.blocks.iter().map(|(_, count, _)| *count as usize).sum();
+        let mut states = Vec::with_capacity(total.min(1 << 20));
         let mut blocks = Vec::with_capacity(file.blocks.len());
         for (name, count, ids) in &file.blocks {
             blocks.push((Arc::from(name.as_str()), states.len() as u32));
             match ids {
-                Value::Array(per_state) => {
+                ShapeIds::PerState(per_state) => {
                     if per_state.len() != *count as usize {
                         return Err(bad(format!("{name}: {} shapes for {count} states", per_state.len())));
                     }
-                    for v in per_state {
-                        states.push(shape_id(v)?);
+                    for &id in per_state {
+                        states.push(shape_id(u64::from(id))?);
                     }
                 }
-                v => {
-                    let id = shape_id(v)?;
+                &ShapeIds::All(id) => {
+                    let id = shape_id(id)?;
                     states.extend(std::iter::repeat_n(id, *count as usize));
                 }
             }
         }
+        states.shrink_to_fit();
         Ok(Self { game_version: file.game_version, boxes, ranges, states, blocks })
     }
 
@@ -146,7 +171,7 @@ impl ShapeTable {
     }
 
     /// The boxes of shape `id`.
-    fn shape(&self, id: u32) -> &[Aabb] {
+    fn shape(&self, id: u16) -> &[Aabb] {
         let (start, len) = self.ranges[id as usize];
         &self.boxes[start as usize..(start + len) as usize]
     }

@@ -92,7 +92,6 @@ struct Room {
 impl Physics {
     /// An engine with the rules of `config`.
     pub fn new(config: Config) -> Self {
-        math::warm_up();
         Self { config, scratch: Scratch::default() }
     }
 
