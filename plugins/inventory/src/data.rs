@@ -76,7 +76,7 @@ struct ItemFile {
     format: u32,
     game_version: String,
     items: Vec<RawItem>,
-    block_materials: HashMap<String, String>,
+    block_materials: HashMap<String, Box<str>>,
     enchantments: HashMap<String, i16>,
 }
 
@@ -97,13 +97,29 @@ pub enum ItemDataError {
     Embedded(String),
 }
 
-/// Every item of one game version.
+/// Every item of one game version. The tables are vectors sorted by name, searched by binary
+/// search: about half the memory of hash maps of owned strings, for a few lookups per action.
 #[derive(Debug)]
 pub struct ItemData {
     game_version: String,
-    items: HashMap<Arc<str>, ItemInfo>,
-    block_materials: HashMap<String, String>,
-    enchantments: HashMap<String, i16>,
+    /// Sorted by name.
+    items: Vec<ItemInfo>,
+    /// `(block name, mining material)`, sorted by block name.
+    block_materials: Vec<(Box<str>, Box<str>)>,
+    /// `(enchantment name, Bedrock id)`, sorted by name.
+    enchantments: Vec<(Box<str>, i16)>,
+}
+
+/// The value of `key` in a vector of pairs sorted by key.
+fn lookup<'a, V>(sorted: &'a [(Box<str>, V)], key: &str) -> Option<&'a V> {
+    sorted.binary_search_by(|(k, _)| (**k).cmp(key)).ok().and_then(|i| sorted.get(i)).map(|(_, v)| v)
+}
+
+/// A map read from the file as a vector sorted by key.
+fn sorted_pairs<V>(map: HashMap<String, V>) -> Vec<(Box<str>, V)> {
+    let mut pairs: Vec<(Box<str>, V)> = map.into_iter().map(|(k, v)| (k.into_boxed_str(), v)).collect();
+    pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    pairs
 }
 
 impl ItemData {
@@ -121,8 +137,8 @@ impl ItemData {
             .find(|(v, _)| *v == game_version)
             .map(|(_, packed)| *packed)
             .ok_or_else(|| ItemDataError::UnknownVersion(game_version.to_owned()))?;
-        let text = clawcraft_protocol::embedded::inflate(packed).map_err(ItemDataError::Embedded)?;
-        let data = Arc::new(Self::from_json(&text)?);
+        let file: ItemFile = serde_json::from_reader(clawcraft_protocol::embedded::reader(packed))?;
+        let data = Arc::new(Self::from_file(file)?);
         cache.insert(game_version.to_owned(), Arc::clone(&data));
         Ok(data)
     }
@@ -135,33 +151,41 @@ impl ItemData {
 
     /// Parses an `items.json` (see `data/gen-items.js`).
     pub fn from_json(text: &str) -> Result<Self, ItemDataError> {
-        let file: ItemFile = serde_json::from_str(text)?;
+        Self::from_file(serde_json::from_str(text)?)
+    }
+
+    fn from_file(file: ItemFile) -> Result<Self, ItemDataError> {
         if file.format != FORMAT {
             return Err(ItemDataError::Format(file.format));
         }
-        let items = file
+        let mut items: Vec<ItemInfo> = file
             .items
             .into_iter()
             .map(|r| {
-                let name: Arc<str> = r.name.into();
                 let mut speeds: Vec<(String, f32)> = r.speeds.into_iter().collect();
                 speeds.sort_by(|a, b| a.0.cmp(&b.0));
-                let info = ItemInfo {
-                    name: Arc::clone(&name),
+                ItemInfo {
+                    name: r.name.into(),
                     stack: r.stack,
                     durability: r.durability,
                     food: r.food,
                     use_ticks: r.use_ticks,
                     speeds,
-                };
-                (name, info)
+                }
             })
             .collect();
+        items.sort_by(|a, b| a.name.cmp(&b.name));
+        // A name listed twice: the later entry wins, as it did in a map.
+        items.reverse();
+        items.dedup_by(|later, earlier| later.name == earlier.name);
+        items.reverse();
+        // Collected in place into the file's (larger) records: give the rest back.
+        items.shrink_to_fit();
         Ok(Self {
             game_version: file.game_version,
             items,
-            block_materials: file.block_materials,
-            enchantments: file.enchantments,
+            block_materials: sorted_pairs(file.block_materials),
+            enchantments: sorted_pairs(file.enchantments),
         })
     }
 
@@ -172,21 +196,26 @@ impl ItemData {
 
     /// Facts about item `name` (`minecraft:` optional).
     pub fn info(&self, name: &str) -> Option<&ItemInfo> {
-        match self.items.get(name) {
+        match self.item(name) {
             Some(i) => Some(i),
-            None if !name.contains(':') => self.items.get(format!("minecraft:{name}").as_str()),
+            None if !name.contains(':') => self.item(&format!("minecraft:{name}")),
             None => None,
         }
     }
 
+    /// The item named exactly `name`.
+    fn item(&self, name: &str) -> Option<&ItemInfo> {
+        self.items.binary_search_by(|i| (*i.name).cmp(name)).ok().and_then(|i| self.items.get(i))
+    }
+
     /// The mining material of block `name` (`"default"` for blocks no tool speeds up).
     pub fn block_material(&self, name: &str) -> &str {
-        self.block_materials.get(name).map_or("default", String::as_str)
+        lookup(&self.block_materials, name).map_or("default", |m| &**m)
     }
 
     /// The Bedrock id of enchantment `name` (`efficiency` → 15).
     pub fn enchantment_id(&self, name: &str) -> Option<i16> {
-        self.enchantments.get(name).copied()
+        lookup(&self.enchantments, name).copied()
     }
 
     /// Number of items known.
@@ -233,6 +262,40 @@ mod tests {
         let shears = d.info("minecraft:shears").expect("shears");
         assert_eq!(shears.speed_on("wool"), Some(5.0));
         assert_eq!(shears.speed_on("leaves;mineable/hoe"), Some(15.0));
+    }
+
+    #[test]
+    fn sorted_tables_answer_as_the_json_says() {
+        let text = clawcraft_protocol::embedded::inflate(
+            EMBEDDED.iter().find(|(v, _)| *v == "1.26.45").map(|(_, p)| *p).expect("embedded 1.26.45"),
+        )
+        .expect("inflates");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let d = data();
+        let items = json["items"].as_array().expect("items");
+        assert_eq!(d.len(), items.len());
+        for item in items {
+            let name = item["name"].as_str().expect("name");
+            let info = d.info(name).unwrap_or_else(|| panic!("{name} missing"));
+            assert_eq!(&*info.name, name);
+            assert_eq!(Some(u64::from(info.stack)), item["stack"].as_u64(), "{name}");
+            assert_eq!(Some(u64::from(info.durability)), item["durability"].as_u64(), "{name}");
+            let speeds = item.get("speeds").and_then(|s| s.as_object()).map_or(0, |s| s.len());
+            assert_eq!(info.speeds.len(), speeds, "{name}");
+            for (material, speed) in item.get("speeds").and_then(|s| s.as_object()).into_iter().flatten() {
+                let (ours, theirs) = (info.speed_on(material).map(f64::from), speed.as_f64());
+                assert!(ours.zip(theirs).is_some_and(|(a, b)| (a - b).abs() < 1e-6), "{name} on {material}");
+            }
+        }
+        for (block, material) in json["block_materials"].as_object().expect("materials") {
+            assert_eq!(Some(d.block_material(block)), material.as_str(), "{block}");
+        }
+        for (name, id) in json["enchantments"].as_object().expect("enchantments") {
+            assert_eq!(d.enchantment_id(name).map(i64::from), id.as_i64(), "{name}");
+        }
+        assert_eq!(d.info("minecraft:no_such_item"), None);
+        assert_eq!(d.block_material("minecraft:no_such_block"), "default");
+        assert_eq!(d.enchantment_id("no_such_enchantment"), None);
     }
 
     #[test]

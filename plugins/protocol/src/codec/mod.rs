@@ -184,11 +184,11 @@ impl Protocol {
         let schema = match map.get(info.game_version) {
             Some(s) => Arc::clone(s),
             None => {
-                let json = crate::embedded::inflate(packed).map_err(CodecError::Schema)?;
-                let parsed: serde_json::Value =
-                    serde_json::from_str(&json).map_err(|e| CodecError::Schema(e.to_string()))?;
-                drop(json);
+                // Parsed while it inflates (the text is never in memory as a whole).
+                let parsed: serde_json::Value = serde_json::from_reader(crate::embedded::reader(packed))
+                    .map_err(|e| CodecError::Schema(e.to_string()))?;
                 let s = Arc::new(schema::compile(&parsed)?);
+                drop(parsed);
                 tracing::debug!(version = info.game_version, packets = s.packets.len(), "compiled protocol");
                 map.insert(info.game_version, Arc::clone(&s));
                 s

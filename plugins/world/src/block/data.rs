@@ -67,13 +67,13 @@ impl<'de> Deserialize<'de> for RawState {
     }
 }
 
-/// Parses a whole `blocks.json`, handing each block to `push` as soon as it is read, so only one
-/// block's states exist as parsed values at a time. Returns the header.
-pub(super) fn read_blocks(
-    text: &str,
+/// Parses a whole `blocks.json` (text or a reader: `serde_json::Deserializer::from_str` or
+/// `from_reader`), handing each block to `push` as soon as it is read, so only one block's
+/// states exist as parsed values at a time. Returns the header.
+pub(super) fn read_blocks<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
     push: impl FnMut(RawBlock) -> Result<(), BlockDataError>,
 ) -> Result<Header, BlockDataError> {
-    let mut de = serde_json::Deserializer::from_str(text);
     let mut failure = None;
     let header = FileSeed { push, failure: &mut failure }.deserialize(&mut de);
     if let Some(e) = failure {

@@ -164,8 +164,9 @@ impl BlockRegistry {
             .find(|(v, _)| *v == game_version)
             .map(|(_, packed)| *packed)
             .ok_or_else(|| BlockDataError::UnknownVersion(game_version.to_owned()))?;
-        let text = clawcraft_protocol::embedded::inflate(packed).map_err(BlockDataError::Invalid)?;
-        let reg = Arc::new(Self::from_json(&text)?);
+        // Parsed while it inflates: neither the 2 MB text nor a tree of it is ever in memory.
+        let reader = clawcraft_protocol::embedded::reader(packed);
+        let reg = Arc::new(Self::from_deserializer(serde_json::Deserializer::from_reader(reader))?);
         cache.insert(game_version.to_owned(), Arc::clone(&reg));
         Ok(reg)
     }
@@ -178,6 +179,13 @@ impl BlockRegistry {
     /// Builds a registry from the text of a `blocks.json` (see `data/gen-blocks.js`). Blocks are
     /// added as they are parsed, so the file never exists as one tree in memory.
     pub fn from_json(text: &str) -> Result<Self, BlockDataError> {
+        Self::from_deserializer(serde_json::Deserializer::from_str(text))
+    }
+
+    /// Builds a registry from a `blocks.json` as it is read.
+    fn from_deserializer<'de, R: serde_json::de::Read<'de>>(
+        de: serde_json::Deserializer<R>,
+    ) -> Result<Self, BlockDataError> {
         let mut reg = Self {
             game_version: String::new(),
             blocks: Vec::new(),
@@ -189,7 +197,7 @@ impl BlockRegistry {
             air: StateIndex(0),
         };
         let mut interner = Interner::default();
-        let header = data::read_blocks(text, |raw| {
+        let header = data::read_blocks(de, |raw| {
             let harvest_tools = HarvestTools { required: raw.tools, min_tier: raw.tier, preferred: raw.preferred };
             let states = raw.states.into_iter().map(|s| s.0).collect();
             reg.push_block(&mut interner, raw.name, raw.hardness, harvest_tools, raw.shape, raw.liquid, states)

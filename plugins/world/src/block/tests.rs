@@ -329,3 +329,47 @@ fn block_bench_network_id_lookup() {
     let _ = black_box(BlockRegistry::from_json(&text).expect("parse"));
     println!("registry build: {:?}", start.elapsed());
 }
+
+/// The registry parsed while the embedded data inflates is the one parsed from the whole text,
+/// and both say what `blocks.json` says for sample states.
+#[test]
+fn streamed_registry_equals_the_one_from_the_text() {
+    let packed = super::data::EMBEDDED.iter().find(|(v, _)| *v == VERSION).map(|(_, p)| *p).expect("embedded");
+    let text = clawcraft_protocol::embedded::inflate(packed).expect("inflate");
+    let from_text = BlockRegistry::from_json(&text).expect("parse");
+    let streamed = registry();
+    assert_eq!(streamed.state_count(), from_text.state_count());
+    assert_eq!(streamed.blocks(), from_text.blocks());
+    for (a, b) in streamed.states().zip(from_text.states()) {
+        assert_eq!((a.name, a.block), (b.name, b.block));
+        assert_eq!(a.properties, b.properties);
+    }
+    for i in 0..streamed.state_count() as u32 {
+        assert_eq!(streamed.network_hash_of(StateIndex(i)), from_text.network_hash_of(StateIndex(i)));
+    }
+    // Sample blocks against the JSON itself.
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let blocks = json["blocks"].as_array().expect("blocks");
+    for name in ["minecraft:stone", "minecraft:oak_stairs", "minecraft:water", "minecraft:wooden_door"] {
+        let raw = blocks.iter().find(|b| b["name"] == name).unwrap_or_else(|| panic!("{name} in the JSON"));
+        let block = info(&streamed, name);
+        assert_eq!(Some(f64::from(block.hardness)), raw["hardness"].as_f64(), "{name}");
+        let states = raw["states"].as_array().expect("states");
+        assert_eq!(block.state_count as usize, states.len(), "{name}");
+        for (index, state) in block.states().zip(states) {
+            let view = streamed.state(index).expect("state");
+            let props = state.as_object().expect("state object");
+            assert_eq!(view.properties.len(), props.len(), "{name}");
+            for (key, value) in props {
+                let ours = view.property(key).unwrap_or_else(|| panic!("{name} lacks {key}"));
+                let matches = match (ours, value) {
+                    (StateValue::Str(s), serde_json::Value::String(t)) => s == t,
+                    (StateValue::Byte(b), serde_json::Value::Bool(t)) => (*b != 0) == *t,
+                    (StateValue::Int(i), serde_json::Value::Number(n)) => n.as_i64() == Some(i64::from(*i)),
+                    _ => false,
+                };
+                assert!(matches, "{name} {key}: {ours:?} vs {value}");
+            }
+        }
+    }
+}
