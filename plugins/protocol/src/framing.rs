@@ -115,50 +115,35 @@ pub struct GameFramer {
     compression: Option<(Compression, u16)>,
     /// `Some` once the ECDH handshake is done.
     encryption: Option<Encryption>,
-    /// Kept between batches: a fresh compressor allocates and clears hundreds of KiB, which
-    /// dominated the CPU time of an idle bot's one small batch per tick.
-    deflater: Deflater,
-}
-
-/// A raw-DEFLATE compressor reused for every outgoing batch (reset in between).
-#[derive(Default)]
-struct Deflater(Option<flate2::Compress>);
-
-impl Clone for Deflater {
-    /// A clone starts with its own compressor (the state is per stream, never shared).
-    fn clone(&self) -> Self {
-        Self(None)
-    }
 }
 
 /// Batches smaller than this are sent as DEFLATE "stored" blocks: valid DEFLATE for any
-/// inflater, 5 bytes of overhead, and none of the compressor's per-batch reset (which clears tens
-/// of KiB of tables), which dominated an idle bot's one small batch per tick.
+/// inflater, 5 bytes of overhead, and no compressor at all, which dominated the CPU time of an
+/// idle bot's one small batch per tick.
 const STORED_BELOW: usize = 1024;
 
-impl Deflater {
-    /// Appends the raw-DEFLATE stream of `input` to `out`.
-    fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<(), FrameError> {
-        if input.len() < STORED_BELOW {
-            store(input, out);
-            return Ok(());
+/// Appends the raw-DEFLATE stream of `input` to `out`. Larger batches get a compressor of
+/// their own, dropped afterwards: it holds a few hundred KiB of tables, which a bot kept resident
+/// for the rare large batch (login, big commands) when it was kept between batches.
+fn deflate(input: &[u8], out: &mut Vec<u8>) -> Result<(), FrameError> {
+    if input.len() < STORED_BELOW {
+        store(input, out);
+        return Ok(());
+    }
+    let mut d = flate2::Compress::new(flate2::Compression::default(), false);
+    let mut rest = input;
+    loop {
+        if out.capacity() - out.len() < 64 {
+            out.reserve(rest.len() / 2 + 64);
         }
-        let d = self.0.get_or_insert_with(|| flate2::Compress::new(flate2::Compression::default(), false));
-        d.reset();
-        let mut rest = input;
-        loop {
-            if out.capacity() - out.len() < 64 {
-                out.reserve(rest.len() / 2 + 64);
-            }
-            let before = d.total_in();
-            let status = d
-                .compress_vec(rest, out, flate2::FlushCompress::Finish)
-                .map_err(|e| FrameError::Compress(e.to_string()))?;
-            let used = usize::try_from(d.total_in() - before).unwrap_or(rest.len()).min(rest.len());
-            rest = &rest[used..];
-            if status == flate2::Status::StreamEnd {
-                return Ok(());
-            }
+        let before = d.total_in();
+        let status = d
+            .compress_vec(rest, out, flate2::FlushCompress::Finish)
+            .map_err(|e| FrameError::Compress(e.to_string()))?;
+        let used = usize::try_from(d.total_in() - before).unwrap_or(rest.len()).min(rest.len());
+        rest = &rest[used..];
+        if status == flate2::Status::StreamEnd {
+            return Ok(());
         }
     }
 }
@@ -203,7 +188,7 @@ impl GameFramer {
     pub fn encode_batch(&mut self, packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
         let batch = write_batch(packets)?;
         let payload = match self.compression {
-            Some((algorithm, threshold)) => compress_with_prefix(&batch, algorithm, threshold, &mut self.deflater)?,
+            Some((algorithm, threshold)) => compress_with_prefix(&batch, algorithm, threshold)?,
             None => batch,
         };
         let payload = match self.encryption.as_mut() {
@@ -287,18 +272,13 @@ fn split_batch(batch: &[u8]) -> Result<Vec<Vec<u8>>, FrameError> {
 
 /// Adds the algorithm byte, compressing only batches of at least `threshold` bytes (as gophertunnel
 /// does); smaller ones are sent as `0xFF` + plain bytes because compressing them wastes CPU.
-fn compress_with_prefix(
-    batch: &[u8],
-    algorithm: Compression,
-    threshold: u16,
-    deflater: &mut Deflater,
-) -> Result<Vec<u8>, FrameError> {
+fn compress_with_prefix(batch: &[u8], algorithm: Compression, threshold: u16) -> Result<Vec<u8>, FrameError> {
     let worth_it = batch.len() >= usize::from(threshold);
     let mut out = Vec::with_capacity(batch.len() / 2 + 64);
     match algorithm {
         Compression::Deflate if worth_it => {
             out.push(ALGO_DEFLATE);
-            deflater.compress(batch, &mut out)?;
+            deflate(batch, &mut out)?;
         }
         Compression::Snappy if worth_it => {
             out.push(ALGO_SNAPPY);
