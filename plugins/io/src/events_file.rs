@@ -10,6 +10,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 
 use bevy_app::{App, Last, Plugin};
@@ -43,11 +45,15 @@ pub fn rotated_path(path: &Path) -> PathBuf {
 }
 
 /// Batches (output passes) that may wait for the disk before new ones are dropped and counted.
+/// Counted rather than a bounded channel's capacity: a bounded channel allocates (and touches)
+/// all its slots up front, 256 KiB resident in every bot for a queue that is almost always empty.
 const QUEUE_BATCHES: usize = 8192;
 
 /// Appends events to the file on a dedicated thread and rotates it.
 pub struct EventsFileWriter {
     tx: Option<Sender<Vec<u8>>>,
+    /// Batches sent and not yet taken by the writer thread (at most [`QUEUE_BATCHES`]).
+    queued: Arc<AtomicUsize>,
     thread: Option<JoinHandle<()>>,
     /// Batches refused because the disk did not keep up.
     dropped: u64,
@@ -57,11 +63,15 @@ impl EventsFileWriter {
     /// Opens (creating) the file, rotating it first if it is already over the limit.
     pub fn start(settings: EventsFileSettings) -> std::io::Result<Self> {
         let mut file = RotatingFile::open(settings)?;
-        let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(QUEUE_BATCHES);
+        let (tx, rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let taken = Arc::clone(&queued);
         let thread = std::thread::Builder::new().name("clawcraft-events".into()).spawn(move || {
             while let Ok(mut batch) = rx.recv() {
+                taken.fetch_sub(1, Ordering::AcqRel);
                 // Take whatever else is queued: one write and flush per burst.
                 while let Ok(more) = rx.try_recv() {
+                    taken.fetch_sub(1, Ordering::AcqRel);
                     batch.extend_from_slice(&more);
                 }
                 if let Err(e) = file.append(&batch) {
@@ -69,14 +79,20 @@ impl EventsFileWriter {
                 }
             }
         })?;
-        Ok(Self { tx: Some(tx), thread: Some(thread), dropped: 0 })
+        Ok(Self { tx: Some(tx), queued, thread: Some(thread), dropped: 0 })
     }
 
     /// Queues complete lines (each ending in `\n`); never blocks. When the disk has fallen
     /// [`QUEUE_BATCHES`] passes behind, the batch is dropped and counted (logged).
     pub fn write(&mut self, lines: Vec<u8>) {
         let Some(tx) = &self.tx else { return };
-        if let Err(crossbeam_channel::TrySendError::Full(_)) = tx.try_send(lines) {
+        if self.queued.load(Ordering::Acquire) < QUEUE_BATCHES {
+            self.queued.fetch_add(1, Ordering::AcqRel);
+            if tx.send(lines).is_err() {
+                // The writer thread is gone (it only ends when the sender is dropped).
+                self.queued.fetch_sub(1, Ordering::AcqRel);
+            }
+        } else {
             self.dropped += 1;
             if self.dropped.is_power_of_two() {
                 tracing::warn!(
