@@ -138,7 +138,7 @@ impl AgentCommand for Schema {
                 let mut entry = json!({
                     "name": c.name, "summary": c.summary, "example": c.example,
                     "needsSpawn": c.needs_spawn, "query": c.query,
-                    "params": c.params_schema, "response": c.response_schema,
+                    "params": c.params_schema(), "response": c.response_schema(),
                 });
                 if let Some(a) = c.async_info {
                     entry["async"] = json!({"slot": a.slot, "completionEvent": a.completion_event, "abort": a.abort});
@@ -158,7 +158,7 @@ impl AgentCommand for Schema {
             .events
             .values()
             .filter(|e| keep_event(e.name))
-            .map(|e| json!({"name": e.name, "description": e.description, "optIn": e.opt_in, "fields": e.schema}))
+            .map(|e| json!({"name": e.name, "description": e.description, "optIn": e.opt_in, "fields": e.schema()}))
             .collect();
         if let Some(f) = &filter
             && commands.is_empty()
@@ -262,7 +262,7 @@ impl AgentCommand for Help {
             "errors" => ERROR_CODES.iter().map(|(c, m)| format!("{c}: {m}")).collect::<Vec<_>>().join("\n"),
             name => {
                 if let Some(c) = commands.get(name).filter(|_| !only_event) {
-                    let params = param_lines(&c.params_schema);
+                    let params = param_lines(c.params_schema());
                     let lifecycle = match (c.async_info, c.aborts) {
                         (Some(a), _) => format!(
                             "\nAsync: answers at once, then exactly one {} event with this request's id and a status \
@@ -285,7 +285,7 @@ impl AgentCommand for Help {
                         size
                     )
                 } else if let Some(e) = events.events.get(name) {
-                    let fields = param_lines(&e.schema);
+                    let fields = param_lines(e.schema());
                     format!(
                         "event {}: {}{}\nFields (besides type, timestamp, seq):{}",
                         e.name,

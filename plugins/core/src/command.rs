@@ -10,8 +10,8 @@
 //! parameters (serde + JSON Schema), typed response, handler and docs all come from the type.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use bevy_app::App;
@@ -239,11 +239,36 @@ pub struct CommandEntry {
     pub aborts: Option<&'static str>,
     /// What to ask instead of an answer over the [`ResponseBudget`] ([`AgentCommand::SIZE_HINT`]).
     pub size_hint: Option<&'static str>,
-    /// JSON Schema of the parameters.
-    pub params_schema: Value,
-    /// JSON Schema of the response fields.
-    pub response_schema: Value,
+    /// JSON Schema of the parameters and of the response fields, built on first use (see
+    /// [`CommandEntry::params_schema`]).
+    schemas: Arc<LazySchemas>,
     handler: Handler,
+}
+
+/// A command's two JSON Schemas, generated when first asked for: generating them all at start-up
+/// cost an idle bot about a MiB of heap for documents most runs never read.
+struct LazySchemas {
+    params: OnceLock<Value>,
+    params_of: fn() -> Value,
+    response: OnceLock<Value>,
+    response_of: fn() -> Value,
+}
+
+impl CommandEntry {
+    /// JSON Schema of the parameters (generated on first use, then kept).
+    pub fn params_schema(&self) -> &Value {
+        self.schemas.params.get_or_init(self.schemas.params_of)
+    }
+
+    /// JSON Schema of the response fields (generated on first use, then kept).
+    pub fn response_schema(&self) -> &Value {
+        self.schemas.response.get_or_init(self.schemas.response_of)
+    }
+}
+
+/// The JSON Schema of `T` as it is *read* (serde's deserialize side): a command's parameters.
+fn params_schema_of<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null)
 }
 
 /// Every command the agent can send, by name. Cloning is cheap (the table is shared), so the
@@ -283,8 +308,12 @@ impl CommandRegistry {
             // Straight to JSON text: no `Value` tree, whose allocations dominated big answers.
             response_fields(&response).map(Some)
         }
-        let params_schema = serde_json::to_value(schemars::schema_for!(C)).unwrap_or(Value::Null);
-        let response_schema = serialized_schema::<C::Response>();
+        let schemas = Arc::new(LazySchemas {
+            params: OnceLock::new(),
+            params_of: params_schema_of::<C>,
+            response: OnceLock::new(),
+            response_of: serialized_schema::<C::Response>,
+        });
         Arc::make_mut(&mut self.commands).insert(
             C::NAME,
             CommandEntry {
@@ -296,8 +325,7 @@ impl CommandRegistry {
                 async_info: C::ASYNC,
                 aborts: C::ABORTS,
                 size_hint: C::SIZE_HINT,
-                params_schema,
-                response_schema,
+                schemas,
                 handler: handle::<C>,
             },
         );
@@ -604,7 +632,7 @@ fn run_one(
         Some(b) => b,
         None if !entry.needs_spawn => Entity::PLACEHOLDER,
         None => {
-            coerce_params(&entry.params_schema, req.params.clone())?;
+            coerce_params(entry.params_schema(), req.params.clone())?;
             return Err(CommandError::not_spawned());
         }
     };
@@ -640,14 +668,14 @@ impl CommandEntry {
     ) -> Result<Option<String>, CommandError> {
         let warnings = self.param_warnings(&params);
         let mut params = params;
-        if !warnings.is_empty() && self.params_schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        if !warnings.is_empty() && self.params_schema().get("additionalProperties") == Some(&Value::Bool(false)) {
             // A command that denies unknown fields would fail on them: they are warned about
             // and left out instead (ClawCraft's clients send extra fields).
             if let Some(known) = self.param_names() {
                 params.retain(|k, _| known.contains(&k.as_str()));
             }
         }
-        let params = coerce_params(&self.params_schema, params)?;
+        let params = coerce_params(self.params_schema(), params)?;
         if self.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
             return Err(CommandError::not_spawned());
         }
@@ -660,7 +688,8 @@ impl CommandEntry {
     /// (a schema that allows additional properties).
     pub fn param_names(&self) -> Option<Vec<&str>> {
         let mut names = Vec::new();
-        collect_properties(&self.params_schema, &self.params_schema, &mut names, 0)?;
+        let schema = self.params_schema();
+        collect_properties(schema, schema, &mut names, 0)?;
         names.sort_unstable();
         names.dedup();
         Some(names)

@@ -80,10 +80,36 @@ impl AgentEvent {
 pub struct EventEntry {
     pub name: &'static str,
     pub description: &'static str,
-    /// JSON Schema of the fields besides `type`, `timestamp` and `seq`.
-    pub schema: Value,
+    /// The generators of the JSON Schema of each shape of the event (usually one; see
+    /// [`EventRegistry::register`]).
+    schema_of: Vec<fn() -> Value>,
+    /// The JSON Schema, generated on first use ([`EventEntry::schema`]).
+    schema: std::sync::OnceLock<Value>,
     /// Opt-in events are only emitted while subscribed (see [`crate::subscription`]).
     pub opt_in: Option<crate::subscription::OptIn>,
+}
+
+impl EventEntry {
+    /// JSON Schema of the fields besides `type`, `timestamp` and `seq`, generated when first
+    /// asked for (not at start-up: most runs never ask). An event two plugins emit in different
+    /// shapes lists both (`anyOf`).
+    pub fn schema(&self) -> &Value {
+        self.schema.get_or_init(|| {
+            let mut shapes = self.schema_of.iter();
+            let mut schema = shapes.next().map_or(Value::Null, |first| first());
+            for next in shapes {
+                let mut variants = match schema.get("anyOf").and_then(Value::as_array) {
+                    Some(v) => v.clone(),
+                    None => vec![schema],
+                };
+                variants.push(next());
+                let mut merged = Map::new();
+                merged.insert("anyOf".into(), Value::Array(variants));
+                schema = Value::Object(merged);
+            }
+            schema
+        })
+    }
 }
 
 /// Every event type the agent can receive, for `schema`/`help` and the skill.
@@ -94,22 +120,25 @@ pub struct EventRegistry {
 
 impl EventRegistry {
     pub fn register<E: EventKind>(&mut self, opt_in: Option<crate::subscription::OptIn>) {
-        let schema = crate::command::serialized_schema::<E>();
+        let schema_of: fn() -> Value = crate::command::serialized_schema::<E>;
         // Two plugins may emit variants of one event (`danger` for mobs and for low health):
         // the schema then lists both shapes.
         if let Some(existing) = self.events.get_mut(E::NAME) {
-            let mut variants = match existing.schema.get("anyOf").and_then(Value::as_array) {
-                Some(v) => v.clone(),
-                None => vec![existing.schema.clone()],
-            };
-            variants.push(schema);
-            let mut merged = Map::new();
-            merged.insert("anyOf".into(), Value::Array(variants));
-            existing.schema = Value::Object(merged);
+            existing.schema_of.push(schema_of);
+            existing.schema = std::sync::OnceLock::new();
             existing.opt_in = existing.opt_in.or(opt_in);
             return;
         }
-        self.events.insert(E::NAME, EventEntry { name: E::NAME, description: E::DESCRIPTION, schema, opt_in });
+        self.events.insert(
+            E::NAME,
+            EventEntry {
+                name: E::NAME,
+                description: E::DESCRIPTION,
+                schema_of: vec![schema_of],
+                schema: std::sync::OnceLock::new(),
+                opt_in,
+            },
+        );
     }
 
     /// Known event names closest to `name`, for "did you mean" hints.

@@ -71,8 +71,8 @@ pub fn tool_for(entry: &CommandEntry) -> Tool {
         );
     }
     let annotations = ToolAnnotations::with_title(entry.name).read_only(entry.query);
-    Tool::new(entry.name, description, Arc::new(input_schema(&entry.params_schema)))
-        .with_raw_output_schema(Arc::new(output_schema(&entry.response_schema)))
+    Tool::new(entry.name, description, Arc::new(input_schema(entry.params_schema())))
+        .with_raw_output_schema(Arc::new(output_schema(entry.response_schema())))
         .with_annotations(annotations)
         .with_meta(MetaObject(meta))
 }
