@@ -245,8 +245,9 @@ pub struct CommandEntry {
     handler: Handler,
 }
 
-/// A command's two JSON Schemas, generated when first asked for: generating them all at start-up
-/// cost an idle bot about a MiB of heap for documents most runs never read.
+/// A command's two JSON Schemas, generated when first asked for: generated for every command at
+/// start-up, they were heap (and start-up garbage) in every bot, for documents most runs never
+/// read.
 struct LazySchemas {
     params: OnceLock<Value>,
     params_of: fn() -> Value,
