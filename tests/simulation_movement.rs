@@ -296,8 +296,8 @@ fn a_settled_bot_repeats_its_tick_and_sends_what_simulating_would() {
     let mut reusing = world.spawn([0.5, -60.0, 0.5]);
     let mut simulating = world.spawn([0.5, -60.0, 0.5]);
     let bot = simulating.bot;
-    simulating.app.world_mut().get_mut::<Mover>(bot).expect("mover").reuse_settled = false;
-    let reused = |sim: &Simulation| sim.app.world().get::<Mover>(sim.bot).expect("mover").reused_ticks;
+    simulating.app.world_mut().get_mut::<Mover>(bot).expect("mover").repeat_settled = false;
+    let reused = |sim: &Simulation| sim.app.world().get::<Mover>(sim.bot).expect("mover").repeated_ticks;
     let step = |reusing: &mut Simulation, simulating: &mut Simulation, what: &str, ticks: usize| {
         for t in 0..ticks {
             reusing.tick();

@@ -62,7 +62,7 @@ pub fn any_action_active(bots: Query<&ActiveActions>) -> bool {
 /// An action runs or packets arrived: the condition of [`Gate::Actions`], as one system (a
 /// combinator such as `or_else` runs as three, and every condition runs in every tick).
 pub fn actions_or_packets(arrivals: Res<Arrivals>, bots: Query<&ActiveActions>) -> bool {
-    arrivals.packets > 0 || bots.iter().any(|a| !a.slots.is_empty())
+    arrivals.packets > 0 || any_action_active(bots)
 }
 
 /// Configures the [`Gate`] sets in the schedules that use them.

@@ -316,7 +316,7 @@ impl AgentCommand for MovementInfo {
             teleports: m.teleports,
             motions: m.motions,
             resimulated_ticks: m.resimulated_ticks,
-            repeated_ticks: m.reused_ticks,
+            repeated_ticks: m.repeated_ticks,
             input_tick,
             simulating: m.simulated,
             on_ground: m.state.on_ground,

@@ -133,10 +133,10 @@ pub struct Mover {
     pub resimulated_ticks: u64,
     pub server: Option<ServerFix>,
     /// Ticks that repeated a settled tick's output instead of running the physics.
-    pub reused_ticks: u64,
+    pub repeated_ticks: u64,
     /// Repeat a settled tick instead of simulating it (on by default; off simulates every tick,
     /// which the tests compare against).
-    pub reuse_settled: bool,
+    pub repeat_settled: bool,
     /// The input and the state of the last simulated tick when that tick left the state as it
     /// found it (a fixed point: a bot standing still). Physics is a pure function of the state,
     /// the input and the blocks, so the same input on the same state in an unchanged world gives
@@ -169,8 +169,8 @@ impl Mover {
             motions: 0,
             resimulated_ticks: 0,
             server: None,
-            reused_ticks: 0,
-            reuse_settled: true,
+            repeated_ticks: 0,
+            repeat_settled: true,
             settled: None,
             written: None,
         }
@@ -189,21 +189,26 @@ impl Mover {
 
     /// Runs one tick and remembers it.
     fn tick(&mut self, tick: u64, input: Input, view: &WorldView<'_>) -> TickOutput {
-        if self.history.len() == HISTORY {
-            self.history.pop_front();
-        }
         let before = self.state.clone();
         let out = self.physics.tick(&mut self.state, &input, view);
         self.settled = (self.state == before).then(|| (input, before.clone()));
-        self.history.push_back(Past { tick, input, before, after: self.state.position });
+        self.remember(tick, input, before);
         out
+    }
+
+    /// Records a tick for re-simulation after a correction: its input and the state before it.
+    fn remember(&mut self, tick: u64, input: Input, before: PlayerState) {
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(Past { tick, input, before, after: self.state.position });
     }
 
     /// Whether this tick may repeat the last one: it was simulated and settled, the input is
     /// the same, the state is untouched since (no correction, teleport, motion or effect), and
     /// the world is unchanged (`world_quiet`: no packet arrived, and only packets change blocks).
     fn may_repeat(&self, input: &Input, world_quiet: bool) -> bool {
-        self.reuse_settled
+        self.repeat_settled
             && world_quiet
             && self.simulated
             && self.settled.as_ref().is_some_and(|(i, s)| i == input && *s == self.state)
@@ -211,11 +216,8 @@ impl Mover {
 
     /// Repeats the settled tick: the same output, remembered like a simulated one.
     fn repeat(&mut self, tick: u64, input: Input) {
-        if self.history.len() == HISTORY {
-            self.history.pop_front();
-        }
-        self.history.push_back(Past { tick, input, before: self.state.clone(), after: self.state.position });
-        self.reused_ticks += 1;
+        self.remember(tick, input, self.state.clone());
+        self.repeated_ticks += 1;
     }
 
     /// Applies a correction of input tick `tick` and re-simulates the ticks since. Returns what
@@ -441,8 +443,8 @@ pub fn step_movement(
 ) {
     let world_quiet = arrivals.is_some_and(|a| a.packets == 0);
     for (lifecycle, input_state, mut mover, mut intent, mut frame, mut pos, mut rot, world, ids) in &mut bots {
-        let intent =
-            if *intent == MovementIntent::default() { MovementIntent::default() } else { std::mem::take(&mut *intent) };
+        // Consuming the intent is not a change anyone watches (an idle tick marks nothing).
+        let intent = std::mem::take(intent.bypass_change_detection());
         if *lifecycle != Lifecycle::Spawned || input_state.skip_ticks > 0 {
             continue;
         }

@@ -249,29 +249,21 @@ fn apply_effect(v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWr
     }
 }
 
-/// Run condition of the vitals' timers: some bot has a damage window open, a death not yet
-/// reported or answered, or a danger still active (repeats are due on time). Vitals change
-/// only through packets, which run them anyway.
-pub fn vitals_pending(bots: Query<(&DamageWindow, &DeathState, &DangerDebounce)>) -> bool {
-    any_vitals_pending(&bots)
-}
-
-/// Packets arrived or [`vitals_pending`], as one condition (a combinator runs as three systems,
-/// and conditions run in every tick).
+/// Run condition of the vitals: packets arrived (vitals change only through packets), or some
+/// bot has a damage window open, a death not yet reported or answered, or a danger still active
+/// (repeats are due on time). One system, not an `or_else` combinator, which runs as three, and
+/// conditions run in every tick.
 pub fn packets_or_vitals_pending(
     arrivals: Res<clawcraft_core::gate::Arrivals>,
     bots: Query<(&DamageWindow, &DeathState, &DangerDebounce)>,
 ) -> bool {
-    arrivals.packets > 0 || any_vitals_pending(&bots)
-}
-
-fn any_vitals_pending(bots: &Query<(&DamageWindow, &DeathState, &DangerDebounce)>) -> bool {
-    bots.iter().any(|(window, death, debounce)| {
-        window.start.is_some()
-            || death.pending_since.is_some()
-            || death.respawn_ready.is_some()
-            || !debounce.active.is_empty()
-    })
+    arrivals.packets > 0
+        || bots.iter().any(|(window, death, debounce)| {
+            window.start.is_some()
+                || death.pending_since.is_some()
+                || death.respawn_ready.is_some()
+                || !debounce.active.is_empty()
+        })
 }
 
 /// Closes grouping windows that are old enough, emits their event and, in `interval` mode,

@@ -223,16 +223,16 @@ fn apply_update(
     }
 }
 
-/// Run condition of [`evict_columns`] between packets: its once-a-second sweep is due (columns
-/// arrive only with packets, which run it anyway).
-pub fn sweep_due(ticks: Res<'_, TickCount>) -> bool {
-    ticks.0.is_multiple_of(20)
+/// Whether tick `tick` runs [`evict_columns`]'s once-a-second distance sweep.
+fn sweep_due(tick: u64) -> bool {
+    tick.is_multiple_of(20)
 }
 
-/// Packets arrived or [`sweep_due`], as one condition (a combinator runs as three systems, and
-/// conditions run in every tick).
+/// Run condition of [`evict_columns`]: packets arrived (columns arrive only with packets), or its
+/// sweep is due. One system, not an `or_else` combinator, which runs as three, and conditions
+/// run in every tick.
 pub fn packets_or_sweep_due(arrivals: Res<'_, clawcraft_core::gate::Arrivals>, ticks: Res<'_, TickCount>) -> bool {
-    arrivals.packets > 0 || ticks.0.is_multiple_of(20)
+    arrivals.packets > 0 || sweep_due(ticks.0)
 }
 
 /// Drops far and least recently used columns, telling the agent when any went. Over the count
@@ -243,9 +243,9 @@ pub fn evict_columns(
     mut bots: Query<'_, '_, (&mut World, Option<&Position>)>,
     mut events: MessageWriter<'_, AgentEvent>,
 ) {
-    let sweep_due = ticks.0.is_multiple_of(20);
+    let sweep = sweep_due(ticks.0);
     for (mut world, pos) in &mut bots {
-        if !sweep_due && world.column_count() <= settings.chunk_cache_max {
+        if !sweep && world.column_count() <= settings.chunk_cache_max {
             continue;
         }
         // Without a position only the count limit applies.
