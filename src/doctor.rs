@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use bevy_app::{App, AppExit, Last, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{BotStats, CommandResponse, Lifecycle, PendingCommands, parse_request};
+use clawcraft_core::{AppWorkExt, BotStats, CommandResponse, Lifecycle, PendingCommands, parse_request};
 use clawcraft_network::{Connection, ConnectionClosed, DecodeErrors, ShutdownRequest};
 use serde_json::{Map, Value, json};
 use tracing_subscriber::Layer as _;
@@ -78,7 +78,11 @@ impl Plugin for DoctorPlugin {
                 tick: 0,
                 warnings: self.warnings.clone(),
             })
-            .add_systems(Last, (observe, finish).chain());
+            // After the tick's output is collected: a shutdown it asks for is carried out (and
+            // the agent told) in the next tick, the one it exits in.
+            .add_systems(Last, (observe, finish).chain().after(clawcraft_io::IoSet::Collect))
+            // The probe follows the bot every tick (quiet ones too).
+            .add_pending_work("doctor probing", |_| true);
     }
 }
 

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use bevy_app::{App, AppExit, PluginGroup, PluginGroupBuilder};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{BotStats, CommandBudget, CorePlugin, Interim, Lifecycle, LocalBot, WakeSignal};
+use clawcraft_core::{
+    BotStats, CommandBudget, CorePlugin, Interim, Lifecycle, LocalBot, QuietTicks, TickWork, WakeSignal,
+};
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, NetworkPlugin, Transport};
 use clawcraft_player::{JoinProgress, PlayerPlugin};
@@ -65,9 +67,17 @@ impl PluginGroup for ClawcraftPlugins {
 
 /// Runs the main schedules of a tick without bevy's `Main` facilitator: the same labels in the
 /// same order ([`MainScheduleOrder`], read once after the app is built), minus those with no
-/// systems. `Main` borrows the order through `resource_scope`, which moves a resource out of the
-/// world and back every update, and runs empty schedules; an idle tick runs from cold caches,
-/// so that bookkeeping is a measurable share of it.
+/// systems, plus [`TickWork`] after `PreUpdate`. `Main` borrows the order through
+/// `resource_scope`, which moves a resource out of the world and back every update, and runs
+/// empty schedules; an idle tick runs from cold caches, so that bookkeeping is a measurable
+/// share of it.
+///
+/// A **quiet tick** — no plugin has work ([`QuietTicks`], see `clawcraft_core::gate`) — skips
+/// `TickWork`, `Last` and `First` (bevy's message update): it receives, steps the physics, sends
+/// the input packet and sleeps. Every `PreUpdate`, `Update` and `PostUpdate` system still runs in
+/// every tick.
+///
+/// [`MainScheduleOrder`]: bevy_app::MainScheduleOrder
 pub struct LeanMainPlugin;
 
 /// The schedule an `App::update` runs (see [`LeanMainPlugin`]).
@@ -84,19 +94,81 @@ impl bevy_app::Plugin for LeanMainPlugin {
     }
 }
 
-/// Startup labels once, then the main labels that have systems.
-fn run_lean_main(world: &mut World, mut labels: Local<Option<Vec<bevy_ecs::schedule::InternedScheduleLabel>>>) {
-    let labels = labels.get_or_insert_with(|| {
-        let order = world.resource::<bevy_app::MainScheduleOrder>();
-        let (startup, main) = (order.startup_labels.clone(), order.labels.clone());
+/// The labels a tick runs, in order, split where the quiet-tick decision is made.
+struct TickPlan {
+    /// `First` (bevy's message update): when messages are due.
+    first: Option<InternedScheduleLabel>,
+    /// `PreUpdate` (and anything between): every tick.
+    receive: Vec<InternedScheduleLabel>,
+    /// `TickWork`: busy ticks only.
+    work: Option<InternedScheduleLabel>,
+    /// `Update` and `PostUpdate` (and anything between): every tick.
+    every: Vec<InternedScheduleLabel>,
+    /// `Last` (and anything after): busy ticks, or when output waits.
+    output: Vec<InternedScheduleLabel>,
+    /// Labels left out because they had no systems (looked at again in busy ticks, so systems
+    /// added after the first tick still run).
+    empty: Vec<InternedScheduleLabel>,
+}
+
+use bevy_ecs::schedule::{InternedScheduleLabel, ScheduleLabel as _};
+
+/// Startup labels once, then one tick of the main labels that have systems.
+fn run_lean_main(world: &mut World, mut plan: Local<Option<TickPlan>>, mut quiet: Local<QuietTicks>) {
+    let plan = plan.get_or_insert_with(|| {
+        let startup = world.resource::<bevy_app::MainScheduleOrder>().startup_labels.clone();
         for label in startup {
             let _ = world.try_run_schedule(label);
         }
-        let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
-        main.into_iter().filter(|l| schedules.get(*l).is_some_and(|s| s.systems_len() > 0)).collect()
+        plan_ticks(world)
     });
-    for &label in labels.iter() {
+    if quiet.before_first(world)
+        && let Some(first) = plan.first
+    {
+        let _ = world.try_run_schedule(first);
+    }
+    for &label in &plan.receive {
         let _ = world.try_run_schedule(label);
+    }
+    let busy = quiet.busy(world);
+    if busy {
+        let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
+        if plan.empty.iter().any(|l| schedules.get(*l).is_some_and(|s| s.systems_len() > 0)) {
+            *plan = plan_ticks(world);
+        }
+        if let Some(work) = plan.work {
+            let _ = world.try_run_schedule(work);
+        }
+    }
+    for &label in &plan.every {
+        let _ = world.try_run_schedule(label);
+    }
+    if quiet.wants_last(world, busy) {
+        for &label in &plan.output {
+            let _ = world.try_run_schedule(label);
+        }
+    }
+}
+
+/// Splits the main order into a [`TickPlan`].
+fn plan_ticks(world: &World) -> TickPlan {
+    let main = world.resource::<bevy_app::MainScheduleOrder>().labels.clone();
+    let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
+    let has_systems = |l: &InternedScheduleLabel| schedules.get(*l).is_some_and(|s| s.systems_len() > 0);
+    let (first, work) = (bevy_app::First.intern(), TickWork.intern());
+    // `TickWork` sits after `PreUpdate` in the order (for bevy's own `Main`); here it is run
+    // apart, in busy ticks only, and `First` when messages are due.
+    let main: Vec<_> = main.into_iter().filter(|l| *l != work && *l != first).collect();
+    let split = |at: InternedScheduleLabel| main.iter().position(|l| *l == at).unwrap_or(main.len());
+    let (after_receive, last) = (split(bevy_app::PreUpdate.intern()) + 1, split(bevy_app::Last.intern()));
+    let pick = |range: std::ops::Range<usize>| main[range].iter().copied().filter(has_systems).collect::<Vec<_>>();
+    TickPlan {
+        first: Some(first).filter(has_systems),
+        receive: pick(0..after_receive.min(main.len())),
+        work: Some(work).filter(has_systems),
+        every: pick(after_receive.min(last)..last),
+        output: pick(last..main.len()),
+        empty: main.iter().copied().chain([first, work]).filter(|l| !has_systems(l)).collect(),
     }
 }
 
@@ -160,9 +232,6 @@ pub fn spawn_connected_bot(
     Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
 }
 
-/// Query time the tick itself may spend (in `TickSet::Commands`): none, so the tick's input
-/// leaves at once; queries run in the gap after it (other commands still run in the tick).
-const TICK_QUERY_BUDGET: Duration = Duration::ZERO;
 /// One between-ticks pass runs queries for at most this long, then writes their responses, so
 /// answers flow out while a flood is still being worked off.
 const INTERIM_SLICE: Duration = Duration::from_millis(4);
@@ -186,17 +255,23 @@ pub fn run_ticks(mut app: App) -> AppExit {
     app.cleanup();
     let wake = app.world().get_resource::<WakeSignal>().cloned();
     let mut next = Instant::now();
+    // The tick itself spends no query time (in `TickSet::Commands`), so its input leaves at once;
+    // queries run in the gap after it (other commands still run in the tick). The deadline is
+    // closed here and after each between-ticks pass, not before every tick, so an idle tick does
+    // not touch the budget.
+    set_budget(&mut app, next);
     loop {
-        set_budget(&mut app, Instant::now() + TICK_QUERY_BUDGET);
         app.update();
         if let Some(exit) = app.should_exit() {
             return exit;
         }
         next += TICK;
         let mut spent = Duration::ZERO;
+        // Queries the last pass (or the tick) left: read once per tick and after each pass.
+        let mut more = queries_left(&app);
         // Before spawn: let the network thread, just woken with this tick's batch, run before
         // query work (after spawn the tick sent it itself).
-        if app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more) {
+        if more {
             std::thread::yield_now();
         }
         loop {
@@ -206,7 +281,6 @@ pub fn run_ticks(mut app: App) -> AppExit {
             }
             let queries_end = next.checked_sub(TICK_MARGIN).unwrap_or(now);
             let may_query = spent < QUERY_SHARE && now < queries_end;
-            let more = app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more);
             let run = if more && may_query {
                 // Queries left over from the last pass: keep working them off.
                 true
@@ -227,6 +301,8 @@ pub fn run_ticks(mut app: App) -> AppExit {
                 let left = QUERY_SHARE.saturating_sub(spent).min(INTERIM_SLICE);
                 set_budget(&mut app, if may_query { (start + left).min(queries_end) } else { start });
                 app.world_mut().run_schedule(Interim);
+                set_budget(&mut app, Instant::now());
+                more = queries_left(&app);
                 spent += start.elapsed();
                 if let Some(exit) = app.should_exit() {
                     return exit;
@@ -239,6 +315,10 @@ pub fn run_ticks(mut app: App) -> AppExit {
             next = now;
         }
     }
+}
+
+fn queries_left(app: &App) -> bool {
+    app.world().get_resource::<CommandBudget>().is_some_and(|b| b.more)
 }
 
 fn set_budget(app: &mut App, deadline: Instant) {

@@ -12,10 +12,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bevy_app::{App, Plugin, PreUpdate};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
-use clawcraft_core::{AgentEvent, AppEventExt, BotStats, EventKind, Lifecycle, LocalBot, TickSet};
+use clawcraft_core::{
+    AgentEvent, AppEventExt, AppWorkExt, BotStats, EventKind, Lifecycle, LocalBot, TickSet, TickWork,
+};
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, ConnectionClosed};
 use clawcraft_player::JoinProgress;
@@ -93,8 +95,16 @@ impl Plugin for OnlineAuthPlugin {
     fn build(&self, app: &mut App) {
         app.add_agent_event::<AuthRequired>()
             .add_agent_event::<AuthSucceeded>()
-            .add_systems(PreUpdate, poll_sign_in.before(TickSet::Receive).run_if(any_with_component::<SigningIn>));
+            .add_systems(TickWork, poll_sign_in.in_set(TickSet::HandlePackets))
+            // Sign-ins run on a thread and may be started by a quiet tick (a reconnect).
+            .add_work_check("signing in", signing_in());
     }
+}
+
+/// Work check: some bot waits for its sign-in (only in online mode).
+fn signing_in() -> impl FnMut(&mut World) -> bool {
+    let mut bots = clawcraft_core::gate::any_with::<SigningIn>();
+    move |world| world.contains_resource::<OnlineAuth>() && bots(world)
 }
 
 /// Spawns a bot that signs in first, on a thread, with a fresh login key.

@@ -137,7 +137,14 @@ pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError
 
 /// Run condition of [`collect_external_runs`]: a `SEND_CMD` run has finished.
 pub fn external_results_waiting(runs: Res<ExternalRuns>) -> bool {
-    !runs.rx.is_empty()
+    runs.finished()
+}
+
+impl ExternalRuns {
+    /// Some run finished and waits to be collected.
+    pub fn finished(&self) -> bool {
+        !self.rx.is_empty()
+    }
 }
 
 /// Turns finished runs into the deferred `cmd` responses and `cmd_output` events.

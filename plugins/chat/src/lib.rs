@@ -20,9 +20,10 @@ pub mod incoming;
 pub mod packets;
 pub mod text;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AppCommandExt, AppEventExt, CorePlugin, LocalBot, TickSet};
+use clawcraft_core::gate::any_bot;
+use clawcraft_core::{AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, LocalBot, TickSet};
 
 pub use incoming::{CmdOutput, EmoteEvent, KnownPlayers, Msg, PendingServerCommands};
 
@@ -93,7 +94,7 @@ impl Plugin for ChatPlugin {
         }
         app.init_resource::<admin::ExternalRuns>()
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     // Names first: an AddPlayer and that player's emote may share a tick.
                     incoming::track_players,
@@ -104,7 +105,7 @@ impl Plugin for ChatPlugin {
                     .in_set(clawcraft_core::gate::Gate::Packets),
             )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     incoming::expire_server_commands.run_if(incoming::server_commands_pending),
                     delivery::expire_deliveries.run_if(delivery::deliveries_pending),
@@ -112,6 +113,11 @@ impl Plugin for ChatPlugin {
                 )
                     .in_set(TickSet::Actions),
             )
+            .add_pending_work("server command waiting", any_bot(|p: &PendingServerCommands| !p.entries.is_empty()))
+            .add_pending_work("chat delivery waiting", any_bot(|p: &delivery::PendingDeliveries| !p.entries.is_empty()))
+            .add_work_check("external run finished", |w| {
+                w.get_resource::<admin::ExternalRuns>().is_some_and(admin::ExternalRuns::finished)
+            })
             .add_agent_command::<commands::Chat>()
             .add_agent_command::<commands::Whisper>()
             .add_agent_command::<commands::Say>()

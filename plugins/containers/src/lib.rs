@@ -25,7 +25,7 @@ pub mod actions;
 pub mod recipes;
 pub mod window;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, CorePlugin, LocalBot, TickSet};
 use clawcraft_inventory::{InventorySet, ItemIds};
@@ -44,7 +44,7 @@ impl Plugin for ContainersPlugin {
             app.add_plugins(CorePlugin);
         }
         app.add_systems(
-            Update,
+            clawcraft_core::TickWork,
             (attach, read_recipes, window::track_window)
                 .chain()
                 .in_set(TickSet::HandlePackets)
@@ -52,7 +52,7 @@ impl Plugin for ContainersPlugin {
                 .in_set(clawcraft_core::gate::Gate::Packets),
         )
         .add_systems(
-            Update,
+            clawcraft_core::TickWork,
             (actions::step_opening, actions::step_transfers, actions::step_crafting)
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),

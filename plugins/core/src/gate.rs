@@ -1,15 +1,27 @@
-//! Run conditions that let an idle tick skip the systems with nothing to do.
+//! What lets an idle tick do almost nothing: quiet ticks, and run conditions inside busy ones.
 //!
-//! An idle bot runs its tick from cold caches (it slept 50 ms), so every system that runs costs
-//! microseconds even when it returns at once: its code and state are fetched again. Systems are
-//! therefore gated on the input they act on — packets that arrived, commands that wait, actions
-//! that run — and an idle tick runs only what must run every tick (receive, physics, the input
-//! packet, send, output).
+//! An idle bot runs its tick from cold caches (it slept 50 ms), so every system that runs — and
+//! every run condition, which bevy evaluates in every schedule run, even under a set whose own
+//! condition is false — costs microseconds even when it has nothing to do. So:
+//!
+//! - **Quiet ticks.** clawcraft's plugins do their packet, command and action work in the
+//!   [`TickWork`] schedule, which a tick runs only when some plugin has work for it: packets
+//!   arrived, a command waits, an action runs, or a plugin's [work check](AppWorkExt) says so
+//!   (a pending timeout, a queued job). [`QuietTicks`] makes that decision once per tick with
+//!   plain functions, not systems; the tick after work stays busy for [`BUSY_AFTER_WORK`] more
+//!   ticks, so messages written late in a busy tick are read before they expire. A quiet tick
+//!   runs only what must run every tick: `PreUpdate` (receive), `Update` (user systems; empty
+//!   in the harness, so skipped), `PostUpdate` (the physics step, the input packet, send).
+//!   `Last` (output) and `First` (bevy's message update) run in busy ticks, and when output
+//!   waits.
+//! - **Gates inside a busy tick.** Systems are gated on the input they act on — packets that
+//!   arrived ([`Gate::Packets`]), actions that run ([`Gate::Actions`]).
 //!
 //! A gated system that reads messages must be gated on those messages too (bevy's
 //! `on_message`): a skipped reader does not advance its cursor, so gating it on anything else
 //! could let it miss messages or read stale ones later.
 
+use bevy_ecs::message::{MessageRegistry, Messages, ShouldUpdateMessages};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{ScheduleLabel, SystemSet};
 
@@ -26,6 +38,10 @@ pub enum Gate {
     /// Runs while an action runs, and in ticks where packets arrived (so readers of the tick's
     /// packets and of the messages handlers derive from them never fall behind).
     Actions,
+    /// The channel readers (stdin, TCP, MCP, signals), first in `TickWork`: a channel that
+    /// delivers a line wakes the runner ([`CommandWaker::wake`](crate::CommandWaker)), which
+    /// makes the tick busy.
+    Channels,
 }
 
 /// How many packets the network plugin drained for this tick (every bot together).
@@ -67,8 +83,180 @@ pub fn actions_or_packets(arrivals: Res<Arrivals>, bots: Query<&ActiveActions>) 
 
 /// Configures the [`Gate`] sets in the schedules that use them.
 pub(crate) fn configure(app: &mut bevy_app::App) {
-    for schedule in [bevy_app::Update.intern(), bevy_app::Last.intern()] {
+    for schedule in [TickWork.intern(), bevy_app::Update.intern(), bevy_app::Last.intern()] {
         app.configure_sets(schedule, Gate::Packets.run_if(packets_arrived))
             .configure_sets(schedule, Gate::Actions.run_if(actions_or_packets));
+    }
+    app.configure_sets(TickWork, Gate::Channels.before(crate::TickSet::HandlePackets));
+    app.init_resource::<WorkChecks>()
+        .add_work_check("packets arrived", |w| w.resource::<Arrivals>().packets > 0)
+        .add_work_check("commands waiting", |w| !w.resource::<PendingCommands>().0.is_empty())
+        // A channel woke the runner since the last tick: its readers (in `TickWork`) have lines.
+        .add_work_check("channel input", |w| w.resource::<crate::CommandWaker>().take_arrived())
+        .add_pending_work("action running", any_bot(|a: &ActiveActions| !a.slots.is_empty()))
+        // The cleanup systems of an ended action (see `action_ended_lately`).
+        .add_pending_work("action ended", |w| {
+            let tick = w.resource::<crate::action::TickCount>().0;
+            w.resource::<LastActionEnd>().0.is_some_and(|t| tick <= t.saturating_add(1))
+        });
+}
+
+/// The schedule of clawcraft's own work in a tick — packet handlers, commands, actions
+/// ([`TickSet::HandlePackets`](crate::TickSet) to [`TickSet::Actions`](crate::TickSet)) — run
+/// after `PreUpdate` and before `Update`, only in busy ticks (see the [module](self) docs).
+/// `Update` runs every tick after it, with the same sets configured, for user systems; then
+/// `PostUpdate` builds the input ([`TickSet::Input`](crate::TickSet)) and sends.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TickWork;
+
+/// How many ticks after one with work still run as busy ticks.
+pub const BUSY_AFTER_WORK: u8 = 2;
+
+/// A plugin's answer to "is there work for this tick?" (see [`AppWorkExt::add_work_check`]).
+pub type WorkCheck = Box<dyn FnMut(&mut World) -> bool + Send + Sync>;
+
+/// The registered work checks, in registration order.
+#[derive(Resource, Default)]
+pub struct WorkChecks {
+    every_tick: Vec<(&'static str, WorkCheck)>,
+    pending: Vec<(&'static str, WorkCheck)>,
+}
+
+/// Registers what makes a tick busy: [`TickWork`] and `Last` run in a tick when a check says
+/// yes. Checks are plain functions run in order until one says yes: keep each to a resource or
+/// component look-up (an idle tick starts from cold caches, and every check's code and data is
+/// fetched again).
+pub trait AppWorkExt {
+    /// Work that can appear while the bot is quiet — from a thread, a channel, the clock (a
+    /// finished external run, a due sweep): checked in every tick.
+    fn add_work_check(
+        &mut self,
+        name: &'static str,
+        check: impl FnMut(&mut World) -> bool + Send + Sync + 'static,
+    ) -> &mut Self;
+
+    /// Work left pending by a busy tick — a timeout to expire, a queue to drive, a bot still
+    /// moving: checked after each busy tick, and the ticks stay busy while it says yes. Only
+    /// busy ticks (packets, commands, actions) create such work, so a quiet bot skips these
+    /// checks.
+    fn add_pending_work(
+        &mut self,
+        name: &'static str,
+        check: impl FnMut(&mut World) -> bool + Send + Sync + 'static,
+    ) -> &mut Self;
+}
+
+impl AppWorkExt for bevy_app::App {
+    fn add_work_check(
+        &mut self,
+        name: &'static str,
+        check: impl FnMut(&mut World) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.world_mut().get_resource_or_init::<WorkChecks>().every_tick.push((name, Box::new(check)));
+        self
+    }
+
+    fn add_pending_work(
+        &mut self,
+        name: &'static str,
+        check: impl FnMut(&mut World) -> bool + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.world_mut().get_resource_or_init::<WorkChecks>().pending.push((name, Box::new(check)));
+        self
+    }
+}
+
+/// Messages of type `T` are in either of bevy's two buffers (written this tick or the last).
+pub fn messages_waiting<T: Message>(world: &mut World) -> bool {
+    world.get_resource::<Messages<T>>().is_some_and(|m| !m.is_empty())
+}
+
+/// Events or responses wait for `Last` to write them.
+pub fn output_waiting(world: &mut World) -> bool {
+    messages_waiting::<crate::AgentEvent>(world) || messages_waiting::<crate::CommandResponse>(world)
+}
+
+/// A work check true when some entity's `C` passes `pred` (its query state kept between ticks).
+pub fn any_bot<C: Component>(pred: impl Fn(&C) -> bool + Send + Sync + 'static) -> impl FnMut(&mut World) -> bool {
+    let mut state: Option<QueryState<&'static C>> = None;
+    move |world| {
+        let state = state.get_or_insert_with(|| world.query::<&C>());
+        state.iter(world).any(&pred)
+    }
+}
+
+/// A work check true while some entity has a `C`.
+pub fn any_with<C: Component>() -> impl FnMut(&mut World) -> bool {
+    any_bot(|_: &C| true)
+}
+
+/// The tick's busy-or-quiet decision (held by the runner's main schedule across ticks).
+#[derive(Default)]
+pub struct QuietTicks {
+    checks: WorkChecks,
+    /// Busy ticks still owed after the last one with work.
+    owed: u8,
+    /// The last tick was busy: the pending-work checks run in this one.
+    after_busy: bool,
+    /// The last tick was busy or wrote output: its messages are due for bevy's update.
+    messages_due: bool,
+    taken: bool,
+}
+
+impl QuietTicks {
+    /// Before `First`: whether it runs. `First` holds bevy's message update, which runs only
+    /// after a busy tick (or output), so an idle tick does not walk every message type.
+    pub fn before_first(&mut self, world: &mut World) -> bool {
+        if !self.taken {
+            self.taken = true;
+            self.checks = world.remove_resource::<WorkChecks>().unwrap_or_default();
+            self.messages_due = true;
+            self.after_busy = true;
+        }
+        if let Some(mut registry) = world.get_resource_mut::<MessageRegistry>() {
+            registry.should_update =
+                if self.messages_due { ShouldUpdateMessages::Ready } else { ShouldUpdateMessages::Waiting };
+        }
+        self.messages_due
+    }
+
+    /// After `PreUpdate` (packets received, channels read): is this a busy tick?
+    pub fn busy(&mut self, world: &mut World) -> bool {
+        let WorkChecks { every_tick, pending } = &mut self.checks;
+        let fired = every_tick.iter_mut().find_map(|(name, check)| check(world).then_some(*name)).or_else(|| {
+            self.after_busy
+                .then(|| pending.iter_mut().find_map(|(name, check)| check(world).then_some(*name)))
+                .flatten()
+        });
+        if let Some(check) = fired {
+            tracing::trace!(check, "busy tick");
+        }
+        let work = fired.is_some();
+        let busy = if work {
+            self.owed = BUSY_AFTER_WORK;
+            true
+        } else if self.owed > 0 {
+            self.owed -= 1;
+            true
+        } else {
+            false
+        };
+        self.after_busy = busy;
+        self.messages_due = busy;
+        busy
+    }
+
+    /// Before `Last`: it runs in a busy tick, and in a quiet one whose systems wrote output
+    /// (an event of the physics step, a parse error from a channel); the next tick then updates
+    /// the messages.
+    pub fn wants_last(&mut self, world: &mut World, busy: bool) -> bool {
+        let last = busy || output_waiting(world);
+        self.messages_due |= last;
+        last
+    }
+
+    /// The names of the registered checks (for diagnostics and tests).
+    pub fn check_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.checks.every_tick.iter().chain(&self.checks.pending).map(|(name, _)| *name)
     }
 }

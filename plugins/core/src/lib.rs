@@ -20,7 +20,7 @@ pub mod math;
 pub mod probe;
 pub mod subscription;
 
-use bevy_app::{App, First, Plugin, PostUpdate, PreUpdate, Update};
+use bevy_app::{App, Plugin, PostUpdate, PreUpdate, Update};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,13 +38,16 @@ pub use command::{
 };
 pub use danger::{DangerChange, DangerMode, DangerPolicy};
 pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
+pub use gate::{AppWorkExt, QuietTicks, TickWork};
 pub use math::Vec3;
 pub use probe::{EntitySight, GroundProbe, NamedCell, SightRay, SightedEntity, entity_on_ray, standing_on};
 pub use subscription::{OptIn, Subscriptions};
 
-/// The order of work inside one tick. `Receive` runs in `PreUpdate`, the middle sets in
-/// `Update`, `Send` in `PostUpdate`, so a packet that arrives before a tick is handled in that
-/// tick and everything it causes leaves in the same tick's batch.
+/// The order of work inside one tick. `Receive` runs in `PreUpdate`; `HandlePackets`, `Commands`
+/// and `Actions` in [`TickWork`] (clawcraft's own systems, run in busy ticks only) and again in
+/// `Update` (user systems, every tick); `Input` and `Send` in `PostUpdate`. A packet that
+/// arrives before a tick is handled in that tick and everything it causes leaves in the same
+/// tick's batch.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TickSet {
     /// Network input: packets drained from the transport and written as messages.
@@ -94,11 +97,18 @@ pub struct CommandWaker(Arc<Wake>);
 
 impl CommandWaker {
     pub fn wake(&self) {
+        self.0.arrived.store(true, Ordering::Release);
         if !self.0.pending.swap(true, Ordering::AcqRel)
             && let Some(t) = self.0.runner.get()
         {
             t.unpark();
         }
+    }
+
+    /// Whether a channel woke the runner since the last call (the tick's
+    /// [`Gate::Channels`](gate::Gate::Channels) readers run only then); clears the flag.
+    pub fn take_arrived(&self) -> bool {
+        self.0.arrived.load(Ordering::Acquire) && self.0.arrived.swap(false, Ordering::AcqRel)
     }
 }
 
@@ -109,7 +119,10 @@ pub struct WakeSignal(Arc<Wake>);
 
 #[derive(Default)]
 struct Wake {
+    /// For the runner's wait (cleared when it wakes).
     pending: AtomicBool,
+    /// For the tick's channel readers (cleared when they run).
+    arrived: AtomicBool,
     runner: OnceLock<std::thread::Thread>,
 }
 
@@ -117,7 +130,9 @@ impl WakeSignal {
     /// Waits until a channel wakes the runner or `timeout` passes; `true` when woken. The first
     /// call binds the signal to the calling thread (the runner).
     pub fn wait_timeout(&self, timeout: std::time::Duration) -> bool {
-        let _ = self.0.runner.set(std::thread::current());
+        if self.0.runner.get().is_none() {
+            let _ = self.0.runner.set(std::thread::current());
+        }
         if self.0.pending.swap(false, Ordering::AcqRel) {
             return true;
         }
@@ -146,17 +161,23 @@ impl Plugin for CorePlugin {
         }
         let mut interim = Schedule::new(Interim);
         interim.configure_sets((InterimSet::Read, InterimSet::Execute, InterimSet::Write).chain());
-        app.add_schedule(interim)
-            .configure_sets(PreUpdate, TickSet::Receive)
+        let mut work = Schedule::new(TickWork);
+        work.set_executor(bevy_ecs::schedule::SingleThreadedExecutor::new());
+        app.add_schedule(interim).add_schedule(work);
+        // bevy's own `Main` runs it in every tick; clawcraft's runner only in busy ones.
+        app.world_mut().resource_mut::<bevy_app::MainScheduleOrder>().insert_after(PreUpdate, TickWork);
+        app.configure_sets(PreUpdate, TickSet::Receive)
+            .configure_sets(TickWork, (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions).chain())
+            .configure_sets(Update, (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions).chain())
+            .configure_sets(PostUpdate, (TickSet::Input, TickSet::Send).chain())
             .configure_sets(
-                Update,
-                (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions, TickSet::Input).chain(),
+                TickWork,
+                (ActionSet::Interrupt, ActionSet::Step, ActionSet::Watchdog).chain().in_set(TickSet::Actions),
             )
             .configure_sets(
                 Update,
                 (ActionSet::Interrupt, ActionSet::Step, ActionSet::Watchdog).chain().in_set(TickSet::Actions),
             )
-            .configure_sets(PostUpdate, TickSet::Send)
             .insert_resource(CommandWaker(wake.clone()))
             .insert_resource(WakeSignal(wake))
             .add_message::<AgentEvent>()
@@ -171,9 +192,9 @@ impl Plugin for CorePlugin {
             .init_resource::<gate::LastActionEnd>()
             .init_resource::<gate::Arrivals>()
             .init_resource::<event::Uptime>()
-            .add_systems(First, action::count_ticks)
+            .add_systems(PreUpdate, action::count_ticks.before(TickSet::Receive))
             .add_systems(
-                Update,
+                TickWork,
                 (
                     execute_commands.in_set(TickSet::Commands).run_if(gate::commands_pending),
                     action::apply_interruptions

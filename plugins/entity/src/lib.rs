@@ -28,7 +28,7 @@ mod tracking;
 
 use std::collections::HashMap;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::{AppCommandExt, AppEventExt, CorePlugin, TickSet, Vec3};
@@ -275,10 +275,16 @@ impl Plugin for EntityPlugin {
         }
         app.init_resource::<EntitySettings>()
             .add_message::<ItemPickedUp>()
-            .configure_sets(Update, (EntitySet::Lifecycle, EntitySet::Update).chain().in_set(TickSet::HandlePackets))
-            .configure_sets(Update, EntitySet::Proximity.after(TickSet::HandlePackets).before(TickSet::Commands))
+            .configure_sets(
+                clawcraft_core::TickWork,
+                (EntitySet::Lifecycle, EntitySet::Update).chain().in_set(TickSet::HandlePackets),
+            )
+            .configure_sets(
+                clawcraft_core::TickWork,
+                EntitySet::Proximity.after(TickSet::HandlePackets).before(TickSet::Commands),
+            )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     tracking::init_bot_state.in_set(clawcraft_core::gate::Gate::Packets),
                     (
@@ -292,11 +298,11 @@ impl Plugin for EntityPlugin {
                     .in_set(EntitySet::Lifecycle),
             )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 tracking::handle_updates.in_set(EntitySet::Update).in_set(clawcraft_core::gate::Gate::Packets),
             )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (proximity::player_zones, proximity::danger)
                     .in_set(EntitySet::Proximity)
                     .run_if(proximity::anyone_around),

@@ -22,7 +22,7 @@ pub mod mining;
 pub mod place;
 pub mod use_slot;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, CorePlugin, LocalBot, TickSet};
 use clawcraft_player::InputExtras;
@@ -35,62 +35,65 @@ impl Plugin for InteractPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        app.add_systems(Update, attach.in_set(TickSet::HandlePackets).in_set(clawcraft_core::gate::Gate::Packets))
-            .add_systems(
-                Update,
-                block_use::track_sleep
-                    .in_set(TickSet::HandlePackets)
-                    .after(attach)
-                    .in_set(clawcraft_core::gate::Gate::Packets),
+        app.add_systems(
+            clawcraft_core::TickWork,
+            attach.in_set(TickSet::HandlePackets).in_set(clawcraft_core::gate::Gate::Packets),
+        )
+        .add_systems(
+            clawcraft_core::TickWork,
+            block_use::track_sleep
+                .in_set(TickSet::HandlePackets)
+                .after(attach)
+                .in_set(clawcraft_core::gate::Gate::Packets),
+        )
+        .add_systems(
+            clawcraft_core::TickWork,
+            (
+                (mine::watch_mining, mine::step_mining).chain(),
+                (eat::watch_eating, eat::step_eating).chain(),
+                (place::watch_placing, place::step_placing).chain(),
+                block_use::step_interacting,
+                block_use::step_sleeping,
+                block_use::step_waking,
+                block_use::step_using,
+                attack::step_attacking,
+                items_out::step_throwing,
+                items_out::step_dropping,
             )
-            .add_systems(
-                Update,
-                (
-                    (mine::watch_mining, mine::step_mining).chain(),
-                    (eat::watch_eating, eat::step_eating).chain(),
-                    (place::watch_placing, place::step_placing).chain(),
-                    block_use::step_interacting,
-                    block_use::step_sleeping,
-                    block_use::step_waking,
-                    block_use::step_using,
-                    attack::step_attacking,
-                    items_out::step_throwing,
-                    items_out::step_dropping,
-                )
-                    .in_set(ActionSet::Step)
-                    .in_set(clawcraft_core::gate::Gate::Actions),
-            )
-            // After the watchdog too, so every way an action ended this tick is seen.
-            .add_systems(
-                Update,
-                (mine::abort_unfinished_breaks, eat::release_unfinished_uses, place::stop_unfinished_uses_on)
-                    .in_set(TickSet::Actions)
-                    .run_if(clawcraft_core::gate::action_ended_lately)
-                    .after(ActionSet::Watchdog),
-            )
-            .add_agent_command::<mine::Mine>()
-            .add_async_action::<mine::Mining>()
-            .add_agent_command::<eat::Eat>()
-            .add_async_action::<eat::Eating>()
-            .add_agent_command::<place::Place>()
-            .add_async_action::<place::Placing>()
-            .add_agent_command::<block_use::BlockTarget>()
-            .add_async_action::<block_use::Interacting>()
-            .add_agent_command::<block_use::Sleep>()
-            .add_async_action::<block_use::Sleeping>()
-            .add_agent_event::<block_use::SleepStarted>()
-            .add_agent_command::<block_use::Wake>()
-            .add_async_action::<block_use::Waking>()
-            .add_agent_command::<block_use::Use>()
-            .add_async_action::<block_use::Using>()
-            .add_agent_command::<attack::Attack>()
-            .add_async_action::<attack::Attacking>()
-            .add_agent_command::<items_out::Throw>()
-            .add_async_action::<items_out::Throwing>()
-            .add_agent_command::<items_out::DropCmd>()
-            .add_async_action::<items_out::Dropping>()
-            .add_agent_command::<items_out::Give>()
-            .add_async_action::<items_out::Giving>();
+                .in_set(ActionSet::Step)
+                .in_set(clawcraft_core::gate::Gate::Actions),
+        )
+        // After the watchdog too, so every way an action ended this tick is seen.
+        .add_systems(
+            clawcraft_core::TickWork,
+            (mine::abort_unfinished_breaks, eat::release_unfinished_uses, place::stop_unfinished_uses_on)
+                .in_set(TickSet::Actions)
+                .run_if(clawcraft_core::gate::action_ended_lately)
+                .after(ActionSet::Watchdog),
+        )
+        .add_agent_command::<mine::Mine>()
+        .add_async_action::<mine::Mining>()
+        .add_agent_command::<eat::Eat>()
+        .add_async_action::<eat::Eating>()
+        .add_agent_command::<place::Place>()
+        .add_async_action::<place::Placing>()
+        .add_agent_command::<block_use::BlockTarget>()
+        .add_async_action::<block_use::Interacting>()
+        .add_agent_command::<block_use::Sleep>()
+        .add_async_action::<block_use::Sleeping>()
+        .add_agent_event::<block_use::SleepStarted>()
+        .add_agent_command::<block_use::Wake>()
+        .add_async_action::<block_use::Waking>()
+        .add_agent_command::<block_use::Use>()
+        .add_async_action::<block_use::Using>()
+        .add_agent_command::<attack::Attack>()
+        .add_async_action::<attack::Attacking>()
+        .add_agent_command::<items_out::Throw>()
+        .add_async_action::<items_out::Throwing>()
+        .add_agent_command::<items_out::DropCmd>()
+        .add_async_action::<items_out::Dropping>()
+        .add_agent_command::<items_out::Give>()
+        .add_async_action::<items_out::Giving>();
     }
 }
 

@@ -20,10 +20,10 @@ pub mod inventory;
 pub mod item;
 pub mod requests;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::{ActionSet, AppCommandExt, AppEventExt, CorePlugin, TickSet};
+use clawcraft_core::{ActionSet, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
 use clawcraft_entity::EntitySet;
 
 pub use data::{Food, ItemData, ItemInfo};
@@ -53,10 +53,16 @@ impl Plugin for InventoryPlugin {
         }
         app.add_message::<InventoryJobDone>()
             .add_message::<clawcraft_entity::ItemPickedUp>()
-            .configure_sets(Update, InventorySet::Apply.in_set(TickSet::HandlePackets).after(EntitySet::Lifecycle))
-            .configure_sets(Update, InventorySet::Jobs.in_set(TickSet::Actions).after(ActionSet::Step))
+            .configure_sets(
+                clawcraft_core::TickWork,
+                InventorySet::Apply.in_set(TickSet::HandlePackets).after(EntitySet::Lifecycle),
+            )
+            .configure_sets(
+                clawcraft_core::TickWork,
+                InventorySet::Jobs.in_set(TickSet::Actions).after(ActionSet::Step),
+            )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     (handlers::attach_inventory, handlers::handle_inventory_packets, requests::handle_responses)
                         .chain()
@@ -67,13 +73,17 @@ impl Plugin for InventoryPlugin {
                     .in_set(InventorySet::Apply),
             )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     requests::drive_jobs.run_if(requests::jobs_waiting),
                     commands::answer_jobs.run_if(on_message::<requests::InventoryJobDone>),
                 )
                     .chain()
                     .in_set(InventorySet::Jobs),
+            )
+            .add_pending_work(
+                "inventory job waiting",
+                clawcraft_core::gate::any_bot(|j: &InventoryJobs| requests::has_jobs(j)),
             )
             .add_agent_command::<commands::InventoryCmd>()
             .add_agent_command::<commands::Equip>()

@@ -410,7 +410,12 @@ pub fn apply_response_expecting(
 /// Run condition of [`drive_jobs`]: some bot has a job queued or in flight, or the inventory
 /// screen it opened still open.
 pub fn jobs_waiting(bots: Query<&InventoryJobs>) -> bool {
-    bots.iter().any(|j| !j.queue.is_empty() || matches!(j.screen, Screen::Open { by_us: true, .. }))
+    bots.iter().any(has_jobs)
+}
+
+/// This bot's jobs need driving: some are queued, or the screen we opened is still open.
+pub fn has_jobs(jobs: &InventoryJobs) -> bool {
+    !jobs.queue.is_empty() || matches!(jobs.screen, Screen::Open { by_us: true, .. })
 }
 
 /// Sends queued jobs, opening and closing the inventory screen around those that need it, and

@@ -23,15 +23,16 @@ pub mod tcp;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use bevy_app::{App, AppExit, Last, Plugin, PostUpdate, PreUpdate, Startup};
+use bevy_app::{App, AppExit, Last, Plugin, Startup};
 use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
 use clawcraft_core::command::next_request_id;
+use clawcraft_core::gate::Gate;
 use clawcraft_core::{
-    AgentEvent, AppCommandExt, AppEventExt, CommandError, CommandResponse, CommandWaker, CorePlugin, EventKind,
-    Interim, InterimSet, PendingCommands, TickSet, event::now_ms, parse_request,
+    AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, CommandError, CommandResponse, CommandWaker, CorePlugin,
+    EventKind, Interim, InterimSet, PendingCommands, TickWork, event::now_ms, parse_request,
 };
 use clawcraft_network::{ConnectionClosed, ShutdownRequest};
 use crossbeam_channel::{Receiver, TryRecvError};
@@ -182,8 +183,15 @@ impl Plugin for IoPlugin {
             .configure_sets(Last, (IoSet::Collect, IoSet::Route.run_if(output_waiting)).chain())
             .configure_sets(Interim, (IoSet::Collect, IoSet::Route).chain().in_set(InterimSet::Write))
             .add_systems(Startup, emit_startup)
-            .add_systems(PreUpdate, (read_stdin, watch_signals).after(TickSet::Receive))
-            .add_systems(PostUpdate, finish_on_shutdown.after(TickSet::Send).run_if(on_message::<ShutdownRequest>))
+            .add_systems(TickWork, (read_stdin, watch_signals).in_set(Gate::Channels))
+            .add_pending_work("stdout overflow", |w| w.get_resource::<Stdout>().is_some_and(|s| s.overflow.is_some()))
+            .add_systems(
+                Last,
+                finish_on_shutdown
+                    .after(clawcraft_network::close_on_shutdown)
+                    .before(IoSet::Collect)
+                    .run_if(on_message::<ShutdownRequest>),
+            )
             .add_systems(Last, (collect_output.in_set(IoSet::Collect), write_stdout.in_set(IoSet::Route)))
             .add_systems(Last, exit_when_disconnected.after(IoSet::Route).run_if(on_message::<ConnectionClosed>))
             .add_systems(
@@ -210,7 +218,12 @@ impl Plugin for IoPlugin {
         }
         if self.signals {
             let flag = app.world().resource::<SignalFlag>().0.clone();
-            if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)) {
+            let waker = app.world().resource::<CommandWaker>().clone();
+            // The waker lets the tick's channel readers (`watch_signals` among them) run.
+            if let Err(e) = ctrlc::set_handler(move || {
+                flag.store(true, Ordering::SeqCst);
+                waker.wake();
+            }) {
                 tracing::warn!(error = %e, "cannot install the signal handler");
             }
         }
@@ -286,7 +299,7 @@ fn watch_signals(flag: Res<SignalFlag>, mut shutdown: MessageWriter<ShutdownRequ
     }
 }
 
-/// After the connections were closed politely (in `TickSet::Send`): `shutdown` and exit 0.
+/// After the connections were closed politely (`close_on_shutdown`, in `Last`): `shutdown` and exit 0.
 fn finish_on_shutdown(
     mut requests: MessageReader<ShutdownRequest>,
     mut events: MessageWriter<AgentEvent>,

@@ -36,11 +36,11 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bevy_app::{App, Last, Plugin, PreUpdate};
+use bevy_app::{App, Last, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
     AgentCommand, CommandCtx, CommandError, CommandRequest, CommandWaker, EventRegistry, Interim, InterimSet, Origin,
-    PendingCommands, TickSet,
+    PendingCommands,
 };
 use crossbeam_channel::Receiver;
 use schemars::JsonSchema;
@@ -233,7 +233,7 @@ impl Plugin for TcpPlugin {
         };
         tracing::info!(addr = %self.addr, token = self.settings.token.is_some(), "TCP command server listening");
         app.insert_resource(TcpIo { io, requests: rx })
-            .add_systems(PreUpdate, read_tcp.after(TickSet::Receive))
+            .add_systems(clawcraft_core::TickWork, read_tcp.in_set(clawcraft_core::gate::Gate::Channels))
             .add_systems(Interim, read_tcp.in_set(InterimSet::Read))
             .add_systems(Last, route_tcp.in_set(IoSet::Route))
             .add_systems(Interim, route_tcp.in_set(IoSet::Route));

@@ -38,9 +38,9 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use bevy_app::{App, Last, Plugin, PreUpdate};
+use bevy_app::{App, Last, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{CommandRegistry, CommandWaker, Interim, InterimSet, Origin, PendingCommands, TickSet};
+use clawcraft_core::{CommandRegistry, CommandWaker, Interim, InterimSet, Origin, PendingCommands};
 use clawcraft_io::{IoSet, Outbox};
 use clawcraft_network::ShutdownRequest;
 use crossbeam_channel::Receiver;
@@ -138,7 +138,7 @@ impl Plugin for McpPlugin {
         let (game, from_mcp, to_mcp) = bridge::channels(waker);
         app.insert_resource(McpChannel { from_mcp, to_mcp })
             .insert_resource(McpLaunch(game))
-            .add_systems(PreUpdate, read_mcp.after(TickSet::Receive))
+            .add_systems(clawcraft_core::TickWork, read_mcp.in_set(clawcraft_core::gate::Gate::Channels))
             .add_systems(Interim, read_mcp.in_set(InterimSet::Read))
             .add_systems(Last, route_mcp.in_set(IoSet::Route))
             .add_systems(Interim, route_mcp.in_set(IoSet::Route));

@@ -24,10 +24,10 @@ mod commands;
 mod mover;
 mod walk;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin, PostUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::{AppActionExt, AppCommandExt, AppEventExt, CorePlugin, TickSet};
+use clawcraft_core::{AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
 use clawcraft_player::{InputSet, PlayerSet};
 
 pub use blocks::{BlockTable, FULL_CUBE, WorldView};
@@ -52,34 +52,37 @@ impl Plugin for MovementPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        app.configure_sets(Update, MovementPackets.after(PlayerSet::Movement).in_set(TickSet::HandlePackets))
-            .add_systems(
-                Update,
-                (
-                    (mover::attach_mover, track_authority, track_speed)
-                        .chain()
-                        .in_set(clawcraft_core::gate::Gate::Packets),
-                    apply_server_movement.run_if(on_message::<clawcraft_player::ServerMovement>),
-                    commands::finish_tp.run_if(
-                        on_message::<clawcraft_player::ServerMovement>
-                            .or_eager(any_with_component::<commands::PendingTp>),
-                    ),
-                )
-                    .chain()
-                    .in_set(MovementPackets),
+        app.configure_sets(
+            clawcraft_core::TickWork,
+            MovementPackets.after(PlayerSet::Movement).in_set(TickSet::HandlePackets),
+        )
+        .add_systems(
+            clawcraft_core::TickWork,
+            (
+                (mover::attach_mover, track_authority, track_speed).chain().in_set(clawcraft_core::gate::Gate::Packets),
+                apply_server_movement.run_if(on_message::<clawcraft_player::ServerMovement>),
+                commands::finish_tp.run_if(
+                    on_message::<clawcraft_player::ServerMovement>.or_eager(any_with_component::<commands::PendingTp>),
+                ),
             )
-            .add_systems(
-                Update,
-                step_move_actions.in_set(clawcraft_core::ActionSet::Step).in_set(clawcraft_core::gate::Gate::Actions),
-            )
-            .add_systems(Update, step_movement.in_set(InputSet::Simulate))
-            .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
-            .add_agent_event::<PositionDesync>()
-            .add_async_action::<MoveAction>()
-            .add_agent_command::<commands::MoveCmd>()
-            .add_agent_command::<commands::SetPos>()
-            .add_agent_command::<commands::Tp>()
-            .add_agent_command::<ServerPos>()
-            .add_agent_command::<MovementInfo>();
+                .chain()
+                .in_set(MovementPackets),
+        )
+        .add_systems(
+            clawcraft_core::TickWork,
+            step_move_actions.in_set(clawcraft_core::ActionSet::Step).in_set(clawcraft_core::gate::Gate::Actions),
+        )
+        .add_systems(PostUpdate, step_movement.in_set(InputSet::Simulate))
+        // Work for TickWork's readers of the bot's position (proximity, eviction): it moved.
+        .add_pending_work("bot moving", clawcraft_core::gate::any_bot(|m: &Mover| !m.is_settled()))
+        .add_pending_work("teleport pending", clawcraft_core::gate::any_with::<commands::PendingTp>())
+        .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
+        .add_agent_event::<PositionDesync>()
+        .add_async_action::<MoveAction>()
+        .add_agent_command::<commands::MoveCmd>()
+        .add_agent_command::<commands::SetPos>()
+        .add_agent_command::<commands::Tp>()
+        .add_agent_command::<ServerPos>()
+        .add_agent_command::<MovementInfo>();
     }
 }

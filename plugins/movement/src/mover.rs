@@ -214,6 +214,11 @@ impl Mover {
             && self.settled.as_ref().is_some_and(|(i, s)| i == input && *s == self.state)
     }
 
+    /// The last tick left the bot where it was (simulated or repeated): it stands still.
+    pub fn is_settled(&self) -> bool {
+        self.simulated && self.settled.as_ref().is_some_and(|(_, s)| *s == self.state)
+    }
+
     /// Repeats the settled tick: the same output, remembered like a simulated one.
     fn repeat(&mut self, tick: u64, input: Input) {
         self.remember(tick, input, self.state.clone());

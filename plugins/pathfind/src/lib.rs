@@ -20,9 +20,9 @@ pub mod plan;
 pub mod search;
 pub mod walk;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppCommandExt, CorePlugin, TickSet};
+use clawcraft_core::{ActionSet, AppCommandExt, AppWorkExt, CorePlugin, TickSet};
 
 pub use search::{Goal, MoveKind, Options, SearchResult, Step, find_path};
 pub use walk::{FollowAction, Navigator, WalkAction};
@@ -46,14 +46,14 @@ impl Plugin for NavigationPlugin {
         // `walk_done` and `abort_walk` are registered by the movement plugin (`move` shares the slot).
         app.init_resource::<NavSettings>()
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 commands::answer_searches
                     .in_set(TickSet::Commands)
                     .after(clawcraft_core::execute_commands)
                     .run_if(commands::searches_waiting),
             )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     walk::step_walks,
                     walk::step_follows,
@@ -68,11 +68,15 @@ impl Plugin for NavigationPlugin {
             )
             // After the watchdog too, so every way a walk ended this tick is seen.
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (act::release_hand::<walk::WalkAction>, act::release_hand::<walk::FollowAction>)
                     .in_set(clawcraft_core::TickSet::Actions)
                     .run_if(clawcraft_core::gate::action_ended_lately)
                     .after(ActionSet::Watchdog),
+            )
+            .add_pending_work(
+                "path search waiting",
+                clawcraft_core::gate::any_bot(|p: &commands::PendingSearches| !p.0.is_empty()),
             )
             .add_agent_command::<commands::PathCmd>()
             .add_agent_command::<commands::ReachableCmd>()

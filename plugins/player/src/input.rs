@@ -205,16 +205,6 @@ impl InputExtras {
     }
 }
 
-/// Advances the tick clock of bots that are not sending yet (joining, or the spawn tick), so the
-/// first input names the server's current tick rather than the one StartGame carried.
-pub fn advance_idle_clock(mut bots: Query<(&Lifecycle, &mut InputState)>) {
-    for (lifecycle, mut input) in &mut bots {
-        if *lifecycle == Lifecycle::Joining {
-            input.next_tick = input.next_tick.saturating_add(1);
-        }
-    }
-}
-
 /// The packet of a [`MoveFrame`].
 fn packet_of(frame: &MoveFrame, tick: u64) -> PlayerAuthInput {
     let [x, y, z] = frame.eye.map(f64::from);
@@ -227,23 +217,30 @@ fn packet_of(frame: &MoveFrame, tick: u64) -> PlayerAuthInput {
     p
 }
 
+/// Builds and queues each spawned bot's PlayerAuthInput for this tick (in [`InputSet::Send`]).
 #[allow(clippy::type_complexity)]
 pub fn send_player_auth_input(
     mut bots: Query<(
-        &mut Connection,
+        Option<&mut Connection>,
         &Lifecycle,
-        &Position,
-        &Rotation,
+        Option<&Position>,
+        Option<&Rotation>,
         &mut InputState,
         &mut BotStats,
         Option<&MoveFrame>,
         Option<&mut InputExtras>,
     )>,
 ) {
-    for (mut conn, lifecycle, pos, rot, mut input, mut stats, frame, extras) in &mut bots {
-        if *lifecycle != Lifecycle::Spawned {
+    for (conn, lifecycle, pos, rot, mut input, mut stats, frame, extras) in &mut bots {
+        // A bot not sending yet (joining) still advances its tick clock, so its first input
+        // names the server's current tick rather than the one StartGame carried.
+        if *lifecycle == Lifecycle::Joining {
+            input.next_tick = input.next_tick.saturating_add(1);
             continue;
         }
+        let (Lifecycle::Spawned, Some(mut conn), Some(pos), Some(rot)) = (*lifecycle, conn, pos, rot) else {
+            continue;
+        };
         if input.skip_ticks > 0 {
             input.skip_ticks -= 1;
             input.next_tick = input.next_tick.saturating_add(1);

@@ -13,12 +13,12 @@ mod commands;
 mod input;
 mod join;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin, PostUpdate};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AppCommandExt, CorePlugin, TickSet};
 
 pub use commands::look_angles;
-pub use input::{InputExtras, InputSet, InputState, MoveFrame, advance_idle_clock, send_player_auth_input};
+pub use input::{InputExtras, InputSet, InputState, MoveFrame, send_player_auth_input};
 pub use join::{JoinProgress, ServerMoveKind, ServerMovement, handle_join_packets, handle_movement_packets};
 
 /// Settings every bot of this process shares.
@@ -51,21 +51,24 @@ impl Plugin for PlayerPlugin {
             app.add_plugins(CorePlugin);
         }
         app.init_resource::<PlayerSettings>()
-            .configure_sets(Update, (PlayerSet::Join, PlayerSet::Movement).chain().in_set(TickSet::HandlePackets))
+            .configure_sets(
+                clawcraft_core::TickWork,
+                (PlayerSet::Join, PlayerSet::Movement).chain().in_set(TickSet::HandlePackets),
+            )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (handle_join_packets, join::finish_spawn)
                     .chain()
                     .in_set(PlayerSet::Join)
                     .in_set(clawcraft_core::gate::Gate::Packets),
             )
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 handle_movement_packets.in_set(PlayerSet::Movement).in_set(clawcraft_core::gate::Gate::Packets),
             )
             .add_message::<ServerMovement>()
-            .configure_sets(Update, (InputSet::Simulate, InputSet::Send).chain().in_set(TickSet::Input))
-            .add_systems(Update, (advance_idle_clock, send_player_auth_input).chain().in_set(InputSet::Send))
+            .configure_sets(PostUpdate, (InputSet::Simulate, InputSet::Send).chain().in_set(TickSet::Input))
+            .add_systems(PostUpdate, send_player_auth_input.in_set(InputSet::Send))
             .add_agent_command::<commands::Pos>()
             .add_agent_command::<commands::Face>()
             .add_agent_command::<commands::Distance>();

@@ -31,10 +31,10 @@ pub mod verifier;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_core::event::EventKind;
-use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, TickSet};
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, TickSet};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -130,13 +130,14 @@ impl Plugin for SkillsPlugin {
             .add_agent_event::<SkillPromoted>()
             .add_agent_event::<SkillRetired>()
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (run::finish_ended_runs, run::step_runs)
                     .chain()
                     .in_set(TickSet::Actions)
                     .after(ActionSet::Watchdog)
                     .run_if(any_with_component::<run::SkillHost>),
-            );
+            )
+            .add_pending_work("skill running", clawcraft_core::gate::any_with::<run::SkillHost>());
     }
 
     /// Opens the library once every setting is in (the CLI inserts [`SkillSettings`] after the

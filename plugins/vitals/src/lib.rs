@@ -14,16 +14,18 @@ pub mod events;
 pub mod packets;
 pub mod state;
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentEvent, AppCommandExt, AppEventExt, CorePlugin, DangerChange, DangerMode, DangerPolicy, EYE_HEIGHT, EntityIds,
-    InterruptActions, Interruption, LocalBot, Position, TickCount, TickSet, Vec3,
+    AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, DangerChange, DangerMode, DangerPolicy, EYE_HEIGHT,
+    EntityIds, InterruptActions, Interruption, LocalBot, Position, TickCount, TickSet, Vec3,
 };
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{BlockPos, Respawn, UpdateAttributes, Vec3 as WireVec3};
 use schemars::JsonSchema;
 use serde::Serialize;
+
+use clawcraft_core::gate::any_bot;
 
 use crate::events::*;
 use crate::packets::{DeathInfo, EntityEvent, MobEffect, PlayerAction, SetHealth};
@@ -88,7 +90,7 @@ impl Plugin for VitalsPlugin {
             app.insert_resource(VitalsSettings::from_env());
         }
         app.add_systems(
-            Update,
+            clawcraft_core::TickWork,
             (
                 (attach_vitals, handle_vitals_packets).chain().in_set(clawcraft_core::gate::Gate::Packets),
                 (close_windows, danger_on_change, report_death, auto_respawn).chain().run_if(packets_or_vitals_pending),
@@ -98,13 +100,19 @@ impl Plugin for VitalsPlugin {
         )
         // The inventory at death is read before this tick's inventory packets empty it.
         .add_systems(
-            Update,
+            clawcraft_core::TickWork,
             capture_inventory_at_death
                 .run_if(packets_or_vitals_pending)
                 .after(handle_vitals_packets)
                 .before(clawcraft_inventory::InventorySet::Apply)
                 .in_set(TickSet::HandlePackets),
         )
+        .add_pending_work("damage window open", any_bot(|w: &DamageWindow| w.start.is_some()))
+        .add_pending_work(
+            "death pending",
+            any_bot(|d: &DeathState| d.pending_since.is_some() || d.respawn_ready.is_some()),
+        )
+        .add_pending_work("danger debounce", any_bot(|d: &DangerDebounce| !d.active.is_empty()))
         .add_agent_command::<commands::VitalsCmd>()
         .add_agent_command::<commands::RespawnCmd>()
         .add_agent_event::<DamageTaken>()

@@ -4,10 +4,12 @@
 //! wires the bot's block ids from StartGame, registers the world commands and emits the world
 //! events.
 
-use bevy_app::{App, Plugin, Update};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::{AgentEvent, AppCommandExt, AppEventExt, CorePlugin, OptIn, Position, TickCount, TickSet};
+use clawcraft_core::{
+    AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, OptIn, Position, TickCount, TickSet,
+};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{ChunkDelivery, LevelChunk};
 
@@ -65,7 +67,7 @@ impl Plugin for WorldPlugin {
             .add_message::<BlockChanged>()
             .add_message::<ClientboundPacket>()
             .add_systems(
-                Update,
+                clawcraft_core::TickWork,
                 (
                     (attach_world, wire_block_ids, handle_world_packets)
                         .chain()
@@ -79,6 +81,7 @@ impl Plugin for WorldPlugin {
                     .chain()
                     .in_set(TickSet::HandlePackets),
             )
+            .add_pending_work("column sweep owed", sweep_owed())
             .add_agent_command::<BlockCmd>()
             .add_agent_command::<Blocks>()
             .add_agent_command::<Chunks>()
@@ -102,6 +105,7 @@ pub fn attach_world(mut commands: Commands<'_, '_>, bots: Query<'_, '_, Entity, 
             World::default(),
             crate::events::Weather::default(),
             crate::events::Clock::default(),
+            ColumnSweep::default(),
         ));
     }
 }
@@ -223,6 +227,36 @@ fn apply_update(
     }
 }
 
+/// What the last distance sweep of a bot's columns saw: a sweep is owed when columns were added
+/// since or the bot left the column it was in (so a bot at rest owes none, and its ticks can stay
+/// quiet).
+#[derive(Component, Debug, Default, Clone, Copy, PartialEq)]
+pub struct ColumnSweep {
+    /// How many columns the bot held after the last sweep.
+    pub columns: usize,
+    /// The column the bot stood in at the last sweep.
+    pub column: Option<(i32, i32)>,
+}
+
+impl ColumnSweep {
+    fn owed(&self, world: &World, pos: Option<&Position>) -> bool {
+        world.column_count() > self.columns || self.column != pos.map(column_of)
+    }
+}
+
+fn column_of(pos: &Position) -> (i32, i32) {
+    ((pos.0.x.floor() as i32) >> 4, (pos.0.z.floor() as i32) >> 4)
+}
+
+/// Pending work: some bot owes a distance sweep (see [`ColumnSweep`]).
+fn sweep_owed() -> impl FnMut(&mut bevy_ecs::world::World) -> bool {
+    let mut state: Option<QueryState<(&'static ColumnSweep, &'static World, Option<&'static Position>)>> = None;
+    move |world| {
+        let state = state.get_or_insert_with(|| world.query());
+        state.iter(world).any(|(sweep, columns, pos)| sweep.owed(columns, pos))
+    }
+}
+
 /// Whether tick `tick` runs [`evict_columns`]'s once-a-second distance sweep.
 fn sweep_due(tick: u64) -> bool {
     tick.is_multiple_of(20)
@@ -240,22 +274,22 @@ pub fn packets_or_sweep_due(arrivals: Res<'_, clawcraft_core::gate::Arrivals>, t
 pub fn evict_columns(
     settings: Res<'_, WorldSettings>,
     ticks: Res<'_, TickCount>,
-    mut bots: Query<'_, '_, (&mut World, Option<&Position>)>,
+    mut bots: Query<'_, '_, (&mut World, Option<&Position>, Option<&mut ColumnSweep>)>,
     mut events: MessageWriter<'_, AgentEvent>,
 ) {
     let sweep = sweep_due(ticks.0);
-    for (mut world, pos) in &mut bots {
-        if !sweep && world.column_count() <= settings.chunk_cache_max {
-            continue;
-        }
+    for (mut world, pos, record) in &mut bots {
+        let over = world.column_count() > settings.chunk_cache_max;
         // Without a position only the count limit applies.
-        let (centre, dist) = pos.map_or(((0.0, 0.0), f64::INFINITY), |p| ((p.0.x, p.0.z), settings.evict_dist));
-        if world.column_count() <= settings.chunk_cache_max && pos.is_none() {
-            continue;
+        if over || (sweep && pos.is_some()) {
+            let (centre, dist) = pos.map_or(((0.0, 0.0), f64::INFINITY), |p| ((p.0.x, p.0.z), settings.evict_dist));
+            let count = world.evict(centre, settings.chunk_cache_max, dist);
+            if count > 0 {
+                events.write(AgentEvent::of(&ChunksEvicted { count, remaining: world.column_count() }));
+            }
         }
-        let count = world.evict(centre, settings.chunk_cache_max, dist);
-        if count > 0 {
-            events.write(AgentEvent::of(&ChunksEvicted { count, remaining: world.column_count() }));
+        if sweep && let Some(mut record) = record {
+            *record = ColumnSweep { columns: world.column_count(), column: pos.map(column_of) };
         }
     }
 }
