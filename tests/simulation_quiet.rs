@@ -56,6 +56,15 @@ fn quiet_ticks(sim: &mut Simulation, n: usize) {
     }
 }
 
+/// After `settle` more ticks, the next `n` are quiet: no `TickWork`, `Update` in each, one input
+/// batch each.
+fn goes_quiet(sim: &mut Simulation, runs: &Runs, settle: usize, n: usize) {
+    sim.ticks(settle);
+    runs.take();
+    quiet_ticks(sim, n);
+    assert_eq!(runs.take(), (0, n as u64), "quiet after {settle} ticks");
+}
+
 fn input_ticks(sim: &mut Simulation, n: usize) -> Vec<u64> {
     sim.sent_bodies();
     (0..n)
@@ -94,10 +103,7 @@ fn a_packet_is_handled_in_the_tick_it_arrives_then_the_bot_goes_quiet_again() {
     assert_eq!((&msgs[0]["from"], &msgs[0]["msg"]), (&json!("Alice"), &json!("hello bot")));
     assert_eq!(runs.take(), (1, 1));
     // The busy tail (messages written late in a busy tick are read before they expire), then quiet.
-    sim.ticks(clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2);
-    runs.take();
-    quiet_ticks(&mut sim, 20);
-    assert_eq!(runs.take(), (0, 20));
+    goes_quiet(&mut sim, &runs, clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2, 20);
 }
 
 #[test]
@@ -119,10 +125,7 @@ fn a_command_runs_in_the_next_tick_and_an_action_keeps_the_ticks_busy_until_it_e
     }
     assert_eq!(runs.take(), (ticks, ticks), "every tick of the walk was busy");
     // Once the bot stopped and settled (it glides to a stop), the ticks go quiet again.
-    sim.ticks(40);
-    runs.take();
-    quiet_ticks(&mut sim, 20);
-    assert_eq!(runs.take(), (0, 20));
+    goes_quiet(&mut sim, &runs, 40, 20);
 }
 
 #[test]
@@ -135,7 +138,6 @@ fn pending_work_keeps_ticks_busy_until_it_is_done() {
     sim.ticks(60);
     let r = sim.take_responses();
     assert_eq!((r.len(), r[0]["code"].clone()), (1, json!("TIMEOUT")), "{r:?}");
-    runs.take();
-    quiet_ticks(&mut sim, 10);
-    assert_eq!(runs.take(), (0, 10), "quiet once the timeout answered");
+    // Quiet once the timeout answered.
+    goes_quiet(&mut sim, &runs, 0, 10);
 }
