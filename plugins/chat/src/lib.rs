@@ -113,8 +113,11 @@ impl Plugin for ChatPlugin {
                 )
                     .in_set(TickSet::Actions),
             )
-            .add_pending_work("server command waiting", any_bot(|p: &PendingServerCommands| !p.entries.is_empty()))
-            .add_pending_work("chat delivery waiting", any_bot(|p: &delivery::PendingDeliveries| !p.entries.is_empty()))
+            .add_pending_work("server command waiting", any_bot::<&PendingServerCommands>(|p| !p.entries.is_empty()))
+            .add_pending_work(
+                "chat delivery waiting",
+                any_bot::<&delivery::PendingDeliveries>(|p| !p.entries.is_empty()),
+            )
             .add_work_check("external run finished", |w| {
                 w.get_resource::<admin::ExternalRuns>().is_some_and(admin::ExternalRuns::finished)
             })

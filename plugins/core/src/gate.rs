@@ -23,6 +23,7 @@
 
 use bevy_ecs::message::{MessageRegistry, Messages, ShouldUpdateMessages};
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::{QueryItem, ReadOnlyQueryData};
 use bevy_ecs::schedule::{ScheduleLabel, SystemSet};
 
 use crate::action::ActiveActions;
@@ -64,10 +65,17 @@ pub fn commands_pending(pending: Res<PendingCommands>) -> bool {
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub struct LastActionEnd(pub Option<u64>);
 
+impl LastActionEnd {
+    /// An action ended in tick `tick` or the one before.
+    pub fn lately(&self, tick: u64) -> bool {
+        self.0.is_some_and(|t| tick <= t.saturating_add(1))
+    }
+}
+
 /// An action ended this tick or the last one: the systems that clean up after an ended action
 /// (they read `RemovedComponents`, which keep a removal for two updates) have work.
 pub fn action_ended_lately(ended: Option<Res<LastActionEnd>>, ticks: Res<crate::action::TickCount>) -> bool {
-    ended.and_then(|e| e.0).is_some_and(|t| ticks.0 <= t.saturating_add(1))
+    ended.is_some_and(|e| e.lately(ticks.0))
 }
 
 /// Some bot runs an action (its [`ActiveActions`] has a slot taken).
@@ -93,11 +101,10 @@ pub(crate) fn configure(app: &mut bevy_app::App) {
         .add_work_check("commands waiting", |w| !w.resource::<PendingCommands>().0.is_empty())
         // A channel woke the runner since the last tick: its readers (in `TickWork`) have lines.
         .add_work_check("channel input", |w| w.resource::<crate::CommandWaker>().take_arrived())
-        .add_pending_work("action running", any_bot(|a: &ActiveActions| !a.slots.is_empty()))
+        .add_pending_work("action running", any_bot::<&ActiveActions>(|a| !a.slots.is_empty()))
         // The cleanup systems of an ended action (see `action_ended_lately`).
         .add_pending_work("action ended", |w| {
-            let tick = w.resource::<crate::action::TickCount>().0;
-            w.resource::<LastActionEnd>().0.is_some_and(|t| tick <= t.saturating_add(1))
+            w.resource::<LastActionEnd>().lately(w.resource::<crate::action::TickCount>().0)
         });
 }
 
@@ -176,18 +183,24 @@ pub fn output_waiting(world: &mut World) -> bool {
     messages_waiting::<crate::AgentEvent>(world) || messages_waiting::<crate::CommandResponse>(world)
 }
 
-/// A work check true when some entity's `C` passes `pred` (its query state kept between ticks).
-pub fn any_bot<C: Component>(pred: impl Fn(&C) -> bool + Send + Sync + 'static) -> impl FnMut(&mut World) -> bool {
-    let mut state: Option<QueryState<&'static C>> = None;
+/// A work check true when some entity's `D` (a component, or a tuple of them) passes `pred`; its
+/// query state is kept between ticks.
+pub fn any_bot<D>(
+    pred: impl for<'w, 's> Fn(QueryItem<'w, 's, D>) -> bool + Send + Sync + 'static,
+) -> impl FnMut(&mut World) -> bool
+where
+    D: ReadOnlyQueryData + 'static,
+{
+    let mut state: Option<QueryState<D>> = None;
     move |world| {
-        let state = state.get_or_insert_with(|| world.query::<&C>());
+        let state = state.get_or_insert_with(|| world.query::<D>());
         state.iter(world).any(&pred)
     }
 }
 
 /// A work check true while some entity has a `C`.
 pub fn any_with<C: Component>() -> impl FnMut(&mut World) -> bool {
-    any_bot(|_: &C| true)
+    any_bot::<&C>(|_| true)
 }
 
 /// The tick's busy-or-quiet decision (held by the runner's main schedule across ticks).
@@ -253,10 +266,5 @@ impl QuietTicks {
         let last = busy || output_waiting(world);
         self.messages_due |= last;
         last
-    }
-
-    /// The names of the registered checks (for diagnostics and tests).
-    pub fn check_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.checks.every_tick.iter().chain(&self.checks.pending).map(|(name, _)| *name)
     }
 }

@@ -83,7 +83,7 @@ impl Plugin for InventoryPlugin {
             )
             .add_pending_work(
                 "inventory job waiting",
-                clawcraft_core::gate::any_bot(|j: &InventoryJobs| requests::has_jobs(j)),
+                clawcraft_core::gate::any_bot::<&InventoryJobs>(requests::has_jobs),
             )
             .add_agent_command::<commands::InventoryCmd>()
             .add_agent_command::<commands::Equip>()

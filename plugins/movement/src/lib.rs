@@ -74,7 +74,7 @@ impl Plugin for MovementPlugin {
         )
         .add_systems(PostUpdate, step_movement.in_set(InputSet::Simulate))
         // Work for TickWork's readers of the bot's position (proximity, eviction): it moved.
-        .add_pending_work("bot moving", clawcraft_core::gate::any_bot(|m: &Mover| !m.is_settled()))
+        .add_pending_work("bot moving", clawcraft_core::gate::any_bot::<&Mover>(|m| !m.is_settled()))
         .add_pending_work("teleport pending", clawcraft_core::gate::any_with::<commands::PendingTp>())
         .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
         .add_agent_event::<PositionDesync>()

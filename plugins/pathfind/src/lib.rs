@@ -76,7 +76,7 @@ impl Plugin for NavigationPlugin {
             )
             .add_pending_work(
                 "path search waiting",
-                clawcraft_core::gate::any_bot(|p: &commands::PendingSearches| !p.0.is_empty()),
+                clawcraft_core::gate::any_bot::<&commands::PendingSearches>(|p| !p.0.is_empty()),
             )
             .add_agent_command::<commands::PathCmd>()
             .add_agent_command::<commands::ReachableCmd>()

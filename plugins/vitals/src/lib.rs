@@ -107,12 +107,7 @@ impl Plugin for VitalsPlugin {
                 .before(clawcraft_inventory::InventorySet::Apply)
                 .in_set(TickSet::HandlePackets),
         )
-        .add_pending_work("damage window open", any_bot(|w: &DamageWindow| w.start.is_some()))
-        .add_pending_work(
-            "death pending",
-            any_bot(|d: &DeathState| d.pending_since.is_some() || d.respawn_ready.is_some()),
-        )
-        .add_pending_work("danger debounce", any_bot(|d: &DangerDebounce| !d.active.is_empty()))
+        .add_pending_work("vitals pending", any_bot::<(&DamageWindow, &DeathState, &DangerDebounce)>(vitals_pending))
         .add_agent_command::<commands::VitalsCmd>()
         .add_agent_command::<commands::RespawnCmd>()
         .add_agent_event::<DamageTaken>()
@@ -265,13 +260,16 @@ pub fn packets_or_vitals_pending(
     arrivals: Res<clawcraft_core::gate::Arrivals>,
     bots: Query<(&DamageWindow, &DeathState, &DangerDebounce)>,
 ) -> bool {
-    arrivals.packets > 0
-        || bots.iter().any(|(window, death, debounce)| {
-            window.start.is_some()
-                || death.pending_since.is_some()
-                || death.respawn_ready.is_some()
-                || !debounce.active.is_empty()
-        })
+    arrivals.packets > 0 || bots.iter().any(vitals_pending)
+}
+
+/// A bot's vitals have work without a packet: a damage window open, a death or respawn pending,
+/// a danger notice debouncing.
+fn vitals_pending((window, death, debounce): (&DamageWindow, &DeathState, &DangerDebounce)) -> bool {
+    window.start.is_some()
+        || death.pending_since.is_some()
+        || death.respawn_ready.is_some()
+        || !debounce.active.is_empty()
 }
 
 /// Closes grouping windows that are old enough, emits their event and, in `interval` mode,

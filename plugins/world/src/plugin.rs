@@ -81,7 +81,12 @@ impl Plugin for WorldPlugin {
                     .chain()
                     .in_set(TickSet::HandlePackets),
             )
-            .add_pending_work("column sweep owed", sweep_owed())
+            .add_pending_work(
+                "column sweep owed",
+                clawcraft_core::gate::any_bot::<(&ColumnSweep, &World, Option<&Position>)>(|(sweep, columns, pos)| {
+                    sweep.owed(columns, pos)
+                }),
+            )
             .add_agent_command::<BlockCmd>()
             .add_agent_command::<Blocks>()
             .add_agent_command::<Chunks>()
@@ -246,15 +251,6 @@ impl ColumnSweep {
 
 fn column_of(pos: &Position) -> (i32, i32) {
     ((pos.0.x.floor() as i32) >> 4, (pos.0.z.floor() as i32) >> 4)
-}
-
-/// Pending work: some bot owes a distance sweep (see [`ColumnSweep`]).
-fn sweep_owed() -> impl FnMut(&mut bevy_ecs::world::World) -> bool {
-    let mut state: Option<QueryState<(&'static ColumnSweep, &'static World, Option<&'static Position>)>> = None;
-    move |world| {
-        let state = state.get_or_insert_with(|| world.query());
-        state.iter(world).any(|(sweep, columns, pos)| sweep.owed(columns, pos))
-    }
 }
 
 /// Whether tick `tick` runs [`evict_columns`]'s once-a-second distance sweep.
