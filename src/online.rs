@@ -16,7 +16,8 @@ use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
 use clawcraft_core::{
-    AgentEvent, AppEventExt, AppWorkExt, BotStats, EventKind, Lifecycle, LocalBot, TickSet, TickWork,
+    AgentEvent, AppEventExt, AppWorkExt, BotStats, CommandWaker, EventKind, Lifecycle, LocalBot, TickSet, TickWork,
+    gate::any_bot,
 };
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, ConnectionClosed};
@@ -96,15 +97,10 @@ impl Plugin for OnlineAuthPlugin {
         app.add_agent_event::<AuthRequired>()
             .add_agent_event::<AuthSucceeded>()
             .add_systems(TickWork, poll_sign_in.in_set(TickSet::HandlePackets))
-            // Sign-ins run on a thread and may be started by a quiet tick (a reconnect).
-            .add_work_check("signing in", signing_in());
+            // Sign-ins run on a thread, which wakes the runner with each message (so its tick
+            // is busy); a tick reads one message per bot, so more waiting keep the ticks busy.
+            .add_pending_work("sign-in messages waiting", any_bot::<&SigningIn>(|s| !s.rx.is_empty()));
     }
-}
-
-/// Work check: some bot waits for its sign-in (only in online mode).
-fn signing_in() -> impl FnMut(&mut World) -> bool {
-    let mut bots = clawcraft_core::gate::any_with::<SigningIn>();
-    move |world| world.contains_resource::<OnlineAuth>() && bots(world)
 }
 
 /// Spawns a bot that signs in first, on a thread, with a fresh login key.
@@ -122,8 +118,9 @@ pub fn spawn_signing_in(
     // (and the forced or default one `protocol` holds) carries the multiplayer token.
     let want_token = protocol.info().protocol >= MULTIPLAYER_TOKEN_PROTOCOL;
     let (authenticator, public_key, thread_cancel) = (auth.0.clone(), keys.public_key_b64().to_owned(), cancel.clone());
+    let waker = world.get_resource::<CommandWaker>().cloned();
     std::thread::Builder::new().name("clawcraft-auth".into()).spawn(move || {
-        sign_in_thread(&authenticator, &public_key, want_token, &tx, &thread_cancel);
+        sign_in_thread(&authenticator, &public_key, want_token, &tx, waker.as_ref(), &thread_cancel);
     })?;
     let bot = LocalBot { username: params.username.clone() };
     let signing = SigningIn { rx, cancel, keys, params, server, protocol };
@@ -135,11 +132,18 @@ fn sign_in_thread(
     public_key: &str,
     want_token: bool,
     tx: &Sender<SignInMessage>,
+    waker: Option<&CommandWaker>,
     cancel: &AtomicBool,
 ) {
-    let mut progress = |p: &AuthProgress| drop(tx.send(SignInMessage::Progress(p.clone())));
+    let send = |message| {
+        let _ = tx.send(message);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    };
+    let mut progress = |p: &AuthProgress| send(SignInMessage::Progress(p.clone()));
     let result = auth.sign_in(public_key, want_token, &mut progress, cancel);
-    let _ = tx.send(SignInMessage::Done(result));
+    send(SignInMessage::Done(result));
 }
 
 /// Relays sign-in progress as events; connects a signed-in bot; ends a failed one like a

@@ -1,13 +1,10 @@
 //! `status`: one summary across every plugin. It lives in the root crate because it aggregates
 //! them; a plugin that was trimmed from the group simply reports zeros.
 
-use std::time::Instant;
-
-use bevy_app::{App, Plugin, PostUpdate};
+use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentCommand, AppCommandExt, BotStats, CommandCtx, CommandError, Lifecycle, LocalBot, Position, TickSet, Vec3,
-    event::Uptime,
+    AgentCommand, AppCommandExt, BotStats, CommandCtx, CommandError, Lifecycle, LocalBot, Position, Vec3, event::Uptime,
 };
 use clawcraft_player::InputState;
 use schemars::JsonSchema;
@@ -18,37 +15,7 @@ pub struct StatusPlugin;
 
 impl Plugin for StatusPlugin {
     fn build(&self, app: &mut App) {
-        app.add_agent_command::<Status>().add_systems(PostUpdate, record_tick_interval.after(TickSet::Send));
-    }
-}
-
-/// How steadily the bot's ticks ran: the time between consecutive ticks' batches, counted in
-/// buckets (a 20 Hz tick is 50 ms apart), so a reader can diff two `status` answers over a window.
-#[derive(Component, Debug, Clone, Copy, Default)]
-pub struct TickIntervals {
-    last: Option<Instant>,
-    /// Intervals ≤ 55 ms, ≤ 75 ms, ≤ 100 ms, and longer.
-    counts: [u64; 4],
-    max_ms: f64,
-}
-
-/// Upper bounds (ms) of the first three buckets of [`TickIntervals`].
-const TICK_BUCKETS_MS: [f64; 3] = [55.0, 75.0, 100.0];
-
-fn record_tick_interval(mut commands: Commands, mut bots: Query<(Entity, Option<&mut TickIntervals>), With<LocalBot>>) {
-    let now = Instant::now();
-    for (bot, intervals) in &mut bots {
-        let Some(mut t) = intervals else {
-            commands.entity(bot).insert(TickIntervals { last: Some(now), ..TickIntervals::default() });
-            continue;
-        };
-        if let Some(last) = t.last {
-            let ms = now.saturating_duration_since(last).as_secs_f64() * 1e3;
-            let bucket = TICK_BUCKETS_MS.iter().position(|&b| ms <= b).unwrap_or(3);
-            t.counts[bucket] += 1;
-            t.max_ms = t.max_ms.max(ms);
-        }
-        t.last = Some(now);
+        app.add_agent_command::<Status>();
     }
 }
 
@@ -197,15 +164,19 @@ impl AgentCommand for Status {
                 teleports: stats.teleports,
                 packets_received: stats.packets_received,
                 decode_errors: stats.decode_errors,
-                tick_intervals: world.get::<TickIntervals>(bot).map_or_else(TickIntervalStats::default, |t| {
-                    TickIntervalStats {
-                        within55ms: t.counts[0],
-                        within75ms: t.counts[1],
-                        within100ms: t.counts[2],
-                        over100ms: t.counts[3],
-                        max_ms: (t.max_ms * 10.0).round() / 10.0,
-                    }
-                }),
+                tick_intervals: world.get::<clawcraft_network::Connection>(bot).map_or_else(
+                    TickIntervalStats::default,
+                    |c| {
+                        let t = c.tick_intervals();
+                        TickIntervalStats {
+                            within55ms: t.counts[0],
+                            within75ms: t.counts[1],
+                            within100ms: t.counts[2],
+                            over100ms: t.counts[3],
+                            max_ms: (t.max_ms * 10.0).round() / 10.0,
+                        }
+                    },
+                ),
             },
             bedrock: world.get::<clawcraft_network::Connection>(bot).map(bedrock_version),
             supported_versions: supported_versions(),

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, CommandCtx, CommandError, CommandResponse, DeferredReply};
+use clawcraft_core::{AgentEvent, CommandCtx, CommandError, CommandResponse, CommandWaker, DeferredReply};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::ChatSettings;
@@ -122,6 +122,8 @@ pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError
     let (program, args) =
         argv(&send_cmd, &command).ok_or_else(|| CommandError::new("NOT_CONFIGURED", "SEND_CMD is empty"))?;
     let tx = ctx.world.get_resource_or_init::<ExternalRuns>().tx.clone();
+    // The finished run wakes the runner, so the tick that collects it is a busy one.
+    let waker = ctx.world.get_resource::<CommandWaker>().cloned();
     let reply = ctx.defer();
     let cmd = command.clone();
     let timeout = settings.send_cmd_timeout;
@@ -130,6 +132,9 @@ pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError
         .spawn(move || {
             let (exit_code, timed_out, stdout, stderr, spawn_error) = run(&program, &args, timeout);
             let _ = tx.send(ExternalResult { reply, command: cmd, exit_code, timed_out, stdout, stderr, spawn_error });
+            if let Some(waker) = waker {
+                waker.wake();
+            }
         })
         .map_err(CommandError::internal)?;
     Ok(command)

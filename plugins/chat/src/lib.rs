@@ -118,9 +118,6 @@ impl Plugin for ChatPlugin {
                 "chat delivery waiting",
                 any_bot::<&delivery::PendingDeliveries>(|p| !p.entries.is_empty()),
             )
-            .add_work_check("external run finished", |w| {
-                w.get_resource::<admin::ExternalRuns>().is_some_and(admin::ExternalRuns::finished)
-            })
             .add_agent_command::<commands::Chat>()
             .add_agent_command::<commands::Whisper>()
             .add_agent_command::<commands::Say>()

@@ -45,10 +45,13 @@ pub enum Gate {
     Channels,
 }
 
-/// How many packets the network plugin drained for this tick (every bot together).
+/// What the network plugin drained for this tick (every bot together).
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub struct Arrivals {
+    /// Packets received.
     pub packets: usize,
+    /// Connections that closed.
+    pub closed: usize,
 }
 
 /// Packets arrived this tick.
@@ -96,11 +99,16 @@ pub(crate) fn configure(app: &mut bevy_app::App) {
             .configure_sets(schedule, Gate::Actions.run_if(actions_or_packets));
     }
     app.configure_sets(TickWork, Gate::Channels.before(crate::TickSet::HandlePackets));
+    // Held by the check itself: an idle tick looks up no resource for it.
+    let waker = app.world().resource::<crate::CommandWaker>().clone();
     app.init_resource::<WorkChecks>()
-        .add_work_check("packets arrived", |w| w.resource::<Arrivals>().packets > 0)
+        .add_work_check("network input", |w| {
+            let arrivals = w.resource::<Arrivals>();
+            arrivals.packets > 0 || arrivals.closed > 0
+        })
         .add_work_check("commands waiting", |w| !w.resource::<PendingCommands>().0.is_empty())
-        // A channel woke the runner since the last tick: its readers (in `TickWork`) have lines.
-        .add_work_check("channel input", |w| w.resource::<crate::CommandWaker>().take_arrived())
+        // A thread handed the tick work since the last one (a channel line, a finished run).
+        .add_work_check("woken", move |_| waker.take_arrived())
         .add_pending_work("action running", any_bot::<&ActiveActions>(|a| !a.slots.is_empty()))
         // The cleanup systems of an ended action (see `action_ended_lately`).
         .add_pending_work("action ended", |w| {
@@ -226,9 +234,12 @@ impl QuietTicks {
             self.messages_due = true;
             self.after_busy = true;
         }
-        if let Some(mut registry) = world.get_resource_mut::<MessageRegistry>() {
-            registry.should_update =
-                if self.messages_due { ShouldUpdateMessages::Ready } else { ShouldUpdateMessages::Waiting };
+        // bevy's message update sets it back to `Waiting` after it ran, so a quiet tick (which
+        // skips `First`) need not touch it.
+        if self.messages_due
+            && let Some(mut registry) = world.get_resource_mut::<MessageRegistry>()
+        {
+            registry.should_update = ShouldUpdateMessages::Ready;
         }
         self.messages_due
     }

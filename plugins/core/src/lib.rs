@@ -91,7 +91,8 @@ pub enum InterimSet {
 }
 
 /// Channels call [`CommandWaker::wake`] when a command arrives so the runner answers queries
-/// without waiting for the next tick.
+/// without waiting for the next tick; any thread that hands the tick work (a finished external
+/// run) calls it too, which makes the next tick a busy one (see [`gate`]).
 #[derive(Resource, Clone)]
 pub struct CommandWaker(Arc<Wake>);
 

@@ -45,14 +45,13 @@ pub mod test_transport;
 pub mod udp;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::gate::Arrivals;
-use clawcraft_core::{
-    AgentEvent, AppWorkExt, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet,
-};
+use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
 use clawcraft_protocol::version::{Advertised, VersionChoice};
@@ -104,13 +103,51 @@ pub struct Connection {
     pending_close: Option<TransportEvent>,
     /// [`Transport::settle`] was called.
     settled: bool,
+    /// The spacing of this connection's sends: one per tick, so the bot's own view of its 20 Hz
+    /// steadiness.
+    intervals: TickIntervals,
+}
+
+/// How steadily a connection's ticks ran: the time between consecutive ticks' sends, counted in
+/// buckets (a 20 Hz tick is 50 ms apart), so a reader can diff two snapshots over a window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TickIntervals {
+    last: Option<Instant>,
+    /// Intervals ≤ 55 ms, ≤ 75 ms, ≤ 100 ms, and longer.
+    pub counts: [u64; 4],
+    /// The longest interval, in milliseconds.
+    pub max_ms: f64,
+}
+
+/// Upper bounds (ms) of the first three buckets of [`TickIntervals`].
+const TICK_BUCKETS_MS: [f64; 3] = [55.0, 75.0, 100.0];
+
+impl TickIntervals {
+    fn record(&mut self, now: Instant) {
+        if let Some(last) = self.last {
+            let ms = now.saturating_duration_since(last).as_secs_f64() * 1e3;
+            let bucket = TICK_BUCKETS_MS.iter().position(|&b| ms <= b).unwrap_or(3);
+            self.counts[bucket] = self.counts[bucket].saturating_add(1);
+            self.max_ms = self.max_ms.max(ms);
+        }
+        self.last = Some(now);
+    }
 }
 
 impl Connection {
     /// A connection speaking `protocol` until the transport reports the version it chose (see
     /// [`TransportEvent::Version`]).
     pub fn new(transport: Box<dyn Transport>, protocol: Arc<Protocol>) -> Self {
-        Self { transport, protocol, version: None, outbox: Vec::new(), open: true, pending_close: None, settled: false }
+        Self {
+            transport,
+            protocol,
+            version: None,
+            outbox: Vec::new(),
+            open: true,
+            pending_close: None,
+            settled: false,
+            intervals: TickIntervals::default(),
+        }
     }
 
     /// The protocol version this connection speaks.
@@ -145,6 +182,11 @@ impl Connection {
 
     pub fn is_open(&self) -> bool {
         self.open
+    }
+
+    /// The spacing of this connection's ticks (recorded as each tick's batch leaves).
+    pub fn tick_intervals(&self) -> &TickIntervals {
+        &self.intervals
     }
 
     /// Flushes what is queued and closes the transport politely.
@@ -236,7 +278,6 @@ impl Plugin for NetworkPlugin {
             .add_message::<ConnectionClosed>()
             .add_message::<ShutdownRequest>()
             .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive))
-            .add_work_check("connection closed", clawcraft_core::gate::messages_waiting::<ConnectionClosed>)
             .add_systems(bevy_app::Last, count_decode_errors.in_set(clawcraft_core::gate::Gate::Packets))
             .add_systems(
                 clawcraft_core::TickWork,
@@ -263,7 +304,7 @@ pub fn receive_packets(
     mut arrivals: ResMut<'_, Arrivals>,
 ) {
     // What gates the tick's packet handlers (see `clawcraft_core::gate`).
-    arrivals.packets = 0;
+    *arrivals = Arrivals::default();
     for (bot, mut conn, mut lifecycle, server_reason) in &mut bots {
         if !conn.open {
             continue;
@@ -303,6 +344,7 @@ pub fn receive_packets(
                     *lifecycle = Lifecycle::Disconnected;
                     events.write(AgentEvent::of(&clawcraft_core::builtin::Disconnected { reason: reason.clone() }));
                     closed.write(ConnectionClosed { bot, reason, error });
+                    arrivals.closed += 1;
                     interrupts.write(InterruptActions { bot, cause: Interruption::Disconnect });
                     break;
                 }
@@ -365,11 +407,14 @@ pub fn count_decode_errors(
     }
 }
 
-/// Sends each bot's queued packets as one batch.
+/// Sends each bot's queued packets as one batch, and records when (the tick's spacing).
 pub fn flush_outbox(mut conns: Query<'_, '_, &mut Connection>) {
+    let mut now = None;
     for mut conn in &mut conns {
         if conn.open {
             conn.flush();
+            let now = *now.get_or_insert_with(Instant::now);
+            conn.intervals.record(now);
         }
     }
 }

@@ -13,7 +13,7 @@
 //!   moved forward when the server's corrections name a later tick) and `handled_teleport`.
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{BotStats, EYE_HEIGHT, Lifecycle, Position, Rotation};
+use clawcraft_core::{BotStats, EYE_HEIGHT, Lifecycle, Position, Rotation, Vec3};
 use clawcraft_network::Connection;
 use clawcraft_protocol::codec::{CodecError, Protocol, Value};
 use clawcraft_protocol::io::WriteExt;
@@ -47,15 +47,75 @@ pub struct InputState {
 /// times a second, from cold caches. The split is learnt from the encoder itself on the
 /// second identical input, and checked against a full encoding with a multi-byte tick, so it
 /// never writes bytes the encoder would not.
+///
+/// While what the packet is built from repeats too ([`InputSource`]: the tick's movement frame,
+/// nothing extra), the packet is not even built: the last split is spliced at once.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RepeatedInput {
     /// The last packet encoded, with `tick` 0, and the version it was encoded for.
     last: Option<(PlayerAuthInput, &'static str)>,
     /// Its encoding without the tick: the bytes before and after the tick's varint.
     split: Option<(Vec<u8>, Vec<u8>)>,
+    /// What `last` was built from, when it was built from that alone.
+    source: Option<InputSource>,
+}
+
+/// What a plain PlayerAuthInput (no teleport acknowledgement, no [`InputExtras`]) is built from,
+/// but for its tick: the same source always builds the same packet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputSource {
+    /// The movement step's frame.
+    Frame(MoveFrame),
+    /// No movement plugin: the bot's position and rotation.
+    Still { pos: Vec3, yaw: f32, pitch: f32 },
+}
+
+impl InputSource {
+    /// The packet for `tick`.
+    fn packet(&self, tick: u64) -> PlayerAuthInput {
+        match self {
+            Self::Frame(frame) => packet_of(frame, tick),
+            Self::Still { pos, yaw, pitch } => {
+                let eye = pos.offset_y(EYE_HEIGHT);
+                PlayerAuthInput::idle([eye.x, eye.y, eye.z], *yaw, *pitch, tick, &[])
+            }
+        }
+    }
 }
 
 impl RepeatedInput {
+    /// The body for `tick` when the input repeats the last plain one — built from the same
+    /// `frame`, or without one from the same `still` source — and its split is known. Compares
+    /// the sources only: the packet is not built.
+    pub fn repeat(
+        &self,
+        protocol: &Protocol,
+        frame: Option<&MoveFrame>,
+        still: &InputSource,
+        tick: u64,
+    ) -> Option<Vec<u8>> {
+        let same = match (self.source.as_ref()?, frame) {
+            (InputSource::Frame(last), Some(frame)) => last == frame,
+            (last, None) => last == still,
+            (InputSource::Still { .. }, Some(_)) => false,
+        };
+        let ((before, after), version) = (self.split.as_ref()?, self.last.as_ref()?.1);
+        (same && version == protocol.info().game_version).then(|| splice(before, tick, after))
+    }
+
+    /// Like [`RepeatedInput::encode`], for a packet built from `source` alone (`None`: it carries
+    /// more, and is not repeated by source).
+    pub fn encode_from(
+        &mut self,
+        protocol: &Protocol,
+        packet: PlayerAuthInput,
+        source: Option<InputSource>,
+    ) -> Result<Vec<u8>, CodecError> {
+        let body = self.encode(protocol, packet);
+        self.source = source.filter(|_| body.is_ok());
+        body
+    }
+
     /// The body of `packet`: spliced from the split when it repeats the last input, else encoded.
     pub fn encode(&mut self, protocol: &Protocol, mut packet: PlayerAuthInput) -> Result<Vec<u8>, CodecError> {
         let tick = std::mem::take(&mut packet.tick);
@@ -246,13 +306,18 @@ pub fn send_player_auth_input(
             input.next_tick = input.next_tick.saturating_add(1);
             continue;
         }
-        let mut packet = match frame {
-            Some(frame) => packet_of(frame, input.next_tick),
-            None => {
-                let eye = pos.0.offset_y(EYE_HEIGHT);
-                PlayerAuthInput::idle([eye.x, eye.y, eye.z], rot.yaw, rot.pitch, input.next_tick, &[])
-            }
-        };
+        let tick = input.next_tick;
+        input.next_tick = tick.saturating_add(1);
+        stats.inputs_sent += 1;
+        let still = InputSource::Still { pos: pos.0, yaw: rot.yaw, pitch: rot.pitch };
+        let plain = !input.handled_teleport && extras.as_ref().is_none_or(|e| e.is_empty());
+        // An idle bot's input: the same as the last one but for the tick.
+        if plain && let Some(body) = input.encoding.repeat(conn.protocol(), frame, &still, tick) {
+            conn.send_raw(body);
+            continue;
+        }
+        let source = frame.map_or(still, |frame| InputSource::Frame(frame.clone()));
+        let mut packet = source.packet(tick);
         if std::mem::take(&mut input.handled_teleport) && !packet.has_flag("handled_teleport") {
             packet.input_data.push("handled_teleport".into());
         }
@@ -262,12 +327,10 @@ pub fn send_player_auth_input(
             extras.drain_into(&mut packet);
         }
         let protocol = conn.protocol().clone();
-        match input.encoding.encode(&protocol, packet) {
+        match input.encoding.encode_from(&protocol, packet, plain.then_some(source)) {
             Ok(body) => conn.send_raw(body),
             Err(e) => tracing::error!(error = %e, "failed to encode player_auth_input"),
         }
-        input.next_tick = input.next_tick.saturating_add(1);
-        stats.inputs_sent += 1;
     }
 }
 
@@ -295,6 +358,33 @@ mod tests {
             }
             assert!(cache.split.is_some(), "{}: the split was learnt", info.game_version);
         }
+    }
+
+    #[test]
+    fn a_repeated_source_splices_without_building_the_packet() {
+        let protocol = Protocol::load(Protocol::default_version().game_version).expect("bundled version");
+        let frame =
+            MoveFrame { eye: [0.5, -56.8, 0.5], yaw: 90.0, flags: vec!["vertical_collision"], ..MoveFrame::default() };
+        let still = InputSource::Still { pos: Vec3::new(0.5, -58.38, 0.5), yaw: 90.0, pitch: 10.0 };
+        let mut cache = RepeatedInput::default();
+        for tick in [1, 2] {
+            assert_eq!(cache.repeat(&protocol, Some(&frame), &still, tick), None, "tick {tick}: nothing learnt yet");
+            let source = InputSource::Frame(frame.clone());
+            cache.encode_from(&protocol, source.packet(tick), Some(source)).expect("encodable");
+        }
+        for tick in [3, 128, 300_000] {
+            let body = cache.repeat(&protocol, Some(&frame), &still, tick).expect("the frame repeats");
+            assert_eq!(body, protocol.encode(&packet_of(&frame, tick)).expect("encodable"), "tick {tick}");
+        }
+        let mut moved = frame.clone();
+        moved.eye[0] += 0.25;
+        assert_eq!(cache.repeat(&protocol, Some(&moved), &still, 4), None, "a moved frame is built again");
+        assert_eq!(cache.repeat(&protocol, None, &still, 4), None, "no frame is another source");
+        // A packet that carried more than its source is never repeated by source.
+        let mut teleported = packet_of(&frame, 5);
+        teleported.input_data.push("handled_teleport".into());
+        cache.encode_from(&protocol, teleported, None).expect("encodable");
+        assert_eq!(cache.repeat(&protocol, Some(&frame), &still, 6), None);
     }
 
     #[test]
