@@ -86,11 +86,50 @@ pub struct LeanMain;
 
 impl bevy_app::Plugin for LeanMainPlugin {
     fn build(&self, app: &mut App) {
+        let tick = LeanTick::default();
         let mut schedule = bevy_ecs::schedule::Schedule::new(LeanMain);
         schedule.set_executor(bevy_ecs::schedule::SingleThreadedExecutor::new());
-        schedule.add_systems(run_lean_main);
-        app.add_schedule(schedule);
+        let run = tick.clone();
+        schedule.add_systems(move |world: &mut World| run.run(world));
+        app.add_schedule(schedule).insert_resource(tick);
         app.main_mut().update_schedule = Some(bevy_ecs::schedule::ScheduleLabel::intern(&LeanMain));
+    }
+}
+
+/// One tick of an app with [`LeanMainPlugin`]: what its `App::update` runs (the `LeanMain`
+/// schedule's one system calls it), callable without that schedule around it. The runner
+/// ([`run_ticks`]) calls it directly: bevy's update would take `LeanMain` out of the schedule
+/// map and put it back and run an executor pass over its one system — per tick, from cold
+/// caches, for nothing. Both paths share the tick's state, so they can be mixed.
+#[derive(Resource, Clone, Default)]
+pub struct LeanTick(Arc<std::sync::Mutex<LeanState>>);
+
+#[derive(Default)]
+struct LeanState {
+    plan: Option<TickPlan>,
+    quiet: QuietTicks,
+}
+
+impl LeanTick {
+    fn run(&self, world: &mut World) {
+        let mut state = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let LeanState { plan, quiet } = &mut *state;
+        run_lean_main(world, plan, quiet);
+    }
+
+    /// One update of `app`, as `App::update` runs it for an app without sub-apps (with them it is
+    /// `App::update`): the tick, then bevy's per-update reset (removed-component buffers, the
+    /// change tick).
+    pub fn update(&self, app: &mut App) {
+        if !app.sub_apps().sub_apps.is_empty() {
+            app.update();
+            return;
+        }
+        let world = app.world_mut();
+        self.run(world);
+        // What an exclusive system's run ends with, then what `App::update` ends with.
+        world.flush();
+        world.clear_trackers();
     }
 }
 
@@ -114,7 +153,7 @@ struct TickPlan {
 use bevy_ecs::schedule::{InternedScheduleLabel, ScheduleLabel as _};
 
 /// Startup labels once, then one tick of the main labels that have systems.
-fn run_lean_main(world: &mut World, mut plan: Local<Option<TickPlan>>, mut quiet: Local<QuietTicks>) {
+fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut QuietTicks) {
     let plan = plan.get_or_insert_with(|| {
         let startup = world.resource::<bevy_app::MainScheduleOrder>().startup_labels.clone();
         for label in startup {
@@ -254,6 +293,7 @@ pub fn run_ticks(mut app: App) -> AppExit {
     app.finish();
     app.cleanup();
     let wake = app.world().get_resource::<WakeSignal>().cloned();
+    let lean = app.world().get_resource::<LeanTick>().cloned();
     let mut next = Instant::now();
     // The tick itself spends no query time (in `TickSet::Commands`), so its input leaves at once;
     // queries run in the gap after it (other commands still run in the tick). The deadline is
@@ -261,7 +301,10 @@ pub fn run_ticks(mut app: App) -> AppExit {
     // not touch the budget.
     set_budget(&mut app, next);
     loop {
-        app.update();
+        match &lean {
+            Some(tick) => tick.update(&mut app),
+            None => app.update(),
+        }
         if let Some(exit) = app.should_exit() {
             return exit;
         }

@@ -141,3 +141,37 @@ fn pending_work_keeps_ticks_busy_until_it_is_done() {
     // Quiet once the timeout answered.
     goes_quiet(&mut sim, &runs, 0, 10);
 }
+
+#[test]
+fn the_runners_direct_tick_is_the_tick_app_update_runs() {
+    let (_world, mut sim, runs) = settled();
+    let lean = sim.app.world().resource::<clawcraft::LeanTick>().clone();
+    sim.sent_bodies();
+    // The runner's path and `App::update` interleaved: one tick each, sharing the tick's state.
+    let mut ticks = Vec::new();
+    for t in 0..20 {
+        if t % 2 == 0 {
+            lean.update(&mut sim.app);
+        } else {
+            sim.app.update();
+        }
+        let inputs = sim.sent_as::<PlayerAuthInput>();
+        assert_eq!(inputs.len(), 1, "tick {t}: one input");
+        ticks.push(inputs[0].tick);
+    }
+    assert!(ticks.windows(2).all(|w| w[1] == w[0] + 1), "the input's tick advances by one: {ticks:?}");
+    assert_eq!(runs.take(), (0, 20), "quiet on both paths, Update in each");
+    // A packet arriving before a direct tick is handled in it.
+    sim.receive(&Text {
+        category: "authored".into(),
+        kind: "chat".into(),
+        source_name: Some("Alice".into()),
+        message: "direct".into(),
+        ..Text::default()
+    });
+    lean.update(&mut sim.app);
+    assert!(sim.events().iter().any(|e| e["type"] == "msg" && e["msg"] == "direct"), "handled in its tick");
+    assert_eq!(runs.take(), (1, 1));
+    goes_quiet(&mut sim, &runs, clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2, 10);
+    assert_eq!(sim.warnings(), 0);
+}
