@@ -98,9 +98,10 @@ impl bevy_app::Plugin for LeanMainPlugin {
 
 /// One tick of an app with [`LeanMainPlugin`]: what its `App::update` runs (the `LeanMain`
 /// schedule's one system calls it), callable without that schedule around it. The runner
-/// ([`run_ticks`]) calls it directly: bevy's update would take `LeanMain` out of the schedule
-/// map and put it back and run an executor pass over its one system — per tick, from cold
-/// caches, for nothing. Both paths share the tick's state, so they can be mixed.
+/// ([`run_ticks`]) calls it directly, through [`LeanTick::update`]: bevy's update would take
+/// `LeanMain` out of the schedule map and put it back and run an executor pass over its one
+/// system — per tick, from cold caches, for nothing. Both paths share the tick's state, so they
+/// can be mixed.
 #[derive(Resource, Clone, Default)]
 pub struct LeanTick(Arc<std::sync::Mutex<LeanState>>);
 
@@ -108,28 +109,78 @@ pub struct LeanTick(Arc<std::sync::Mutex<LeanState>>);
 struct LeanState {
     plan: Option<TickPlan>,
     quiet: QuietTicks,
+    /// The every-tick schedules while the runner holds them (see [`LeanTick::update`]).
+    held: Vec<Schedule>,
 }
 
 impl LeanTick {
+    fn lock(&self) -> std::sync::MutexGuard<'_, LeanState> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The tick as the `LeanMain` system runs it: every schedule from bevy's schedule map.
     fn run(&self, world: &mut World) {
-        let mut state = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let LeanState { plan, quiet } = &mut *state;
-        run_lean_main(world, plan, quiet);
+        let mut state = self.lock();
+        state.release(world);
+        state.run(world);
     }
 
     /// One update of `app`, as `App::update` runs it for an app without sub-apps (with them it is
     /// `App::update`): the tick, then bevy's per-update reset (removed-component buffers, the
     /// change tick).
+    ///
+    /// Between these updates only the runner touches the app, so from the second one on the
+    /// schedules every tick runs (`PreUpdate`, `Update`, `PostUpdate`) stay out of bevy's
+    /// schedule map, held here: `World::run_schedule` would take each out of the map and put it
+    /// back (two hash-map moves of the schedule and its bookkeeping, twice per tick). They go
+    /// back before anything else may look: [`LeanTick::release`], an `App::update`, a re-plan.
+    /// While held, a system cannot run them itself with `World::run_schedule`.
     pub fn update(&self, app: &mut App) {
         if !app.sub_apps().sub_apps.is_empty() {
             app.update();
             return;
         }
         let world = app.world_mut();
-        self.run(world);
+        {
+            let mut state = self.lock();
+            state.hold(world);
+            state.run(world);
+        }
         // What an exclusive system's run ends with, then what `App::update` ends with.
         world.flush();
         world.clear_trackers();
+    }
+
+    /// Puts the held schedules back into bevy's schedule map.
+    pub fn release(&self, world: &mut World) {
+        self.lock().release(world);
+    }
+}
+
+impl LeanState {
+    fn run(&mut self, world: &mut World) {
+        let LeanState { plan, quiet, held } = self;
+        run_lean_main(world, plan, quiet, held);
+    }
+
+    /// Takes the every-tick schedules out of the map (once the plan exists).
+    fn hold(&mut self, world: &mut World) {
+        let (Some(plan), true) = (&self.plan, self.held.is_empty()) else { return };
+        if let Some(mut schedules) = world.get_resource_mut::<bevy_ecs::schedule::Schedules>() {
+            self.held = plan.receive.iter().chain(&plan.every).filter_map(|l| schedules.remove(*l)).collect();
+        }
+    }
+
+    fn release(&mut self, world: &mut World) {
+        if self.held.is_empty() {
+            return;
+        }
+        let mut schedules = world.get_resource_or_init::<bevy_ecs::schedule::Schedules>();
+        for schedule in self.held.drain(..) {
+            if schedules.insert(schedule).is_some() {
+                tracing::warn!("a held main schedule was re-created while held; its new systems are dropped");
+            }
+        }
     }
 }
 
@@ -150,10 +201,20 @@ struct TickPlan {
     empty: Vec<InternedScheduleLabel>,
 }
 
-use bevy_ecs::schedule::{InternedScheduleLabel, ScheduleLabel as _};
+use bevy_ecs::schedule::{InternedScheduleLabel, Schedule, ScheduleLabel as _};
+
+/// Runs `label`: a held schedule directly, any other from bevy's schedule map.
+fn run_label(world: &mut World, held: &mut [Schedule], label: InternedScheduleLabel) {
+    match held.iter_mut().find(|s| s.label() == label) {
+        Some(schedule) => schedule.run(world),
+        None => {
+            let _ = world.try_run_schedule(label);
+        }
+    }
+}
 
 /// Startup labels once, then one tick of the main labels that have systems.
-fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut QuietTicks) {
+fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut QuietTicks, held: &mut Vec<Schedule>) {
     let plan = plan.get_or_insert_with(|| {
         let startup = world.resource::<bevy_app::MainScheduleOrder>().startup_labels.clone();
         for label in startup {
@@ -167,12 +228,18 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
         let _ = world.try_run_schedule(first);
     }
     for &label in &plan.receive {
-        let _ = world.try_run_schedule(label);
+        run_label(world, held, label);
     }
     let busy = quiet.busy(world);
     if busy {
         let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
         if plan.empty.iter().any(|l| schedules.get(*l).is_some_and(|s| s.systems_len() > 0)) {
+            // The plan is made from the whole map: the held schedules go back first (the
+            // runner takes them again next tick).
+            let mut schedules = world.resource_mut::<bevy_ecs::schedule::Schedules>();
+            for schedule in held.drain(..) {
+                schedules.insert(schedule);
+            }
             *plan = plan_ticks(world);
         }
         if let Some(work) = plan.work {
@@ -180,7 +247,7 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
         }
     }
     for &label in &plan.every {
-        let _ = world.try_run_schedule(label);
+        run_label(world, held, label);
     }
     if quiet.wants_last(world, busy) {
         for &label in &plan.output {
@@ -306,6 +373,9 @@ pub fn run_ticks(mut app: App) -> AppExit {
             None => app.update(),
         }
         if let Some(exit) = app.should_exit() {
+            if let Some(tick) = &lean {
+                tick.release(app.world_mut());
+            }
             return exit;
         }
         next += TICK;
@@ -348,6 +418,9 @@ pub fn run_ticks(mut app: App) -> AppExit {
                 more = queries_left(&app);
                 spent += start.elapsed();
                 if let Some(exit) = app.should_exit() {
+                    if let Some(tick) = &lean {
+                        tick.release(app.world_mut());
+                    }
                     return exit;
                 }
             }

@@ -5,8 +5,9 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use bevy_app::Update;
+use bevy_app::{PostUpdate, Update};
 use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::Schedules;
 use clawcraft::core::TickWork;
 use clawcraft::protocol::packets::{PlayerAuthInput, Text};
 use clawcraft::sim::Simulation;
@@ -18,6 +19,7 @@ use serde_json::json;
 struct Runs {
     work: Arc<AtomicU64>,
     update: Arc<AtomicU64>,
+    late: Arc<AtomicU64>,
 }
 
 impl Runs {
@@ -173,5 +175,20 @@ fn the_runners_direct_tick_is_the_tick_app_update_runs() {
     assert!(sim.events().iter().any(|e| e["type"] == "msg" && e["msg"] == "direct"), "handled in its tick");
     assert_eq!(runs.take(), (1, 1));
     goes_quiet(&mut sim, &runs, clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2, 10);
+    // The runner holds the every-tick schedules between its updates; they go back on release
+    // (and on an `App::update`), so systems added then run.
+    let in_map = |sim: &Simulation| sim.app.world().resource::<Schedules>().contains(PostUpdate);
+    lean.update(&mut sim.app);
+    assert!(!in_map(&sim), "held after a direct tick");
+    lean.release(sim.app.world_mut());
+    assert!(in_map(&sim), "back after release");
+    sim.app.add_systems(PostUpdate, count_late);
+    lean.update(&mut sim.app);
+    sim.app.update();
+    assert_eq!(runs.late.load(Ordering::SeqCst), 2, "a system added after release runs on both paths");
     assert_eq!(sim.warnings(), 0);
+}
+
+fn count_late(runs: Res<Runs>) {
+    runs.late.fetch_add(1, Ordering::SeqCst);
 }
