@@ -241,8 +241,8 @@ impl RakClient {
             return Ok(());
         }
         match parse_datagram(data)? {
-            Datagram::Ack(ranges) => self.sender.on_ack(&ranges, now),
-            Datagram::Nack(ranges) => self.sender.on_nack(&ranges, now, &mut self.out),
+            Datagram::Ack(ranges) => self.sender.on_ack(ranges, now),
+            Datagram::Nack(ranges) => self.sender.on_nack(ranges, now, &mut self.out),
             Datagram::Data { seq, frames } => {
                 if self.receiver.receive_datagram(seq, now) {
                     let mut delivered = Vec::new();
@@ -426,13 +426,25 @@ impl RakClient {
     /// Queues `payload` (e.g. a `0xFE` game batch) reliable-ordered on channel 0, splitting it
     /// when it exceeds what one datagram can carry at the current MTU.
     pub fn send(&mut self, payload: &[u8], now: Instant) -> Result<(), RakError> {
+        self.check_send(now)?;
+        self.sender.queue(payload, Reliability::ReliableOrdered, 0, self.mtu)
+    }
+
+    /// [`send`](Self::send) taking the payload over: a message that fits one datagram is kept
+    /// (for resending) without a copy.
+    pub fn send_owned(&mut self, payload: Vec<u8>, now: Instant) -> Result<(), RakError> {
+        self.check_send(now)?;
+        self.sender.queue_owned(payload, Reliability::ReliableOrdered, 0, self.mtu)
+    }
+
+    fn check_send(&mut self, now: Instant) -> Result<(), RakError> {
         match self.phase {
             Phase::Closed => return Err(RakError::Closed),
             Phase::Connected => {}
             _ => return Err(RakError::NotConnected),
         }
         self.last_now = self.last_now.max(now);
-        self.sender.queue(payload, Reliability::ReliableOrdered, 0, self.mtu)
+        Ok(())
     }
 
     /// Sends DisconnectionNotification (after anything already queued) and closes the connection.
@@ -475,6 +487,19 @@ impl RakClient {
             return self.sender.pack(self.mtu, self.last_now, false);
         }
         None
+    }
+
+    /// [`poll_transmit`](Self::poll_transmit) into `buf` (cleared first, its capacity reused):
+    /// returns whether there was a datagram to send. Packing the next datagram straight into
+    /// `buf` allocates nothing once `buf` has grown to a datagram's size.
+    pub fn poll_transmit_into(&mut self, buf: &mut Vec<u8>) -> bool {
+        buf.clear();
+        if let Some(d) = self.out.pop_front() {
+            buf.extend_from_slice(&d);
+            return true;
+        }
+        matches!(self.phase, Phase::Connecting | Phase::Connected)
+            && self.sender.pack_into(self.mtu, self.last_now, false, buf)
     }
 
     /// The next event, if any.

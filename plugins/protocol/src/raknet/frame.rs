@@ -195,13 +195,94 @@ impl Frame {
 /// An inclusive range of datagram sequence numbers from an ACK or NACK.
 pub type SeqRange = (u32, u32);
 
+/// The records of an ACK or NACK datagram: checked whole when parsed, decoded while iterated,
+/// so reading them allocates nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct AckRecords<'a> {
+    /// The records not iterated yet (all of them checked to be complete).
+    bytes: &'a [u8],
+    /// Records left in `bytes`.
+    count: usize,
+}
+
+impl<'a> AckRecords<'a> {
+    /// Reads `u16 count` records, checking every one; `r` is left after the last record (bytes
+    /// after it are not looked at, as every RakNet implementation does).
+    pub fn parse(r: &mut Reader<'a>) -> Result<Self, RakError> {
+        let count = u64::from(r.u16_be()?);
+        // Every record is at least 4 bytes, so a count that cannot fit is rejected before walking.
+        let count = r.checked_len(count, 4)?;
+        let all = r.clone().rest();
+        let start = r.position();
+        for _ in 0..count {
+            let single = r.bool()?;
+            r.u24_le()?;
+            if !single {
+                r.u24_le()?;
+            }
+        }
+        let bytes = all.get(..r.position() - start).unwrap_or_default();
+        Ok(Self { bytes, count })
+    }
+
+    /// Records not iterated yet.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether no record is left.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+/// A little-endian u24 at the start of `b`.
+fn u24_at(b: &[u8]) -> Option<u32> {
+    match *b {
+        [x, y, z, ..] => Some(u32::from_le_bytes([x, y, z, 0])),
+        _ => None,
+    }
+}
+
+impl Iterator for AckRecords<'_> {
+    type Item = SeqRange;
+
+    fn next(&mut self) -> Option<SeqRange> {
+        if self.count == 0 {
+            return None;
+        }
+        // `parse` checked every record, so none of these fail; if one did, iteration just ends.
+        let (&single, rest) = self.bytes.split_first()?;
+        let first = u24_at(rest)?;
+        let (last, len) = if single != 0 { (first, 4) } else { (u24_at(rest.get(3..)?)?, 7) };
+        self.bytes = self.bytes.get(len..)?;
+        self.count -= 1;
+        Some((first, last))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.count, Some(self.count))
+    }
+}
+
+impl ExactSizeIterator for AckRecords<'_> {}
+
+/// Records are equal when they name the same ranges in the same order (however encoded).
+impl PartialEq for AckRecords<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.count == other.count && Iterator::eq(*self, *other)
+    }
+}
+
+impl Eq for AckRecords<'_> {}
+
 /// A parsed connected datagram.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Datagram {
+pub enum Datagram<'a> {
     /// The peer received these datagrams.
-    Ack(Vec<SeqRange>),
+    Ack(AckRecords<'a>),
     /// The peer is missing these datagrams.
-    Nack(Vec<SeqRange>),
+    Nack(AckRecords<'a>),
     /// A frame set.
     Data {
         /// Datagram sequence number.
@@ -212,18 +293,18 @@ pub enum Datagram {
 }
 
 /// Parses a connected datagram (first byte has 0x80 set). ACK is checked before NACK before data,
-/// like every RakNet implementation does.
-pub fn parse_datagram(data: &[u8]) -> Result<Datagram, RakError> {
+/// like every RakNet implementation does. ACK and NACK records are read in place.
+pub fn parse_datagram(data: &[u8]) -> Result<Datagram<'_>, RakError> {
     let mut r = Reader::new(data);
     let flags = r.u8()?;
     if flags & FLAG_VALID == 0 {
         return Err(RakError::Invalid("not a connected datagram".into()));
     }
     if flags & FLAG_ACK != 0 {
-        return Ok(Datagram::Ack(parse_ack_records(&mut r)?));
+        return Ok(Datagram::Ack(AckRecords::parse(&mut r)?));
     }
     if flags & FLAG_NACK != 0 {
-        return Ok(Datagram::Nack(parse_ack_records(&mut r)?));
+        return Ok(Datagram::Nack(AckRecords::parse(&mut r)?));
     }
     let seq = r.u24_le()?;
     let mut frames = Vec::new();
@@ -233,31 +314,22 @@ pub fn parse_datagram(data: &[u8]) -> Result<Datagram, RakError> {
     Ok(Datagram::Data { seq, frames })
 }
 
-/// Reads `u16 count` ACK/NACK records.
-fn parse_ack_records(r: &mut Reader<'_>) -> Result<Vec<SeqRange>, RakError> {
-    let count = u64::from(r.u16_be()?);
-    // Every record is at least 4 bytes, so a count that cannot fit is rejected before allocating.
-    let count = r.checked_len(count, 4)?;
-    let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
-        let single = r.bool()?;
-        let first = r.u24_le()?;
-        let last = if single { first } else { r.u24_le()? };
-        out.push((first, last));
-    }
-    Ok(out)
-}
-
 /// Encodes a data datagram holding `frames`.
 pub fn encode_data_datagram(seq: u32, frames: &[Frame]) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_data_datagram_into(seq, frames, &mut out);
+    out
+}
+
+/// Appends a data datagram holding `frames` to `out` (a buffer reused between datagrams).
+pub fn encode_data_datagram_into(seq: u32, frames: &[Frame], out: &mut Vec<u8>) {
     let len = DATAGRAM_HEADER_LEN + frames.iter().map(Frame::encoded_len).sum::<usize>();
-    let mut out = Vec::with_capacity(len);
+    out.reserve(len);
     out.put_u8(FLAG_VALID | FLAG_NEEDS_B_AND_AS);
     out.put_u24_le(seq & U24_MASK);
     for f in frames {
-        f.encode(&mut out);
+        f.encode(out);
     }
-    out
 }
 
 /// Coalesces sequence numbers (any order, duplicates allowed) into inclusive runs.
@@ -362,7 +434,9 @@ mod tests {
         let pkts = encode_ack_datagrams(FLAG_ACK, &ranges, 1464);
         assert_eq!(pkts.len(), 1);
         assert_eq!(pkts[0][..3], [0xc0, 0, 4]);
-        assert_eq!(parse_datagram(&pkts[0]), Ok(Datagram::Ack(ranges.clone())));
+        let Ok(Datagram::Ack(records)) = parse_datagram(&pkts[0]) else { panic!("not an ACK") };
+        assert_eq!(records.len(), 4);
+        assert_eq!(records.collect::<Vec<_>>(), ranges);
         let pkts = encode_ack_datagrams(FLAG_NACK, &ranges, 20);
         assert!(pkts.iter().all(|p| p.len() <= 20));
         assert_eq!(pkts.len(), 2);
@@ -372,5 +446,32 @@ mod tests {
     #[test]
     fn absurd_ack_count_is_rejected() {
         assert!(parse_datagram(&[0xc0, 0xff, 0xff, 1, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn ack_records_are_checked_whole_before_use() {
+        // A range record then a single one: 0x010203..=0x0a0b0c, 0xffffff.
+        let ack = [0xc0, 0, 2, 0, 3, 2, 1, 0x0c, 0x0b, 0x0a, 1, 0xff, 0xff, 0xff];
+        let Ok(Datagram::Ack(records)) = parse_datagram(&ack) else { panic!("not an ACK") };
+        assert_eq!(records.size_hint(), (2, Some(2)));
+        assert_eq!(records.collect::<Vec<_>>(), [(0x010203, 0x0a0b0c), (0xff_ffff, 0xff_ffff)]);
+        // Every truncation is an error, not fewer records.
+        for cut in 1..ack.len() {
+            assert!(parse_datagram(&ack[..cut]).is_err(), "cut at {cut}");
+        }
+        // Bytes after the counted records are ignored; the same ranges compare equal however
+        // they are encoded.
+        let mut longer = ack.to_vec();
+        longer.extend_from_slice(&[0xde, 0xad]);
+        assert_eq!(parse_datagram(&longer), parse_datagram(&ack));
+        let ranged = [0xa0, 0, 1, 0, 5, 0, 0, 5, 0, 0];
+        let single = [0xa0, 0, 1, 1, 5, 0, 0];
+        assert_eq!(parse_datagram(&ranged), parse_datagram(&single));
+        assert!(matches!(parse_datagram(&single), Ok(Datagram::Nack(r)) if r.collect::<Vec<_>>() == [(5, 5)]));
+        assert_ne!(parse_datagram(&single), parse_datagram(&[0xa0, 0, 1, 1, 6, 0, 0]));
+        // A count of 3 with room for only 2 short records is rejected up front.
+        assert!(parse_datagram(&[0xc0, 0, 3, 1, 0, 0, 0, 1, 1, 0, 0, 9]).is_err());
+        // No records at all is a valid (empty) ACK.
+        assert!(matches!(parse_datagram(&[0xc0, 0, 0]), Ok(Datagram::Ack(r)) if r.is_empty()));
     }
 }

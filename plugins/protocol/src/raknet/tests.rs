@@ -536,6 +536,44 @@ fn send_splits_and_resends_on_nack_and_timeout() {
 }
 
 #[test]
+fn idle_ticks_reuse_the_datagram_buffer_and_resend_nothing() {
+    let t = Instant::now();
+    let (mut c, _srv) = connect(t);
+    let ack_of = |seq: u32| encode_ack_datagrams(FLAG_ACK, &[(seq, seq)], 1400).remove(0);
+    c.handle_datagram(&ack_of(0), t);
+    c.handle_datagram(&ack_of(1), t);
+    c.tick(t + ms(50)); // our ACK of the handshake
+    drain(&mut c);
+    let mut buf = Vec::with_capacity(1500);
+    let at = buf.as_ptr();
+    let mut now = t;
+    for tick in 0..100u32 {
+        now += ms(50);
+        let batch = vec![0xfe; 1 + tick as usize];
+        c.send_owned(batch.clone(), now).expect("connected");
+        assert!(c.poll_transmit_into(&mut buf));
+        let Ok(Datagram::Data { seq, frames }) = parse_datagram(&buf) else { panic!("not data") };
+        assert_eq!(seq, 2 + tick, "one datagram a tick, numbered in turn");
+        assert_eq!(frames.last().map(|f| &f.payload), Some(&batch));
+        assert!(!c.poll_transmit_into(&mut buf), "nothing else to send");
+        assert!(buf.is_empty());
+        assert_eq!(buf.as_ptr(), at, "the caller's buffer is reused");
+        // The server ACKs it before the next tick: no resend timer is left, only the next ping.
+        c.handle_datagram(&ack_of(seq), now + ms(10));
+        c.tick(now + ms(10));
+        let elapsed = (now + ms(10) - t).as_millis() as u64;
+        assert_eq!(c.next_timeout(), Some(t + ms(2000 * (elapsed / 2000 + 1))));
+    }
+    // A NACKed datagram comes out of the same call (from the queue of ready datagrams).
+    c.send_owned(b"\xfelast".to_vec(), now).expect("connected");
+    assert!(c.poll_transmit_into(&mut buf));
+    c.handle_datagram(&encode_ack_datagrams(FLAG_NACK, &[(102, 102)], 1400).remove(0), now);
+    assert!(c.poll_transmit_into(&mut buf));
+    let Ok(Datagram::Data { seq, frames }) = parse_datagram(&buf) else { panic!("not data") };
+    assert_eq!((seq, frames[0].payload.as_slice()), (103, &b"\xfelast"[..]));
+}
+
+#[test]
 fn ack_flush_is_coalesced_and_within_mtu() {
     let t = Instant::now();
     let (mut c, mut srv) = connect(t);
@@ -614,8 +652,8 @@ struct LoopServer {
 impl LoopServer {
     fn handle(&mut self, d: &[u8], now: Instant) {
         match parse_datagram(d) {
-            Ok(Datagram::Ack(r)) => self.tx.on_ack(&r, now),
-            Ok(Datagram::Nack(r)) => self.tx.on_nack(&r, now, &mut self.out),
+            Ok(Datagram::Ack(r)) => self.tx.on_ack(r, now),
+            Ok(Datagram::Nack(r)) => self.tx.on_nack(r, now, &mut self.out),
             Ok(Datagram::Data { seq, frames }) => {
                 if self.rx.receive_datagram(seq, now) {
                     for f in frames {
