@@ -289,13 +289,19 @@ impl Drop for UdpTransport {
 struct Live {
     rak: RakClient,
     session: ClientSession,
+    /// The datagram being sent (reused, so sending allocates nothing).
+    datagram: Vec<u8>,
 }
 
 impl Live {
+    fn new(rak: RakClient, session: ClientSession) -> Self {
+        Self { rak, session, datagram: Vec::with_capacity(2048) }
+    }
+
     /// Encodes a tick's batch into one RakNet message.
     fn send_batch(&mut self, packets: &[Vec<u8>], now: Instant) {
         match self.session.encode_batch(packets) {
-            Ok(msg) => send_message(&mut self.rak, &msg, now),
+            Ok(msg) => send_message(&mut self.rak, msg, now),
             Err(e) => tracing::error!(error = %e, "failed to encode batch"),
         }
     }
@@ -305,13 +311,13 @@ impl Live {
     /// are dropped unread.
     fn pump(&mut self, now: Instant, refusing: bool, mut deliver: impl FnMut(Vec<Vec<u8>>)) -> Option<(String, bool)> {
         let mut closing: Option<(String, bool)> = None;
-        let Live { rak, session } = self;
+        let Live { rak, session, .. } = self;
         while let Some(event) = rak.poll_event() {
             match event {
                 RakEvent::Connected => {
                     tracing::debug!("raknet connected, starting login");
                     match session.start() {
-                        Ok(first) => send_message(rak, &first, now),
+                        Ok(first) => send_message(rak, first, now),
                         Err(e) => {
                             tracing::error!(error = %e, "cannot start the login");
                             rak.disconnect(now);
@@ -324,7 +330,7 @@ impl Live {
                 RakEvent::Message(msg) => match session.handle_message(&msg) {
                     Ok(out) => {
                         for m in out.to_send {
-                            send_message(rak, &m, now);
+                            send_message(rak, m, now);
                         }
                         if !out.packets.is_empty() {
                             deliver(out.packets);
@@ -347,8 +353,8 @@ impl Live {
 
     /// Sends every datagram RakNet has ready.
     fn transmit(&mut self, socket: &UdpSocket) {
-        while let Some(datagram) = self.rak.poll_transmit() {
-            if let Err(e) = socket.send(&datagram) {
+        while self.rak.poll_transmit_into(&mut self.datagram) {
+            if let Err(e) = socket.send(&self.datagram) {
                 // A full socket buffer or ICMP error: RakNet resends what was reliable.
                 tracing::debug!(error = %e, "udp send failed");
             }
@@ -667,7 +673,7 @@ impl Net {
         // The login's input mode must match the PlayerAuthInput we send (mouse).
         login.input_mode = 1;
         let config = RakConfig { client_guid: rand::random(), ..RakConfig::default() };
-        self.stage = Stage::Connected(Box::new(Live { rak: RakClient::new(config, self.server, now), session }));
+        self.stage = Stage::Connected(Box::new(Live::new(RakClient::new(config, self.server, now), session)));
         let _ = self.inbound.send(FromNet::Event(TransportEvent::Version { protocol, choice, advertised }));
         self.transmit();
     }
@@ -702,8 +708,8 @@ impl Net {
     }
 }
 
-fn send_message(rak: &mut RakClient, msg: &[u8], now: Instant) {
-    if let Err(e) = rak.send(msg, now) {
+fn send_message(rak: &mut RakClient, msg: Vec<u8>, now: Instant) {
+    if let Err(e) = rak.send_owned(msg, now) {
         tracing::warn!(error = %e, "raknet refused a message");
     }
 }
