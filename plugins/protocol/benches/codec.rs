@@ -45,7 +45,7 @@ fn time(label: &str, iters: u32, mut f: impl FnMut()) {
     for _ in 0..iters {
         f();
     }
-    println!("{label:<44} {:>8.0} ns", t.elapsed().as_nanos() as f64 / f64::from(iters));
+    println!("{label:<52} {:>8.0} ns", t.elapsed().as_nanos() as f64 / f64::from(iters));
 }
 
 /// A RakNet client connected to a hand-driven server (the handshake of the protocol tests).
@@ -91,13 +91,24 @@ fn connected_client(now: Instant) -> RakClient {
 
 /// The per-tick RakNet work of an idle spawned bot: the ACK of the last tick's datagram arrives,
 /// the timers run, the tick's batch (~100 bytes, reliable-ordered) is queued and sent. The
-/// client's clock advances 50 ms per iteration (a ping goes out every 40 ticks, as live).
-fn raknet_idle_tick() {
+/// client's clock advances 50 ms per iteration (a ping goes out every 40 ticks, as live). `owned`:
+/// the way the network plugin drives it (the batch handed over, one reused datagram buffer);
+/// otherwise `send(&[u8])` and `poll_transmit()`, a fresh datagram each time.
+fn raknet_idle_tick(owned: bool) {
+    let label = if owned {
+        "raknet idle tick, send_owned + poll_transmit_into"
+    } else {
+        "raknet idle tick, send + poll_transmit"
+    };
+    if !selected(label) {
+        return;
+    }
     let mut now = Instant::now();
     let mut c = connected_client(now);
     let batch: Vec<u8> = (0..100u8).map(|i| i.wrapping_mul(37)).collect();
     let mut ack_seq: Option<u32> = None;
-    time("raknet idle tick (ACK in, tick, 100 B batch out)", 1_000_000, || {
+    let mut datagram = Vec::with_capacity(1500);
+    time(label, 1_000_000, || {
         now += Duration::from_millis(50);
         if let Some(seq) = ack_seq {
             let s = seq.to_le_bytes();
@@ -110,25 +121,32 @@ fn raknet_idle_tick() {
         }
         // The session hands RakNet a fresh batch each tick.
         let msg = black_box(&batch).clone();
-        c.send(&msg, now).expect("send");
-        while let Some(d) = c.poll_transmit() {
-            ack_seq = Some(u32::from_le_bytes([d[1], d[2], d[3], 0]));
-            black_box(&d);
+        if owned {
+            c.send_owned(msg, now).expect("send");
+            while c.poll_transmit_into(&mut datagram) {
+                ack_seq = Some(u32::from_le_bytes([datagram[1], datagram[2], datagram[3], 0]));
+                black_box(&datagram);
+            }
+        } else {
+            c.send(&msg, now).expect("send");
+            while let Some(d) = c.poll_transmit() {
+                ack_seq = Some(u32::from_le_bytes([d[1], d[2], d[3], 0]));
+                black_box(&d);
+            }
         }
     });
 }
 
 fn main() {
-    if selected("raknet idle tick") {
-        raknet_idle_tick();
-    }
+    raknet_idle_tick(false);
+    raknet_idle_tick(true);
     if filter().is_some_and(|f| f.starts_with("raknet")) {
         return;
     }
     let default = Protocol::default_version().game_version;
     let t = Instant::now();
     let p = Protocol::load(default).expect("load");
-    println!("{:<44} {:>8.1} ms", format!("load + compile {default}"), t.elapsed().as_secs_f64() * 1e3);
+    println!("{:<52} {:>8.1} ms", format!("load + compile {default}"), t.elapsed().as_secs_f64() * 1e3);
     for (name, iters) in [("player_auth_input", 50_000), ("start_game", 5_000)] {
         let bytes = vector(default, name);
         time(&format!("decode {name} -> Value"), iters, || {
