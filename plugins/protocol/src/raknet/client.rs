@@ -224,12 +224,13 @@ impl RakClient {
         self.phase = Phase::Connecting;
         self.last_receive = now;
         let request = message::encode_connection_request(self.config.client_guid, self.time_ms(now));
-        self.queue_frame(&request, Reliability::Reliable);
+        self.queue_frame(request, Reliability::Reliable);
     }
 
-    /// Queues a control message; it cannot fail for our small fixed-size messages.
-    fn queue_frame(&mut self, payload: &[u8], reliability: Reliability) {
-        if let Err(e) = self.sender.queue(payload, reliability, 0, self.mtu) {
+    /// Queues a control message (taken over, not copied); it cannot fail for our small
+    /// fixed-size messages.
+    fn queue_frame(&mut self, payload: Vec<u8>, reliability: Reliability) {
+        if let Err(e) = self.sender.queue_owned(payload, reliability, 0, self.mtu) {
             debug!(error = %e, "could not queue control message");
         }
     }
@@ -275,7 +276,7 @@ impl RakClient {
         let result = match msg_id {
             id::CONNECTED_PING => message::parse_ping_time(&payload).map(|t| {
                 let pong = message::encode_connected_pong(t, self.time_ms(now));
-                self.queue_frame(&pong, Reliability::Unreliable);
+                self.queue_frame(pong, Reliability::Unreliable);
             }),
             id::CONNECTED_PONG => message::parse_ping_time(&payload).map(|t| {
                 let elapsed = self.time_ms(now) - t;
@@ -330,7 +331,7 @@ impl RakClient {
             self.sender.rtt_sample(Duration::from_millis(elapsed as u64));
         }
         let nic = message::encode_new_incoming_connection(&self.server, accepted.accepted_time, self.time_ms(now));
-        self.queue_frame(&nic, Reliability::ReliableOrdered);
+        self.queue_frame(nic, Reliability::ReliableOrdered);
         self.phase = Phase::Connected;
         self.next_ping = Some(now + self.config.ping_interval);
         self.events.push_back(RakEvent::Connected);
@@ -339,7 +340,7 @@ impl RakClient {
 
     fn queue_ping(&mut self, now: Instant) {
         let ping = message::encode_connected_ping(self.time_ms(now));
-        self.queue_frame(&ping, Reliability::Unreliable);
+        self.queue_frame(ping, Reliability::Unreliable);
     }
 
     /// Drives timers: handshake retries and give-up, ACK/NACK flush, resends, pings, timeout.
@@ -454,7 +455,7 @@ impl RakClient {
         }
         self.last_now = self.last_now.max(now);
         if matches!(self.phase, Phase::Connecting | Phase::Connected) {
-            self.queue_frame(&[id::DISCONNECTION_NOTIFICATION], Reliability::ReliableOrdered);
+            self.queue_frame(vec![id::DISCONNECTION_NOTIFICATION], Reliability::ReliableOrdered);
         }
         self.close(DisconnectReason::LocalClose);
     }
