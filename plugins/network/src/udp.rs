@@ -379,12 +379,72 @@ fn recv_next(socket: &UdpSocket, buf: &mut [u8]) -> Option<usize> {
     }
 }
 
+/// Datagrams one receive call of the inline transport may return (see [`drain`]).
+const RECV_BATCH: usize = 8;
+/// Bytes of one receive buffer (above any RakNet MTU).
+const DATAGRAM_BUF: usize = 2048;
+
+/// The inline transport's receive buffers.
+struct RecvBuffers(Box<[[u8; DATAGRAM_BUF]; RECV_BATCH]>);
+
+impl RecvBuffers {
+    fn new() -> Self {
+        Self(Box::new([[0; DATAGRAM_BUF]; RECV_BATCH]))
+    }
+}
+
+/// Hands every datagram waiting on `socket` to `handle`, in order, never blocking. One
+/// `recvmmsg` takes up to [`RECV_BATCH`] at once, and a call that returns fewer has emptied the
+/// queue: an idle tick's drain (the server's ACK of our last batch) is one system call, not a
+/// `recv` and then the failing `recv` that says the socket is empty.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn drain(socket: &UdpSocket, bufs: &mut RecvBuffers, mut handle: impl FnMut(&[u8])) {
+    use std::io::IoSliceMut;
+    use std::os::fd::AsRawFd;
+
+    use nix::errno::Errno;
+    use nix::sys::socket::{MsgFlags, MultiHeaders, recvmmsg};
+
+    let mut headers = MultiHeaders::<()>::preallocate(RECV_BATCH, None);
+    loop {
+        let mut lens = [0usize; RECV_BATCH];
+        let got = {
+            let mut slices = bufs.0.each_mut().map(|b| [IoSliceMut::new(&mut b[..])]);
+            match recvmmsg(socket.as_raw_fd(), &mut headers, slices.iter_mut(), MsgFlags::MSG_DONTWAIT, None) {
+                Ok(results) => lens.iter_mut().zip(results).map(|(len, msg)| *len = msg.bytes).count(),
+                Err(Errno::EAGAIN) => return,
+                // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
+                Err(Errno::EINTR | Errno::ECONNREFUSED) => continue,
+                Err(e) => {
+                    tracing::debug!(error = %e, "udp recvmmsg failed");
+                    return;
+                }
+            }
+        };
+        for (buf, &len) in bufs.0.iter().zip(&lens).take(got) {
+            handle(&buf[..len.min(DATAGRAM_BUF)]);
+        }
+        if got < RECV_BATCH {
+            return;
+        }
+    }
+}
+
+/// Hands every datagram waiting on `socket` to `handle`, in order, never blocking.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn drain(socket: &UdpSocket, bufs: &mut RecvBuffers, mut handle: impl FnMut(&[u8])) {
+    let buf = &mut bufs.0[0];
+    while let Some(n) = recv_next(socket, buf) {
+        handle(&buf[..n]);
+    }
+}
+
 /// The connection once the game loop drives it: [`Inline::poll`] at the start of a tick,
 /// [`Inline::send_batch`] and [`Inline::transmit`] at its end.
 struct Inline {
     socket: UdpSocket,
     live: Box<Live>,
-    buf: Vec<u8>,
+    bufs: RecvBuffers,
     /// The end of the connection was reported (or the app closed it): nothing more to do.
     done: bool,
 }
@@ -396,9 +456,8 @@ impl Inline {
         if self.done {
             return;
         }
-        while let Some(n) = recv_next(&self.socket, &mut self.buf) {
-            self.live.rak.handle_datagram(&self.buf[..n], now);
-        }
+        let rak = &mut self.live.rak;
+        drain(&self.socket, &mut self.bufs, |datagram| rak.handle_datagram(datagram, now));
         self.live.rak.tick(now);
         let closing = self.live.pump(now, false, |packets| events.push(TransportEvent::Packets(packets)));
         if let Some((reason, error)) = closing {
@@ -500,7 +559,7 @@ impl Net {
 
     fn run(mut self, mut poll: Poll, commands: &Receiver<ToNet>) {
         let mut events = Events::with_capacity(16);
-        let mut buf = vec![0u8; 2048];
+        let mut buf = vec![0u8; DATAGRAM_BUF];
         loop {
             let wait = self.wait(Instant::now());
             if let Err(e) = poll.poll(&mut events, Some(wait))
@@ -540,7 +599,7 @@ impl Net {
         let Net { socket, stage, inbound, .. } = self;
         let Stage::Connected(mut live) = stage else { return };
         live.rak.set_ack_timing(Duration::ZERO, INLINE_NACK_DELAY);
-        let inline = Box::new(Inline { socket, live, buf: vec![0u8; 2048], done: false });
+        let inline = Box::new(Inline { socket, live, bufs: RecvBuffers::new(), done: false });
         // If the transport is gone meanwhile, the dropped connection still says goodbye.
         let _ = inbound.send(FromNet::Inline(inline));
     }
@@ -731,4 +790,44 @@ fn report_choice(choice: &VersionChoice, advertised: Option<&Advertised>) {
         "speaking Bedrock {}",
         info.game_version
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connected socket pair on loopback (mio's sockets are non-blocking, like the transport's).
+    fn pair() -> (UdpSocket, UdpSocket) {
+        let any: SocketAddr = "127.0.0.1:0".parse().expect("address");
+        let (from, to) = (UdpSocket::bind(any).expect("bind"), UdpSocket::bind(any).expect("bind"));
+        to.connect(from.local_addr().expect("addr")).expect("connect");
+        from.connect(to.local_addr().expect("addr")).expect("connect");
+        (from, to)
+    }
+
+    #[test]
+    fn drain_hands_over_every_waiting_datagram_in_order_then_nothing() {
+        let (from, to) = pair();
+        let mut bufs = RecvBuffers::new();
+        let mut got = Vec::new();
+        drain(&to, &mut bufs, |d| got.push(d.to_vec()));
+        assert!(got.is_empty(), "an empty socket gives nothing");
+        // More than one batch's worth, of different sizes (the largest a RakNet MTU allows).
+        let sent: Vec<Vec<u8>> = (0..(RECV_BATCH * 2 + 3)).map(|i| vec![i as u8; 1 + i * 71 % 1500]).collect();
+        for d in &sent {
+            from.send(d).expect("send");
+        }
+        // Loopback delivers within the send call, so all of them wait now.
+        drain(&to, &mut bufs, |d| got.push(d.to_vec()));
+        assert_eq!(got, sent);
+        got.clear();
+        drain(&to, &mut bufs, |d| got.push(d.to_vec()));
+        assert!(got.is_empty(), "drained");
+        // Exactly one batch: the call that returns a full batch is followed by one more.
+        for d in &sent[..RECV_BATCH] {
+            from.send(d).expect("send");
+        }
+        drain(&to, &mut bufs, |d| got.push(d.to_vec()));
+        assert_eq!(got, sent[..RECV_BATCH]);
+    }
 }
