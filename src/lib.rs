@@ -172,14 +172,19 @@ impl LeanState {
     }
 
     fn release(&mut self, world: &mut World) {
-        if self.held.is_empty() {
-            return;
-        }
-        let mut schedules = world.get_resource_or_init::<bevy_ecs::schedule::Schedules>();
-        for schedule in self.held.drain(..) {
-            if schedules.insert(schedule).is_some() {
-                tracing::warn!("a held main schedule was re-created while held; its new systems are dropped");
-            }
+        release_held(world, &mut self.held);
+    }
+}
+
+/// Puts `held` schedules back into bevy's schedule map.
+fn release_held(world: &mut World, held: &mut Vec<Schedule>) {
+    if held.is_empty() {
+        return;
+    }
+    let mut schedules = world.get_resource_or_init::<bevy_ecs::schedule::Schedules>();
+    for schedule in held.drain(..) {
+        if schedules.insert(schedule).is_some() {
+            tracing::warn!("a held main schedule was re-created while held; its new systems are dropped");
         }
     }
 }
@@ -236,10 +241,7 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
         if plan.empty.iter().any(|l| schedules.get(*l).is_some_and(|s| s.systems_len() > 0)) {
             // The plan is made from the whole map: the held schedules go back first (the
             // runner takes them again next tick).
-            let mut schedules = world.resource_mut::<bevy_ecs::schedule::Schedules>();
-            for schedule in held.drain(..) {
-                schedules.insert(schedule);
-            }
+            release_held(world, held);
             *plan = plan_ticks(world);
         }
         if let Some(work) = plan.work {
