@@ -75,7 +75,8 @@ impl PluginGroup for ClawcraftPlugins {
 /// A **quiet tick** — no plugin has work ([`QuietTicks`], see `clawcraft_core::gate`) — skips
 /// `TickWork`, `Last` and `First` (bevy's message update): it receives, steps the physics, sends
 /// the input packet and sleeps. Every `PreUpdate`, `Update` and `PostUpdate` system still runs in
-/// every tick.
+/// every tick. The tick advances `TickCount` itself before `PreUpdate`
+/// ([`clawcraft_core::RunnerCountsTicks`]): one system less per tick.
 ///
 /// [`MainScheduleOrder`]: bevy_app::MainScheduleOrder
 pub struct LeanMainPlugin;
@@ -92,6 +93,11 @@ impl bevy_app::Plugin for LeanMainPlugin {
         let run = tick.clone();
         schedule.add_systems(move |world: &mut World| run.run(world));
         app.add_schedule(schedule).insert_resource(tick);
+        // The tick counts itself (one system less per tick) — unless a `CorePlugin` built
+        // earlier already added its counting system.
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.insert_resource(clawcraft_core::RunnerCountsTicks);
+        }
         app.main_mut().update_schedule = Some(bevy_ecs::schedule::ScheduleLabel::intern(&LeanMain));
     }
 }
@@ -204,6 +210,8 @@ struct TickPlan {
     /// Labels left out because they had no systems (looked at again in busy ticks, so systems
     /// added after the first tick still run).
     empty: Vec<InternedScheduleLabel>,
+    /// [`clawcraft_core::RunnerCountsTicks`]: the tick advances `TickCount` before `PreUpdate`.
+    counts_ticks: bool,
 }
 
 use bevy_ecs::schedule::{InternedScheduleLabel, Schedule, ScheduleLabel as _};
@@ -231,6 +239,9 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
         && let Some(first) = plan.first
     {
         let _ = world.try_run_schedule(first);
+    }
+    if plan.counts_ticks {
+        clawcraft_core::advance_tick_count(world);
     }
     for &label in &plan.receive {
         run_label(world, held, label);
@@ -277,6 +288,7 @@ fn plan_ticks(world: &World) -> TickPlan {
         every: pick(after_receive.min(last)..last),
         output: pick(last..main.len()),
         empty: main.iter().copied().chain([first, work]).filter(|l| !has_systems(l)).collect(),
+        counts_ticks: world.contains_resource::<clawcraft_core::RunnerCountsTicks>(),
     }
 }
 

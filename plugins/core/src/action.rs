@@ -36,6 +36,20 @@ pub fn count_ticks(mut ticks: ResMut<TickCount>) {
     ticks.0 += 1;
 }
 
+/// Inserted (before [`crate::CorePlugin`] is built) by a runner that advances [`TickCount`]
+/// itself at the start of every tick, before `PreUpdate` — clawcraft's lean main does: then no
+/// `count_ticks` system runs, one system less in every tick. Without it `CorePlugin` adds
+/// `count_ticks` to `PreUpdate` (for bevy's own `Main`).
+#[derive(Resource, Debug, Default, Clone, Copy)]
+pub struct RunnerCountsTicks;
+
+/// What `count_ticks` does, for a runner that has [`RunnerCountsTicks`].
+pub fn advance_tick_count(world: &mut World) {
+    if let Some(mut ticks) = world.get_resource_mut::<TickCount>() {
+        ticks.0 += 1;
+    }
+}
+
 /// How an action ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

@@ -28,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 
 pub use action::{
     ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, EndActionExt, InterruptActions, Interruption,
-    Outcome, TickCount, default_interruption, end_action,
+    Outcome, RunnerCountsTicks, TickCount, advance_tick_count, default_interruption, end_action,
 };
 pub use bot::*;
 pub use command::{
@@ -193,7 +193,6 @@ impl Plugin for CorePlugin {
             .init_resource::<gate::LastActionEnd>()
             .init_resource::<gate::Arrivals>()
             .init_resource::<event::Uptime>()
-            .add_systems(PreUpdate, action::count_ticks.before(TickSet::Receive))
             .add_systems(
                 TickWork,
                 (
@@ -217,6 +216,9 @@ impl Plugin for CorePlugin {
             .add_agent_event::<builtin::Shutdown>()
             .add_agent_event::<action::CommandTimeout>();
         gate::configure(app);
+        if !app.world().contains_resource::<RunnerCountsTicks>() {
+            app.add_systems(PreUpdate, action::count_ticks.before(TickSet::Receive));
+        }
     }
 
     fn is_unique(&self) -> bool {

@@ -79,8 +79,9 @@ pub enum TransportEvent {
 pub trait Transport: Send + Sync + 'static {
     /// Everything that arrived since the last call. Never blocks.
     fn poll(&mut self) -> Vec<TransportEvent>;
-    /// Sends one batch of packet bodies.
-    fn send_batch(&mut self, packets: Vec<Vec<u8>>);
+    /// Sends one batch of packet bodies and empties `packets` (its capacity stays with the
+    /// caller, so a tick's batch does not allocate the list again).
+    fn send_batch(&mut self, packets: &mut Vec<Vec<u8>>);
     /// The tick's send pass: called once per tick after [`Transport::send_batch`] (also in
     /// ticks with nothing to send). A transport that does its I/O inline transmits here.
     fn flush(&mut self) {}
@@ -200,7 +201,9 @@ impl Connection {
 
     fn flush(&mut self) {
         if !self.outbox.is_empty() {
-            self.transport.send_batch(std::mem::take(&mut self.outbox));
+            self.transport.send_batch(&mut self.outbox);
+            // A transport that kept the bodies without emptying the list must not resend them.
+            self.outbox.clear();
         }
         self.transport.flush();
     }

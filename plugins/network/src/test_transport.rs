@@ -39,8 +39,8 @@ impl Transport for TestTransport {
     fn poll(&mut self) -> Vec<TransportEvent> {
         lock(&self.0).inbound.drain(..).collect()
     }
-    fn send_batch(&mut self, packets: Vec<Vec<u8>>) {
-        lock(&self.0).sent.push(packets);
+    fn send_batch(&mut self, packets: &mut Vec<Vec<u8>>) {
+        lock(&self.0).sent.push(std::mem::take(packets));
     }
     fn flush(&mut self) {
         lock(&self.0).flushes += 1;

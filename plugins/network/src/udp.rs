@@ -220,13 +220,17 @@ impl Transport for UdpTransport {
         events
     }
 
-    fn send_batch(&mut self, packets: Vec<Vec<u8>>) {
+    fn send_batch(&mut self, packets: &mut Vec<Vec<u8>>) {
         if self.closed {
+            packets.clear();
             return;
         }
         match &mut self.link {
-            Link::Thread(thread) => thread.ask(ToNet::Batch(packets)),
-            Link::Inline(inline) => inline.send_batch(&packets, Instant::now()),
+            Link::Thread(thread) => thread.ask(ToNet::Batch(std::mem::take(packets))),
+            Link::Inline(inline) => {
+                inline.send_batch(packets, Instant::now());
+                packets.clear();
+            }
         }
     }
 
@@ -405,20 +409,27 @@ fn drain(socket: &UdpSocket, bufs: &mut RecvBuffers, mut handle: impl FnMut(&[u8
     use nix::errno::Errno;
     use nix::sys::socket::{MsgFlags, MultiHeaders, recvmmsg};
 
-    let mut headers = MultiHeaders::<()>::preallocate(RECV_BATCH, None);
+    thread_local! {
+        // The headers point into themselves, so they are not `Send` and cannot live in the
+        // transport; kept per thread (the game thread) instead of allocated per drain.
+        static HEADERS: std::cell::RefCell<Option<MultiHeaders<()>>> = const { std::cell::RefCell::new(None) };
+    }
     loop {
         let mut lens = [0usize; RECV_BATCH];
-        let got = {
+        let received = HEADERS.with_borrow_mut(|headers| {
+            let headers = headers.get_or_insert_with(|| MultiHeaders::<()>::preallocate(RECV_BATCH, None));
             let mut slices = bufs.0.each_mut().map(|b| [IoSliceMut::new(&mut b[..])]);
-            match recvmmsg(socket.as_raw_fd(), &mut headers, slices.iter_mut(), MsgFlags::MSG_DONTWAIT, None) {
-                Ok(results) => lens.iter_mut().zip(results).map(|(len, msg)| *len = msg.bytes).count(),
-                Err(Errno::EAGAIN) => return,
-                // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
-                Err(Errno::EINTR | Errno::ECONNREFUSED) => continue,
-                Err(e) => {
-                    tracing::debug!(error = %e, "udp recvmmsg failed");
-                    return;
-                }
+            recvmmsg(socket.as_raw_fd(), headers, slices.iter_mut(), MsgFlags::MSG_DONTWAIT, None)
+                .map(|results| lens.iter_mut().zip(results).map(|(len, msg)| *len = msg.bytes).count())
+        });
+        let got = match received {
+            Ok(got) => got,
+            Err(Errno::EAGAIN) => return,
+            // ICMP port unreachable surfaces here on Linux; RakNet's timeout reports it.
+            Err(Errno::EINTR | Errno::ECONNREFUSED) => continue,
+            Err(e) => {
+                tracing::debug!(error = %e, "udp recvmmsg failed");
+                return;
             }
         };
         for (buf, &len) in bufs.0.iter().zip(&lens).take(got) {

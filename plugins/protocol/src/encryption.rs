@@ -58,10 +58,18 @@ impl Encryption {
     pub fn encrypt(&mut self, plain: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(plain.len() + CHECKSUM_LEN);
         out.extend_from_slice(plain);
-        out.extend_from_slice(&checksum(self.send_counter, plain, &self.key));
-        self.send_counter = self.send_counter.wrapping_add(1);
-        self.send.apply_keystream(&mut out);
+        self.encrypt_in_place(&mut out, 0);
         out
+    }
+
+    /// Like [`Encryption::encrypt`] for the payload `buf[from..]`, in place: appends its
+    /// checksum to `buf` and encrypts both (the bytes before `from` stay as they are).
+    pub fn encrypt_in_place(&mut self, buf: &mut Vec<u8>, from: usize) {
+        let from = from.min(buf.len());
+        let sum = checksum(self.send_counter, &buf[from..], &self.key);
+        buf.extend_from_slice(&sum);
+        self.send_counter = self.send_counter.wrapping_add(1);
+        self.send.apply_keystream(&mut buf[from..]);
     }
 
     /// Decrypts one batch payload and verifies its checksum, returning the plaintext without it.
@@ -130,6 +138,18 @@ mod tests {
         let mut dec = Encryption::new(key());
         assert_eq!(dec.decrypt(&hex(CIPHER_1)).expect("first"), hex(PLAIN_1));
         assert_eq!(dec.decrypt(&hex(CIPHER_2)).expect("second"), hex(PLAIN_2));
+    }
+
+    #[test]
+    fn in_place_encryption_keeps_the_prefix_and_matches_the_vector() {
+        let mut enc = Encryption::new(key());
+        let mut msg = vec![0xFE];
+        msg.extend_from_slice(&hex(PLAIN_1));
+        enc.encrypt_in_place(&mut msg, 1);
+        assert_eq!(msg[0], 0xFE, "the byte before the payload is left alone");
+        assert_eq!(msg[1..], hex(CIPHER_1)[..]);
+        // The stream continues where the in-place call left it.
+        assert_eq!(enc.encrypt(&hex(PLAIN_2)), hex(CIPHER_2));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::io::Read;
 
 use thiserror::Error;
 
-use crate::encryption::Encryption;
+use crate::encryption::{CHECKSUM_LEN, Encryption};
 use crate::io::{ReadError, Reader, WriteExt};
 
 /// First byte of every RakNet message that carries game packets.
@@ -185,19 +185,28 @@ impl GameFramer {
     }
 
     /// Packs `packets` into one RakNet message starting with `0xFE`.
+    ///
+    /// A batch sent plain (below the compression threshold, as every tick's input is) is built
+    /// in the message itself and encrypted in place: one allocation per batch.
     pub fn encode_batch(&mut self, packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
-        let batch = write_batch(packets)?;
-        let payload = match self.compression {
-            Some((algorithm, threshold)) => compress_with_prefix(&batch, algorithm, threshold)?,
-            None => batch,
-        };
-        let payload = match self.encryption.as_mut() {
-            Some(enc) => enc.encrypt(&payload),
-            None => payload,
-        };
-        let mut msg = Vec::with_capacity(payload.len() + 1);
+        let plain_len: usize = packets.iter().map(|p| p.len() + 5).sum();
+        let mut msg = Vec::with_capacity(2 + plain_len + CHECKSUM_LEN);
         msg.push(GAME_PACKET_ID);
-        msg.extend_from_slice(&payload);
+        match self.compression {
+            Some((algorithm, threshold)) if compresses(algorithm) && plain_len >= usize::from(threshold) => {
+                // Only the exact batch length decides (the estimate above may be a few bytes over).
+                let batch = write_batch(packets)?;
+                compress_into(&batch, algorithm, threshold, &mut msg)?;
+            }
+            Some(_) => {
+                msg.push(ALGO_NONE);
+                append_batch(packets, &mut msg)?;
+            }
+            None => append_batch(packets, &mut msg)?,
+        }
+        if let Some(enc) = self.encryption.as_mut() {
+            enc.encrypt_in_place(&mut msg, 1);
+        }
         Ok(msg)
     }
 
@@ -245,12 +254,18 @@ fn store(input: &[u8], out: &mut Vec<u8>) {
 pub(crate) fn write_batch(packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
     let total: usize = packets.iter().map(|p| p.len() + 5).sum();
     let mut out = Vec::with_capacity(total);
+    append_batch(packets, &mut out)?;
+    Ok(out)
+}
+
+/// Appends packets to `out`, each prefixed by its varu32 length.
+fn append_batch(packets: &[Vec<u8>], out: &mut Vec<u8>) -> Result<(), FrameError> {
     for p in packets {
         let len = u32::try_from(p.len()).map_err(|_| FrameError::PacketTooLarge(p.len()))?;
         out.put_var_u32(len);
         out.put_bytes(p);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Splits a decompressed batch into packet bodies, checking every length.
@@ -270,15 +285,21 @@ fn split_batch(batch: &[u8]) -> Result<Vec<Vec<u8>>, FrameError> {
     Ok(packets)
 }
 
-/// Adds the algorithm byte, compressing only batches of at least `threshold` bytes (as gophertunnel
-/// does); smaller ones are sent as `0xFF` + plain bytes because compressing them wastes CPU.
-fn compress_with_prefix(batch: &[u8], algorithm: Compression, threshold: u16) -> Result<Vec<u8>, FrameError> {
+/// Whether `algorithm` ever compresses (`None` only adds the algorithm byte).
+fn compresses(algorithm: Compression) -> bool {
+    !matches!(algorithm, Compression::None)
+}
+
+/// Adds the algorithm byte and the batch to `out`, compressing only batches of at least
+/// `threshold` bytes (as gophertunnel does); smaller ones are sent as `0xFF` + plain bytes
+/// because compressing them wastes CPU.
+fn compress_into(batch: &[u8], algorithm: Compression, threshold: u16, out: &mut Vec<u8>) -> Result<(), FrameError> {
     let worth_it = batch.len() >= usize::from(threshold);
-    let mut out = Vec::with_capacity(batch.len() / 2 + 64);
     match algorithm {
         Compression::Deflate if worth_it => {
+            out.reserve(batch.len() / 2 + 64);
             out.push(ALGO_DEFLATE);
-            deflate(batch, &mut out)?;
+            deflate(batch, out)?;
         }
         Compression::Snappy if worth_it => {
             out.push(ALGO_SNAPPY);
@@ -291,7 +312,7 @@ fn compress_with_prefix(batch: &[u8], algorithm: Compression, threshold: u16) ->
             out.extend_from_slice(batch);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Reads the algorithm byte and decompresses accordingly. The byte is honoured per batch even if
