@@ -191,3 +191,34 @@ fn the_runners_direct_tick_is_the_tick_app_update_runs() {
 fn count_late(runs: Res<Runs>) {
     runs.late.fetch_add(1, Ordering::SeqCst);
 }
+
+#[test]
+fn every_tick_counts_once_on_both_paths_whatever_order_the_plugins_are_built_in() {
+    use clawcraft::core::TickCount;
+    let (_world, mut sim, _runs) = settled();
+    let lean = sim.app.world().resource::<clawcraft::LeanTick>().clone();
+    let count = |app: &bevy_app::App| app.world().resource::<TickCount>().0;
+    let before = count(&sim.app);
+    for t in 0..10 {
+        if t % 2 == 0 {
+            lean.update(&mut sim.app);
+        } else {
+            sim.app.update();
+        }
+    }
+    assert_eq!(count(&sim.app) - before, 10, "one count per tick, quiet ticks included");
+    // The lean main counts the tick itself only when it is built before `CorePlugin`; built
+    // after it, `CorePlugin`'s counting system does, and the tick is not counted twice.
+    for core_first in [false, true] {
+        let mut app = bevy_app::App::new();
+        if core_first {
+            app.add_plugins((clawcraft::core::CorePlugin, clawcraft::LeanMainPlugin));
+        } else {
+            app.add_plugins((clawcraft::LeanMainPlugin, clawcraft::core::CorePlugin));
+        }
+        for _ in 0..5 {
+            app.update();
+        }
+        assert_eq!(count(&app), 5, "core built first: {core_first}");
+    }
+}
