@@ -79,8 +79,9 @@ pub enum TransportEvent {
 pub trait Transport: Send + Sync + 'static {
     /// Everything that arrived since the last call. Never blocks.
     fn poll(&mut self) -> Vec<TransportEvent>;
-    /// Sends one batch of packet bodies and empties `packets` (its capacity stays with the
-    /// caller, so a tick's batch does not allocate the list again).
+    /// Sends one batch of packet bodies. The list (and any bodies the transport leaves in it,
+    /// already sent) stays with the caller, which empties it and reuses the buffers, so a tick's
+    /// batch allocates neither again.
     fn send_batch(&mut self, packets: &mut Vec<Vec<u8>>);
     /// The tick's send pass: called once per tick after [`Transport::send_batch`] (also in
     /// ticks with nothing to send). A transport that does its I/O inline transmits here.
@@ -92,6 +93,11 @@ pub trait Transport: Send + Sync + 'static {
     fn close(&mut self);
 }
 
+/// Sent bodies' buffers a connection keeps for the next ones.
+const SPARE_BODIES: usize = 4;
+/// A body buffer larger than this is freed rather than kept.
+const SPARE_BODY_MAX: usize = 4096;
+
 /// A bot's connection: the transport, the protocol version it speaks and this tick's outbox.
 #[derive(Component)]
 pub struct Connection {
@@ -99,6 +105,8 @@ pub struct Connection {
     protocol: Arc<Protocol>,
     version: Option<(VersionChoice, Option<Advertised>)>,
     outbox: Vec<Vec<u8>>,
+    /// Emptied buffers of sent bodies, for the next ones ([`Connection::spare_buffer`]).
+    spare_bodies: Vec<Vec<u8>>,
     open: bool,
     /// A close reported in the same poll as packets, handled the next tick.
     pending_close: Option<TransportEvent>,
@@ -144,6 +152,7 @@ impl Connection {
             protocol,
             version: None,
             outbox: Vec::new(),
+            spare_bodies: Vec::new(),
             open: true,
             pending_close: None,
             settled: false,
@@ -174,6 +183,12 @@ impl Connection {
         }
     }
 
+    /// An empty buffer to encode a packet body into (for [`Connection::send_raw`]): the buffer of
+    /// a body already sent when there is one, so a packet per tick allocates nothing.
+    pub fn spare_buffer(&mut self) -> Vec<u8> {
+        self.spare_bodies.pop().unwrap_or_default()
+    }
+
     /// Queues an already encoded packet body.
     pub fn send_raw(&mut self, body: Vec<u8>) {
         if self.open {
@@ -202,8 +217,13 @@ impl Connection {
     fn flush(&mut self) {
         if !self.outbox.is_empty() {
             self.transport.send_batch(&mut self.outbox);
-            // A transport that kept the bodies without emptying the list must not resend them.
-            self.outbox.clear();
+            // What the transport left was sent: keep a few buffers for the next bodies.
+            for mut body in self.outbox.drain(..) {
+                if self.spare_bodies.len() < SPARE_BODIES && body.capacity() <= SPARE_BODY_MAX {
+                    body.clear();
+                    self.spare_bodies.push(body);
+                }
+            }
         }
         self.transport.flush();
     }
@@ -514,5 +534,42 @@ mod tests {
         app.update();
         assert_eq!(handle.settles(), 0);
         assert_eq!(handle.flushes(), flushes);
+    }
+
+    /// Copies what it sends and leaves the bodies in the list, as the UDP transport does.
+    struct CopyingTransport(Arc<std::sync::Mutex<Vec<Vec<Vec<u8>>>>>);
+
+    impl Transport for CopyingTransport {
+        fn poll(&mut self) -> Vec<TransportEvent> {
+            Vec::new()
+        }
+        fn send_batch(&mut self, packets: &mut Vec<Vec<u8>>) {
+            self.0.lock().expect("sent").push(packets.clone());
+        }
+        fn close(&mut self) {}
+    }
+
+    #[test]
+    fn sent_body_buffers_come_back_for_the_next_bodies_and_are_sent_once() {
+        let protocol = Arc::new(Protocol::load(Protocol::default_version().game_version).expect("bundled"));
+        let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut conn = Connection::new(Box::new(CopyingTransport(sent.clone())), protocol);
+        assert_eq!(conn.spare_buffer().capacity(), 0, "nothing sent yet");
+        let mut body = Vec::with_capacity(200);
+        body.extend_from_slice(&[0x90, 0x01, 7]);
+        let at = body.as_ptr();
+        conn.send_raw(body);
+        conn.flush();
+        conn.flush();
+        assert_eq!(*sent.lock().expect("sent"), vec![vec![vec![0x90, 0x01, 7]]], "sent once");
+        let spare = conn.spare_buffer();
+        assert_eq!((spare.as_ptr(), spare.len(), spare.capacity()), (at, 0, 200), "the sent body's buffer, emptied");
+        for _ in 0..10 {
+            conn.send_raw(vec![1; 10]);
+        }
+        conn.send_raw(vec![2; SPARE_BODY_MAX + 1]);
+        conn.flush();
+        assert_eq!(conn.spare_bodies.len(), SPARE_BODIES, "bounded");
+        assert!(conn.spare_bodies.iter().all(|b| b.is_empty() && b.capacity() <= SPARE_BODY_MAX));
     }
 }

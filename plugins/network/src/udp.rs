@@ -227,10 +227,8 @@ impl Transport for UdpTransport {
         }
         match &mut self.link {
             Link::Thread(thread) => thread.ask(ToNet::Batch(std::mem::take(packets))),
-            Link::Inline(inline) => {
-                inline.send_batch(packets, Instant::now());
-                packets.clear();
-            }
+            // The sent bodies stay in the list: the connection reuses their buffers.
+            Link::Inline(inline) => inline.send_batch(packets, Instant::now()),
         }
     }
 
@@ -304,7 +302,8 @@ impl Live {
 
     /// Encodes a tick's batch into one RakNet message.
     fn send_batch(&mut self, packets: &[Vec<u8>], now: Instant) {
-        match self.session.encode_batch(packets) {
+        let buf = self.rak.spare_buffer();
+        match self.session.encode_batch_into(packets, buf) {
             Ok(msg) => send_message(&mut self.rak, msg, now),
             Err(e) => tracing::error!(error = %e, "failed to encode batch"),
         }

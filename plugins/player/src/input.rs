@@ -84,9 +84,8 @@ impl InputSource {
 }
 
 impl RepeatedInput {
-    /// The body for `tick` when the input repeats the last plain one — built from the same
-    /// `frame`, or without one from the same `still` source — and its split is known. Compares
-    /// the sources only: the packet is not built.
+    /// The body for `tick` when the input repeats the last plain one (see
+    /// [`RepeatedInput::repeat_into`]).
     pub fn repeat(
         &self,
         protocol: &Protocol,
@@ -94,13 +93,37 @@ impl RepeatedInput {
         still: &InputSource,
         tick: u64,
     ) -> Option<Vec<u8>> {
-        let same = match (self.source.as_ref()?, frame) {
+        let mut body = Vec::new();
+        self.repeat_into(protocol, frame, still, tick, &mut body).then_some(body)
+    }
+
+    /// Writes the body for `tick` into `body` (an empty buffer) and returns `true` when the
+    /// input repeats the last plain one — built from the same `frame`, or without one from the
+    /// same `still` source — and its split is known. Compares the sources only: the packet is
+    /// not built.
+    pub fn repeat_into(
+        &self,
+        protocol: &Protocol,
+        frame: Option<&MoveFrame>,
+        still: &InputSource,
+        tick: u64,
+        body: &mut Vec<u8>,
+    ) -> bool {
+        let (Some((before, after)), Some((_, version)), Some(last)) =
+            (self.split.as_ref(), self.last.as_ref(), self.source.as_ref())
+        else {
+            return false;
+        };
+        let same = match (last, frame) {
             (InputSource::Frame(last), Some(frame)) => last == frame,
             (last, None) => last == still,
             (InputSource::Still { .. }, Some(_)) => false,
         };
-        let ((before, after), version) = (self.split.as_ref()?, self.last.as_ref()?.1);
-        (same && version == protocol.info().game_version).then(|| splice(before, tick, after))
+        if !same || *version != protocol.info().game_version {
+            return false;
+        }
+        splice_into(before, tick, after, body);
+        true
     }
 
     /// Like [`RepeatedInput::encode`], for a packet built from `source` alone (`None`: it carries
@@ -162,11 +185,17 @@ fn learn_split(protocol: &Protocol, packet: &PlayerAuthInput) -> Option<(Vec<u8>
 }
 
 fn splice(before: &[u8], tick: u64, after: &[u8]) -> Vec<u8> {
-    let mut body = Vec::with_capacity(before.len() + 10 + after.len());
+    let mut body = Vec::new();
+    splice_into(before, tick, after, &mut body);
+    body
+}
+
+/// Appends the body for `tick` (the split's two parts around the tick's varu64) to `body`.
+fn splice_into(before: &[u8], tick: u64, after: &[u8], body: &mut Vec<u8>) {
+    body.reserve(before.len() + 10 + after.len());
     body.extend_from_slice(before);
     body.put_var_u64(tick);
     body.extend_from_slice(after);
-    body
 }
 
 impl InputState {
@@ -312,9 +341,13 @@ pub fn send_player_auth_input(
         let still = InputSource::Still { pos: pos.0, yaw: rot.yaw, pitch: rot.pitch };
         let plain = !input.handled_teleport && extras.as_ref().is_none_or(|e| e.is_empty());
         // An idle bot's input: the same as the last one but for the tick.
-        if plain && let Some(body) = input.encoding.repeat(conn.protocol(), frame, &still, tick) {
-            conn.send_raw(body);
-            continue;
+        if plain {
+            // Into the buffer of a body already sent: an idle tick allocates nothing.
+            let mut body = conn.spare_buffer();
+            if input.encoding.repeat_into(conn.protocol(), frame, &still, tick, &mut body) {
+                conn.send_raw(body);
+                continue;
+            }
         }
         let source = frame.map_or(still, |frame| InputSource::Frame(frame.clone()));
         let mut packet = source.packet(tick);

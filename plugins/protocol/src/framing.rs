@@ -185,18 +185,30 @@ impl GameFramer {
     }
 
     /// Packs `packets` into one RakNet message starting with `0xFE`.
-    ///
-    /// A batch sent plain (below the compression threshold, as every tick's input is) is built
-    /// in the message itself and encrypted in place: one allocation per batch.
     pub fn encode_batch(&mut self, packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
-        let plain_len: usize = packets.iter().map(|p| p.len() + 5).sum();
-        let mut msg = Vec::with_capacity(2 + plain_len + CHECKSUM_LEN);
+        self.encode_batch_into(packets, Vec::new())
+    }
+
+    /// Like [`GameFramer::encode_batch`], building the message in `msg` (cleared first; a spare
+    /// buffer, so a tick's batch allocates nothing).
+    ///
+    /// A batch sent plain, or as a DEFLATE "stored" block (below [`STORED_BELOW`], as every
+    /// tick's input is), is written straight into the message and encrypted in place.
+    pub fn encode_batch_into(&mut self, packets: &[Vec<u8>], mut msg: Vec<u8>) -> Result<Vec<u8>, FrameError> {
+        let batch_len = batch_len(packets)?;
+        msg.clear();
+        // The id, the algorithm byte, a stored block's header, the batch, the checksum.
+        msg.reserve(2 + STORED_HEADER_LEN + batch_len + CHECKSUM_LEN);
         msg.push(GAME_PACKET_ID);
         match self.compression {
-            Some((algorithm, threshold)) if compresses(algorithm) && plain_len >= usize::from(threshold) => {
-                // Only the exact batch length decides (the estimate above may be a few bytes over).
-                let batch = write_batch(packets)?;
-                compress_into(&batch, algorithm, threshold, &mut msg)?;
+            Some((algorithm, threshold)) if compresses(algorithm) && batch_len >= usize::from(threshold) => {
+                if algorithm == Compression::Deflate && batch_len < STORED_BELOW {
+                    msg.push(ALGO_DEFLATE);
+                    store_header(batch_len, &mut msg);
+                    append_batch(packets, &mut msg)?;
+                } else {
+                    compress_into(&write_batch(packets)?, algorithm, threshold, &mut msg)?;
+                }
             }
             Some(_) => {
                 msg.push(ALGO_NONE);
@@ -243,17 +255,44 @@ impl GameFramer {
 /// One final stored DEFLATE block (RFC 1951 §3.2.4): `BFINAL=1, BTYPE=00`, then LEN and its
 /// complement, then the bytes. `input` must be shorter than 64 KiB.
 fn store(input: &[u8], out: &mut Vec<u8>) {
-    let len = u16::try_from(input.len()).unwrap_or(u16::MAX);
+    let len = input.len().min(usize::from(u16::MAX));
+    store_header(len, out);
+    out.extend_from_slice(&input[..len]);
+}
+
+/// The length of a stored block's header ([`store_header`]).
+const STORED_HEADER_LEN: usize = 5;
+
+/// The header of a stored block of `len` bytes (at most 64 KiB − 1; the bytes follow).
+fn store_header(len: usize, out: &mut Vec<u8>) {
+    let len = u16::try_from(len).unwrap_or(u16::MAX);
     out.push(0x01);
     out.extend_from_slice(&len.to_le_bytes());
     out.extend_from_slice(&(!len).to_le_bytes());
-    out.extend_from_slice(&input[..usize::from(len)]);
+}
+
+/// The exact length of `packets` as a batch: each body after its varu32 length.
+fn batch_len(packets: &[Vec<u8>]) -> Result<usize, FrameError> {
+    packets.iter().try_fold(0usize, |total, p| {
+        let len = u32::try_from(p.len()).map_err(|_| FrameError::PacketTooLarge(p.len()))?;
+        Ok(total.saturating_add(var_u32_len(len) + p.len()))
+    })
+}
+
+/// How many bytes `v` takes as a varu32.
+fn var_u32_len(v: u32) -> usize {
+    match v {
+        0..0x80 => 1,
+        0x80..0x4000 => 2,
+        0x4000..0x20_0000 => 3,
+        0x20_0000..0x1000_0000 => 4,
+        _ => 5,
+    }
 }
 
 /// Concatenates packets, each prefixed by its varu32 length.
 pub(crate) fn write_batch(packets: &[Vec<u8>]) -> Result<Vec<u8>, FrameError> {
-    let total: usize = packets.iter().map(|p| p.len() + 5).sum();
-    let mut out = Vec::with_capacity(total);
+    let mut out = Vec::with_capacity(batch_len(packets)?);
     append_batch(packets, &mut out)?;
     Ok(out)
 }
@@ -409,6 +448,65 @@ mod tests {
         let mut out = Vec::new();
         flate2::read::DeflateDecoder::new(&msg[2..]).read_to_end(&mut out).expect("standard inflate");
         assert_eq!(out, write_batch(&[body]).expect("batch"));
+    }
+
+    /// A tick's batch built in a spare buffer: the same bytes as the copy through a separate
+    /// batch, and the buffer is filled without growing it.
+    #[test]
+    fn a_batch_fills_a_spare_buffer_in_place_with_the_same_bytes() {
+        let key = [9u8; 32];
+        for (algo, threshold) in [(Compression::Deflate, 1), (Compression::Deflate, 256), (Compression::None, 0)] {
+            for len in [1usize, 100, 127, 128, 1000, 1017, 1018, 1024, 5000] {
+                let body: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+                let packets = vec![body.clone(), vec![0x90, 1, 2]];
+                let mut reference = vec![GAME_PACKET_ID];
+                compress_into(&write_batch(&packets).expect("batch"), algo, threshold, &mut reference)
+                    .expect("compress");
+                if algo == Compression::None {
+                    // `None` sends the algorithm byte and the plain batch.
+                    assert_eq!(reference[1], ALGO_NONE);
+                }
+                let (mut tx, mut reference_tx) = (GameFramer::new(), GameFramer::new());
+                for f in [&mut tx, &mut reference_tx] {
+                    f.enable_compression(algo, threshold);
+                    f.enable_encryption(key);
+                }
+                Encryption::new(key).encrypt_in_place(&mut reference, 1);
+                let spare = Vec::with_capacity(16 * 1024);
+                let at = spare.as_ptr();
+                let msg = tx.encode_batch_into(&packets, spare).expect("encode");
+                assert_eq!(msg, reference, "{algo:?} threshold {threshold} len {len}");
+                assert_eq!(msg.as_ptr(), at, "{algo:?} len {len}: the spare buffer was used, not grown");
+                assert_eq!(reference_tx.encode_batch(&packets).expect("encode"), msg, "encode_batch agrees");
+            }
+        }
+    }
+
+    /// The message's capacity is exact for a stored batch: encrypting it never reallocates.
+    #[test]
+    fn a_stored_batch_is_built_in_one_allocation() {
+        let mut tx = GameFramer::new();
+        tx.enable_compression(Compression::Deflate, 1);
+        tx.enable_encryption([3u8; 32]);
+        for len in [1usize, 60, 100, 500, 1000] {
+            let msg = tx.encode_batch(&[vec![7u8; len]]).expect("encode");
+            let needed = 2 + STORED_HEADER_LEN + var_u32_len(len as u32) + len + CHECKSUM_LEN;
+            assert_eq!(msg.len(), needed, "len {len}");
+            assert!(
+                msg.capacity() <= needed + STORED_HEADER_LEN,
+                "len {len}: capacity {} for {needed}",
+                msg.capacity()
+            );
+        }
+    }
+
+    #[test]
+    fn var_u32_lengths_match_the_writer() {
+        for v in [0u32, 1, 0x7f, 0x80, 0x3fff, 0x4000, 0x1f_ffff, 0x20_0000, 0x0fff_ffff, 0x1000_0000, u32::MAX] {
+            let mut out = Vec::new();
+            out.put_var_u32(v);
+            assert_eq!(var_u32_len(v), out.len(), "{v:#x}");
+        }
     }
 
     #[test]

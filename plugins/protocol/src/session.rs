@@ -142,13 +142,18 @@ impl ClientSession {
 
     /// Packs app packets (bodies with their varu32 header) into one message to send.
     pub fn encode_batch(&mut self, packets: &[Vec<u8>]) -> Result<Vec<u8>, SessionError> {
+        self.encode_batch_into(packets, Vec::new())
+    }
+
+    /// Like [`ClientSession::encode_batch`], building the message in `buf` (a spare buffer).
+    pub fn encode_batch_into(&mut self, packets: &[Vec<u8>], buf: Vec<u8>) -> Result<Vec<u8>, SessionError> {
         if self.failed {
             return Err(SessionError::Failed);
         }
         if self.state != SessionState::LoggedIn {
             return Err(SessionError::NotLoggedIn(self.state));
         }
-        Ok(self.framer.encode_batch(packets)?)
+        Ok(self.framer.encode_batch_into(packets, buf)?)
     }
 
     /// Login fields beyond [`SessionConfig`] (DeviceOS, input mode, language, …). Changes take

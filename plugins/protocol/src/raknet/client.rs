@@ -438,6 +438,13 @@ impl RakClient {
         self.sender.queue_owned(payload, Reliability::ReliableOrdered, 0, self.mtu)
     }
 
+    /// An empty buffer to build the next message in, for [`send_owned`](Self::send_owned): the
+    /// payload buffer of an acknowledged frame when there is one, so a message per tick
+    /// allocates nothing.
+    pub fn spare_buffer(&mut self) -> Vec<u8> {
+        self.sender.spare_payload()
+    }
+
     fn check_send(&mut self, now: Instant) -> Result<(), RakError> {
         match self.phase {
             Phase::Closed => return Err(RakError::Closed),

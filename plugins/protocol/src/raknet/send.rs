@@ -36,6 +36,10 @@ const MAX_RTO: Duration = Duration::from_secs(3);
 const INITIAL_RTT: Duration = Duration::from_millis(300);
 /// Emptied frame lists kept for the next datagrams (so packing does not allocate one each time).
 const SPARE_FRAME_LISTS: usize = 8;
+/// Payload buffers of acknowledged frames kept for the next messages ([`Sender::spare_payload`]).
+const SPARE_PAYLOADS: usize = 4;
+/// A payload buffer larger than this is freed rather than kept (a login's big batch).
+const SPARE_PAYLOAD_MAX: usize = 4096;
 
 /// A datagram waiting for its ACK.
 #[derive(Debug)]
@@ -160,6 +164,8 @@ pub(crate) struct Sender {
     in_flight: Window,
     /// Emptied frame lists of acknowledged datagrams, reused by `pack`.
     spare: Vec<Vec<Frame>>,
+    /// Emptied payload buffers of acknowledged frames (see [`Sender::spare_payload`]).
+    spare_payloads: Vec<Vec<u8>>,
     srtt: Duration,
     measured: bool,
 }
@@ -176,6 +182,7 @@ impl Default for Sender {
             queue: VecDeque::new(),
             in_flight: Window::default(),
             spare: Vec::new(),
+            spare_payloads: Vec::new(),
             srtt: INITIAL_RTT,
             measured: false,
         }
@@ -369,12 +376,25 @@ impl Sender {
         trace!(seq, len = out.len() - start, "datagram sent");
     }
 
-    /// Keeps an emptied frame list for the next datagram.
+    /// Keeps an emptied frame list for the next datagram, and its frames' payload buffers for
+    /// the next messages.
     fn recycle(&mut self, mut frames: Vec<Frame>) {
+        for frame in frames.drain(..) {
+            let mut payload = frame.payload;
+            if self.spare_payloads.len() < SPARE_PAYLOADS && payload.capacity() <= SPARE_PAYLOAD_MAX {
+                payload.clear();
+                self.spare_payloads.push(payload);
+            }
+        }
         if self.spare.len() < SPARE_FRAME_LISTS {
-            frames.clear();
             self.spare.push(frames);
         }
+    }
+
+    /// An empty buffer for the next message (one an acknowledged frame carried, when there is
+    /// one): a connection sending a small message per tick allocates none.
+    pub(crate) fn spare_payload(&mut self) -> Vec<u8> {
+        self.spare_payloads.pop().unwrap_or_default()
     }
 
     /// Handles an ACK: forget the datagrams and take RTT samples.
@@ -463,6 +483,35 @@ mod tests {
             Ok(Datagram::Data { seq, frames }) => (seq, frames),
             other => panic!("not data: {other:?}"),
         }
+    }
+
+    /// An acknowledged message's buffer comes back for the next one; big or unreliable ones
+    /// are not kept, and the pool is bounded.
+    #[test]
+    fn acknowledged_payload_buffers_are_reused() {
+        let t = Instant::now();
+        let mut s = Sender::default();
+        assert_eq!(s.spare_payload().capacity(), 0, "nothing acknowledged yet");
+        let mut msg = Vec::with_capacity(300);
+        msg.extend_from_slice(&[0xfe; 120]);
+        let at = msg.as_ptr();
+        s.queue_owned(msg, Reliability::ReliableOrdered, 0, 1400).expect("fits");
+        s.pack(1400, t, false).expect("datagram");
+        assert_eq!(s.spare_payload().capacity(), 0, "still in flight");
+        s.on_ack([(0, 0)], t);
+        let spare = s.spare_payload();
+        assert_eq!((spare.as_ptr(), spare.len(), spare.capacity()), (at, 0, 300), "the same buffer, emptied");
+        for seq in 1..=10u32 {
+            s.queue_owned(vec![1; 50], Reliability::ReliableOrdered, 0, 1400).expect("fits");
+            s.pack(1400, t, false).expect("datagram");
+            s.on_ack([(seq, seq)], t);
+        }
+        assert_eq!(s.spare_payloads.len(), SPARE_PAYLOADS, "bounded");
+        s.spare_payloads.clear();
+        s.queue_owned(vec![1; SPARE_PAYLOAD_MAX + 1], Reliability::Reliable, 0, 1400 * 8).expect("fits");
+        while s.pack(1400 * 8, t, false).is_some() {}
+        s.on_ack([(11, 20)], t);
+        assert!(s.spare_payloads.iter().all(|p| p.capacity() <= SPARE_PAYLOAD_MAX), "big buffers are freed");
     }
 
     #[test]
