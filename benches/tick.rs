@@ -3,6 +3,12 @@
 //! movement step of a bot standing still and the PlayerAuthInput encode), measured over many
 //! ticks. Run with `cargo bench --bench tick`; prints JSON. `TICK_PACED=N` sets the paced ticks
 //! (default 200), `TICK_PACED_ONLY=1` skips the back-to-back run (to profile the paced one).
+//!
+//! Then the machine's **floor** for any 20 Hz bot, paced the same way with no bot at all: a thread
+//! that only sleeps to the next deadline, one that also sends a datagram to a UDP echo (another
+//! thread on loopback, as the peer is another process), and one that also drains the echo's
+//! answers — what an idle tick costs before any of our code runs (README, "where the idle tick's
+//! time goes").
 
 use std::time::Instant;
 
@@ -46,6 +52,51 @@ fn main() {
                "per_tick": (per_tick * 10.0).round() / 10.0,
                "cpu_share_percent": (per_tick * 20.0 / 1e4 * 1000.0).round() / 1000.0})
     );
+    floor(paced);
+}
+
+/// The floor: the runner's sleep, the input's `send`, the drain of the server's answer — without
+/// anything else.
+fn floor(paced: u32) {
+    use std::net::UdpSocket;
+    let echo = UdpSocket::bind("127.0.0.1:0").expect("echo socket");
+    let echo_at = echo.local_addr().expect("echo address");
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 2048];
+        // Answers each datagram with a short one, as the server answers each of ours with an ACK.
+        while let Ok((_, from)) = echo.recv_from(&mut buf) {
+            let _ = echo.send_to(&buf[..7], from);
+        }
+    });
+    let socket = UdpSocket::bind("127.0.0.1:0").expect("socket");
+    socket.connect(echo_at).expect("connect");
+    socket.set_nonblocking(true).expect("non-blocking");
+    let (input, mut buf) = ([0x84u8; 120], [0u8; 2048]);
+    for (mode, send, drain) in
+        [("sleep", false, false), ("sleep + send", true, false), ("sleep + send + recv", true, true)]
+    {
+        let cpu0 = cpu_seconds();
+        let mut next = Instant::now();
+        for _ in 0..paced {
+            if drain {
+                while socket.recv(&mut buf).is_ok() {}
+            }
+            if send {
+                let _ = socket.send(&input);
+            }
+            next += std::time::Duration::from_millis(50);
+            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+        }
+        let per_tick = (cpu_seconds() - cpu0) * 1e6 / f64::from(paced);
+        println!(
+            "{}",
+            json!({"bench": "idle_floor", "mode": mode, "ticks": paced, "unit": "us",
+                   "per_tick": (per_tick * 10.0).round() / 10.0,
+                   "cpu_share_percent": (per_tick * 20.0 / 1e4 * 1000.0).round() / 1000.0})
+        );
+        // The answers of a mode that did not drain them are not the next mode's work.
+        while socket.recv(&mut buf).is_ok() {}
+    }
 }
 
 /// CPU time of this thread so far (Linux `schedstat`, nanosecond resolution), in seconds.
