@@ -181,6 +181,19 @@ fn check_session(report: &Value, peer: &Peer, mode: &str) {
     }
     let seqs: Vec<u64> = report["notifiedSeqs"].as_array().expect("seqs").iter().filter_map(Value::as_u64).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "no gaps: {seqs:?}");
+    // A subscription to `?types=msg` gets chat only (Alice's line among it), in its own
+    // notifications; one to a misspelt type is refused with the close name.
+    let typed = report["typedNotifications"].as_array().expect("typed notifications");
+    let typed_types: Vec<&str> =
+        typed.iter().flat_map(|n| n["types"].as_array().expect("types")).filter_map(Value::as_str).collect();
+    assert!(!typed_types.is_empty() && typed_types.iter().all(|t| *t == "msg"), "only chat: {typed:?}");
+    assert!(
+        typed.iter().all(|n| n["uri"].as_str().is_some_and(|u| u.ends_with("&types=msg"))),
+        "read back with the same filter: {typed:?}"
+    );
+    let bad = &report["badTypedSubscription"];
+    assert_eq!(bad["code"], -32602, "{bad}");
+    assert!(bad["message"].as_str().is_some_and(|m| m.contains("did you mean: msg")), "{bad}");
 
     // --- async actions -------------------------------------------------------------------------
     let waited = &report["moveWaited"];

@@ -19,6 +19,7 @@ const report = { mode, errors: [] }
 // Every event the subscription delivered, by seq; and the notifications themselves.
 const events = new Map()
 const notes = []
+const typedNotes = []
 let waiters = []
 function remember (list) {
   for (const e of list || []) events.set(e.seq, e)
@@ -79,8 +80,14 @@ async function main () {
   client.onerror = e => report.errors.push(String(e && e.message ? e.message : e))
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, n => {
     const meta = n.params._meta || {}
-    notes.push({ uri: n.params.uri, count: (meta['clawcraft/events'] || []).length, lastSeq: meta['clawcraft/lastSeq'] })
-    remember(meta['clawcraft/events'])
+    const list = meta['clawcraft/events'] || []
+    // The type-filtered subscription's notifications are kept apart (they repeat some events).
+    if (n.params.uri.includes('types=')) {
+      typedNotes.push({ uri: n.params.uri, types: list.map(e => e.type), lastSeq: meta['clawcraft/lastSeq'] })
+      return
+    }
+    notes.push({ uri: n.params.uri, count: list.length, lastSeq: meta['clawcraft/lastSeq'] })
+    remember(list)
   })
 
   await client.connect(transport)
@@ -92,6 +99,16 @@ async function main () {
   const subscription = mode === 'stdio' ? 'clawcraft://events' : 'clawcraft://events?since=0'
   report.subscription = subscription
   await client.subscribeResource({ uri: subscription })
+  // A second subscription, to chat only; and one to a misspelt type, refused with a hint.
+  const typed = 'clawcraft://events?types=msg'
+  report.typedSubscription = typed
+  await client.subscribeResource({ uri: typed })
+  try {
+    await client.subscribeResource({ uri: 'clawcraft://events?types=msgs' })
+    report.badTypedSubscription = { accepted: true }
+  } catch (e) {
+    report.badTypedSubscription = { code: e.code, message: e.message }
+  }
 
   report.tools = (await client.listTools()).tools
   report.resources = (await client.listResources()).resources
@@ -147,7 +164,9 @@ async function main () {
   report.since = { cut, seqs: after.value.events.map(e => e.seq), lastSeq: after.value.lastSeq, more: after.value.more }
 
   await client.unsubscribeResource({ uri: subscription })
+  await client.unsubscribeResource({ uri: typed })
   report.notifications = notes
+  report.typedNotifications = typedNotes
   report.notifiedSeqs = [...events.keys()]
   await client.close()
 }

@@ -13,7 +13,7 @@
 //!   once a second.
 //! - **Resources**: `clawcraft://events?since=SEQ` reads the event log after a `seq` (recent
 //!   events from memory, older ones from the events file); subscribing to `clawcraft://events`
-//!   streams `notifications/resources/updated` carrying the new events; `clawcraft://status` and
+//!   streams `notifications/resources/updated` carrying the new events (`?types=a,b`: only those); `clawcraft://status` and
 //!   `clawcraft://vitals` are the `status` and `vitals` commands' answers.
 //! - **Prompt** `play`: the observe → decide → act loop of `skill/SKILL.md`.
 //!

@@ -253,8 +253,8 @@ impl ServerHandler for ClawcraftMcp {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let since = match parse_events_uri(&request.uri) {
-            Some(Ok(q)) => q.since.unwrap_or_else(|| self.hub.last_seq()),
+        let (since, types) = match parse_events_uri(&request.uri) {
+            Some(Ok(q)) => (q.since.unwrap_or_else(|| self.hub.last_seq()), q.types),
             Some(Err(e)) => return Err(McpError::invalid_params(e, None)),
             None => {
                 return Err(McpError::invalid_params(
@@ -263,7 +263,15 @@ impl ServerHandler for ClawcraftMcp {
                 ));
             }
         };
-        let task = tokio::spawn(stream_events(self.hub.clone(), context.peer.clone(), since));
+        // A subscription to a type no event has would stay silent: refused, with the close names.
+        if let Some(types) = &types {
+            let unknown =
+                clawcraft_core::event::unknown_type_warnings(types, self.hub.catalog.event_names.iter().copied());
+            if !unknown.is_empty() {
+                return Err(McpError::invalid_params(unknown.join("; "), Some(json!({"code": "INVALID_PARAMS"}))));
+            }
+        }
+        let task = tokio::spawn(stream_events(self.hub.clone(), context.peer.clone(), since, types));
         if let Some(old) = self.subscriptions().insert(request.uri, task.abort_handle()) {
             old.abort();
         }
@@ -361,13 +369,20 @@ async fn wait_for_completion(
 
 /// Streams new events to one subscriber: each notification carries the events after the last
 /// one it delivered (in `_meta`, and as the URI to read them back), so a slow client gets them
-/// in larger batches rather than falling behind.
-async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64) {
+/// in larger batches rather than falling behind. With `types`, only events of those types: a
+/// stretch of other events sends nothing.
+async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64, types: Option<Vec<String>>) {
     let mut seq = hub.watch_seq();
+    let filter = types.as_ref().map(|t| format!("&types={}", t.join(","))).unwrap_or_default();
     loop {
         let latest = *seq.borrow_and_update();
         while delivered < latest {
-            let page = hub.ring_page(delivered, EVENTS_PER_NOTIFICATION, None);
+            let page = hub.ring_page(delivered, EVENTS_PER_NOTIFICATION, types.as_deref());
+            if page.events.is_empty() && page.missed == 0 {
+                // Only events of other types: nothing to tell.
+                delivered = latest.max(page.last_seq);
+                continue;
+            }
             let events: Vec<Value> = page.events.iter().filter_map(|e| serde_json::from_str(e).ok()).collect();
             let mut meta = Map::new();
             meta.insert("clawcraft/events".into(), Value::Array(events));
@@ -375,7 +390,7 @@ async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64
             if page.missed > 0 {
                 meta.insert("clawcraft/missed".into(), Value::from(page.missed));
             }
-            let mut note = ResourceUpdatedNotificationParam::new(format!("{EVENTS_URI}?since={delivered}"));
+            let mut note = ResourceUpdatedNotificationParam::new(format!("{EVENTS_URI}?since={delivered}{filter}"));
             note.meta = Some(meta.into());
             if peer.notify_resource_updated(note).await.is_err() {
                 return;
