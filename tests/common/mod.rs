@@ -278,6 +278,11 @@ impl Bot {
         }
     }
 
+    /// How many stdout lines were read so far (by any of the waits).
+    pub fn lines_seen(&self) -> usize {
+        self.seen.len()
+    }
+
     pub fn wait_event(&mut self, kind: &str, timeout: Duration) -> Option<Value> {
         self.wait(|v| v["type"] == kind, timeout)
     }
