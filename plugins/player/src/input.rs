@@ -85,7 +85,7 @@ impl InputSource {
 
 impl RepeatedInput {
     /// The body for `tick` when the input repeats the last plain one (see
-    /// [`RepeatedInput::repeat_into`]).
+    /// [`RepeatedInput::repeating`]).
     pub fn repeat(
         &self,
         protocol: &Protocol,
@@ -93,37 +93,27 @@ impl RepeatedInput {
         still: &InputSource,
         tick: u64,
     ) -> Option<Vec<u8>> {
+        let split = self.repeating(protocol, frame, still)?;
         let mut body = Vec::new();
-        self.repeat_into(protocol, frame, still, tick, &mut body).then_some(body)
+        split.write(tick, &mut body);
+        Some(body)
     }
 
-    /// Writes the body for `tick` into `body` (an empty buffer) and returns `true` when the
-    /// input repeats the last plain one — built from the same `frame`, or without one from the
-    /// same `still` source — and its split is known. Compares the sources only: the packet is
-    /// not built.
-    pub fn repeat_into(
-        &self,
-        protocol: &Protocol,
-        frame: Option<&MoveFrame>,
-        still: &InputSource,
-        tick: u64,
-        body: &mut Vec<u8>,
-    ) -> bool {
+    /// The split to splice when the input repeats the last plain one — built from the same
+    /// `frame`, or without one from the same `still` source — and its split is known. Compares
+    /// the sources only: the packet is not built.
+    pub fn repeating(&self, protocol: &Protocol, frame: Option<&MoveFrame>, still: &InputSource) -> Option<Split<'_>> {
         let (Some((before, after)), Some((_, version)), Some(last)) =
             (self.split.as_ref(), self.last.as_ref(), self.source.as_ref())
         else {
-            return false;
+            return None;
         };
         let same = match (last, frame) {
             (InputSource::Frame(last), Some(frame)) => last == frame,
             (last, None) => last == still,
             (InputSource::Still { .. }, Some(_)) => false,
         };
-        if !same || *version != protocol.info().game_version {
-            return false;
-        }
-        splice_into(before, tick, after, body);
-        true
+        (same && *version == protocol.info().game_version).then_some(Split { before, after })
     }
 
     /// Like [`RepeatedInput::encode`], for a packet built from `source` alone (`None`: it carries
@@ -188,6 +178,19 @@ fn splice(before: &[u8], tick: u64, after: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     splice_into(before, tick, after, &mut body);
     body
+}
+
+/// A repeated input's body around its tick (see [`RepeatedInput::repeating`]).
+pub struct Split<'a> {
+    before: &'a [u8],
+    after: &'a [u8],
+}
+
+impl Split<'_> {
+    /// Appends the body for `tick` to `body`.
+    pub fn write(&self, tick: u64, body: &mut Vec<u8>) {
+        splice_into(self.before, tick, self.after, body);
+    }
 }
 
 /// Appends the body for `tick` (the split's two parts around the tick's varu64) to `body`.
@@ -341,13 +344,12 @@ pub fn send_player_auth_input(
         let still = InputSource::Still { pos: pos.0, yaw: rot.yaw, pitch: rot.pitch };
         let plain = !input.handled_teleport && extras.as_ref().is_none_or(|e| e.is_empty());
         // An idle bot's input: the same as the last one but for the tick.
-        if plain {
+        if plain && let Some(split) = input.encoding.repeating(conn.protocol(), frame, &still) {
             // Into the buffer of a body already sent: an idle tick allocates nothing.
             let mut body = conn.spare_buffer();
-            if input.encoding.repeat_into(conn.protocol(), frame, &still, tick, &mut body) {
-                conn.send_raw(body);
-                continue;
-            }
+            split.write(tick, &mut body);
+            conn.send_raw(body);
+            continue;
         }
         let source = frame.map_or(still, |frame| InputSource::Frame(frame.clone()));
         let mut packet = source.packet(tick);
