@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod config;
 pub mod doctor;
+pub mod footprint;
 pub mod online;
 pub mod reconnect;
 pub mod sim;
@@ -62,6 +63,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_interact::InteractPlugin)
             .add(reconnect::ReconnectEventsPlugin)
             .add(clawcraft_containers::ContainersPlugin)
+            .add(footprint::FootprintPlugin)
     }
 }
 
@@ -375,6 +377,7 @@ pub fn run_ticks(mut app: App) -> AppExit {
     app.cleanup();
     let wake = app.world().get_resource::<WakeSignal>().cloned();
     let lean = app.world().get_resource::<LeanTick>().cloned();
+    let startup_pages = app.world().get_resource::<footprint::StartupPages>().cloned();
     let mut next = Instant::now();
     // The tick itself spends no query time (in `TickSet::Commands`), so its input leaves at once;
     // queries run in the gap after it (other commands still run in the tick). The deadline is
@@ -391,6 +394,14 @@ pub fn run_ticks(mut app: App) -> AppExit {
                 tick.release(app.world_mut());
             }
             return exit;
+        }
+        if startup_pages.as_ref().is_some_and(footprint::StartupPages::tick) {
+            let released = footprint::release_startup_pages();
+            tracing::debug!(
+                code_bytes = released.code_bytes,
+                heap_trimmed = released.heap_trimmed,
+                "start-up pages released"
+            );
         }
         next += TICK;
         let mut spent = Duration::ZERO;
