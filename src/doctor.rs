@@ -80,7 +80,10 @@ impl Plugin for DoctorPlugin {
             })
             // After the tick's output is collected: a shutdown it asks for is carried out (and
             // the agent told) in the next tick, the one it exits in.
-            .add_systems(Last, (observe, finish).chain().after(clawcraft_io::IoSet::Collect))
+            .add_systems(
+                Last,
+                (observe, finish).chain().after(clawcraft_io::IoSet::Collect).in_set(clawcraft_core::gate::QuietAware),
+            )
             // The probe follows the bot every tick (quiet ones too).
             .add_pending_work("doctor probing", |_| true);
     }

@@ -77,7 +77,9 @@ impl PluginGroup for ClawcraftPlugins {
 /// A **quiet tick** — no plugin has work ([`QuietTicks`], see `clawcraft_core::gate`) — skips
 /// `TickWork`, `Last` and `First` (bevy's message update): it receives, steps the physics, sends
 /// the input packet and sleeps. Every `PreUpdate`, `Update` and `PostUpdate` system still runs in
-/// every tick. The tick advances `TickCount` itself before `PreUpdate`
+/// every tick, and so do `First` and `Last` once any main schedule holds a system that is not
+/// clawcraft's own ([`QuietAware`](clawcraft_core::gate::QuietAware)): a user's system there runs
+/// every tick, and the messages it writes are updated as under bevy's own main schedule. The tick advances `TickCount` itself before `PreUpdate`
 /// ([`clawcraft_core::RunnerCountsTicks`]): one system less per tick.
 ///
 /// [`MainScheduleOrder`]: bevy_app::MainScheduleOrder
@@ -209,14 +211,17 @@ struct TickPlan {
     every: Vec<InternedScheduleLabel>,
     /// `Last` (and anything after): busy ticks, or when output waits.
     output: Vec<InternedScheduleLabel>,
-    /// Labels left out because they had no systems (looked at again in busy ticks, so systems
-    /// added after the first tick still run).
-    empty: Vec<InternedScheduleLabel>,
+    /// Every main label with its number of systems when the plan was made: a busy tick re-plans
+    /// when one changed, so systems added after the first tick run (from the next busy tick).
+    sizes: Vec<(InternedScheduleLabel, usize)>,
+    /// Some main schedule holds a system not in [`QuietAware`](clawcraft_core::gate::QuietAware)
+    /// (a user's): `First` and `Last` run in every tick.
+    foreign: bool,
     /// [`clawcraft_core::RunnerCountsTicks`]: the tick advances `TickCount` before `PreUpdate`.
     counts_ticks: bool,
 }
 
-use bevy_ecs::schedule::{InternedScheduleLabel, Schedule, ScheduleLabel as _};
+use bevy_ecs::schedule::{InternedScheduleLabel, InternedSystemSet, Schedule, ScheduleLabel as _};
 
 /// Runs `label`: a held schedule directly, any other from bevy's schedule map.
 fn run_label(world: &mut World, held: &mut [Schedule], label: InternedScheduleLabel) {
@@ -250,8 +255,7 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
     }
     let busy = quiet.busy(world);
     if busy {
-        let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
-        if plan.empty.iter().any(|l| schedules.get(*l).is_some_and(|s| s.systems_len() > 0)) {
+        if plan_outdated(world, held, plan) {
             // The plan is made from the whole map: the held schedules go back first (the
             // runner takes them again next tick).
             release_held(world, held);
@@ -264,16 +268,75 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
     for &label in &plan.every {
         run_label(world, held, label);
     }
-    if quiet.wants_last(world, busy) {
+    if quiet.wants_last(world, busy || plan.foreign) {
         for &label in &plan.output {
             let _ = world.try_run_schedule(label);
         }
     }
 }
 
+/// A main schedule's number of systems changed since `plan` was made.
+fn plan_outdated(world: &World, held: &[Schedule], plan: &TickPlan) -> bool {
+    let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
+    plan.sizes.iter().any(|&(label, n)| {
+        let schedule = held.iter().find(|s| s.label() == label).or_else(|| schedules.get(label));
+        schedule.map_or(0, Schedule::systems_len) != n
+    })
+}
+
+/// Builds the schedules of `labels` (a built one is kept; the sets' members are known only
+/// then, and the numbers of systems the plan records stay put) and tells whether one of them —
+/// `TickWork` aside, clawcraft's own schedule — holds a system outside
+/// [`QuietAware`](clawcraft_core::gate::QuietAware): a user's.
+fn build_and_find_foreign(world: &mut World, labels: &[InternedScheduleLabel]) -> bool {
+    let mut foreign = false;
+    for &label in labels {
+        // Out of the map while it is built (building may add resources).
+        let found = world.try_schedule_scope(label, |world, schedule| {
+            if schedule.systems_len() == 0 {
+                return false;
+            }
+            if let Err(e) = schedule.initialize(world) {
+                tracing::warn!(?label, error = %e.to_string(schedule.graph(), world), "main schedule does not build");
+                return true;
+            }
+            label != TickWork.intern() && holds_foreign(schedule, label)
+        });
+        foreign |= found.unwrap_or(false);
+    }
+    foreign
+}
+
+/// A built schedule holds a system neither clawcraft's own nor bevy's.
+fn holds_foreign(schedule: &Schedule, label: InternedScheduleLabel) -> bool {
+    use bevy_ecs::schedule::SystemSet as _;
+    let graph = schedule.graph();
+    let members = |set: InternedSystemSet| graph.systems_in_set(set).ok();
+    let own = members(clawcraft_core::gate::QuietAware.intern());
+    let message_update = (label == bevy_app::First.intern())
+        .then(|| members(bevy_ecs::message::MessageUpdateSystems.intern()))
+        .flatten();
+    let known =
+        |key: bevy_ecs::schedule::SystemKey| [own, message_update].into_iter().flatten().any(|s| s.contains(&key));
+    let Ok(mut systems) = schedule.systems() else { return true };
+    systems.any(|(key, system)| !known(key) && !bevy_builtin(system.system_type()))
+}
+
+/// Systems bevy itself adds to the main schedules: its sync points (`ApplyDeferred`, between
+/// ordered systems) and its clean-up of unregistered one-shot systems (work only after commands,
+/// which run in busy ticks).
+fn bevy_builtin(system: std::any::TypeId) -> bool {
+    fn type_of<T: 'static>(_: &T) -> std::any::TypeId {
+        std::any::TypeId::of::<T>()
+    }
+    let cleanup = IntoSystem::into_system(bevy_ecs::system::despawn_unused_registered_systems);
+    system == std::any::TypeId::of::<bevy_ecs::schedule::ApplyDeferred>() || system == type_of(&cleanup)
+}
+
 /// Splits the main order into a [`TickPlan`].
-fn plan_ticks(world: &World) -> TickPlan {
+fn plan_ticks(world: &mut World) -> TickPlan {
     let main = world.resource::<bevy_app::MainScheduleOrder>().labels.clone();
+    let foreign = build_and_find_foreign(world, &main);
     let schedules = world.resource::<bevy_ecs::schedule::Schedules>();
     let has_systems = |l: &InternedScheduleLabel| schedules.get(*l).is_some_and(|s| s.systems_len() > 0);
     let (first, work) = (bevy_app::First.intern(), TickWork.intern());
@@ -289,7 +352,12 @@ fn plan_ticks(world: &World) -> TickPlan {
         work: Some(work).filter(has_systems),
         every: pick(after_receive.min(last)..last),
         output: pick(last..main.len()),
-        empty: main.iter().copied().chain([first, work]).filter(|l| !has_systems(l)).collect(),
+        sizes: main
+            .iter()
+            .chain([&first, &work])
+            .map(|l| (*l, schedules.get(*l).map_or(0, Schedule::systems_len)))
+            .collect(),
+        foreign,
         counts_ticks: world.contains_resource::<clawcraft_core::RunnerCountsTicks>(),
     }
 }

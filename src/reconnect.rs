@@ -91,7 +91,10 @@ impl Plugin for ReconnectPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(self.0.clone()).add_systems(
             PostUpdate,
-            (schedule_attempt, run_attempt, announce_reconnected).chain().after(TickSet::Send),
+            (schedule_attempt, run_attempt, announce_reconnected)
+                .chain()
+                .after(TickSet::Send)
+                .in_set(clawcraft_core::gate::QuietAware),
         );
     }
 }

@@ -1,14 +1,16 @@
-//! Quiet ticks: a bot with nothing to do skips `TickWork` (and `Last`), yet still sends its
-//! PlayerAuthInput every tick, runs every `Update` system, and handles a packet, a command or an
-//! action in the very tick it arrives.
+//! Quiet ticks: a bot with nothing to do skips `TickWork` (and `First` and `Last` while every
+//! system in the main schedules is clawcraft's own), yet still sends its PlayerAuthInput every
+//! tick, runs every `Update` system, and handles a packet, a command or an action in the very
+//! tick it arrives.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use bevy_app::{PostUpdate, Update};
+use bevy_app::{First, Last, PostUpdate, Update};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::Schedules;
 use clawcraft::core::TickWork;
+use clawcraft::core::gate::QuietAware;
 use clawcraft::protocol::packets::{PlayerAuthInput, Text};
 use clawcraft::sim::Simulation;
 use clawcraft::simworld::SimWorld;
@@ -20,6 +22,8 @@ struct Runs {
     work: Arc<AtomicU64>,
     update: Arc<AtomicU64>,
     late: Arc<AtomicU64>,
+    first: Arc<AtomicU64>,
+    last: Arc<AtomicU64>,
 }
 
 impl Runs {
@@ -221,4 +225,134 @@ fn every_tick_counts_once_on_both_paths_whatever_order_the_plugins_are_built_in(
         }
         assert_eq!(count(&app), 5, "core built first: {core_first}");
     }
+}
+
+fn count_first(runs: Res<Runs>) {
+    runs.first.fetch_add(1, Ordering::SeqCst);
+}
+
+fn count_last(runs: Res<Runs>) {
+    runs.last.fetch_add(1, Ordering::SeqCst);
+}
+
+/// A message a user's system writes every tick.
+#[derive(Message)]
+struct Ping;
+
+fn write_ping(mut pings: MessageWriter<Ping>) {
+    pings.write(Ping);
+}
+
+fn read_pings(mut pings: MessageReader<Ping>, runs: Res<Runs>) {
+    runs.late.fetch_add(pings.read().count() as u64, Ordering::SeqCst);
+}
+
+/// `First` and `Last` runs since the last call.
+fn edge_runs(runs: &Runs) -> (u64, u64) {
+    (runs.first.swap(0, Ordering::SeqCst), runs.last.swap(0, Ordering::SeqCst))
+}
+
+#[test]
+fn with_only_clawcrafts_own_systems_quiet_ticks_skip_first_and_last() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let runs = Runs::default();
+    // Counters marked as clawcraft's own: they are skipped with the schedules around them.
+    sim.app
+        .insert_resource(runs.clone())
+        .add_systems(First, count_first.in_set(QuietAware))
+        .add_systems(Last, count_last.in_set(QuietAware));
+    sim.ticks(20);
+    assert!(edge_runs(&runs).1 > 0, "Last ran while the bot joined");
+    sim.ticks(clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2);
+    edge_runs(&runs);
+    quiet_ticks(&mut sim, 40);
+    assert_eq!(edge_runs(&runs), (0, 0), "First and Last skipped in every quiet tick");
+    // A command makes the tick busy: `Last` runs in it, `First` (the message update) in the
+    // next one.
+    sim.command(r#"{"action":"pos"}"#);
+    sim.tick();
+    let (first, last) = edge_runs(&runs);
+    assert!(first > 0 && last > 0, "a busy tick runs First ({first}) and Last ({last})");
+    assert_eq!(sim.warnings(), 0);
+}
+
+#[test]
+fn every_plugin_the_harness_runs_with_leaves_first_and_last_to_busy_ticks() {
+    // The harness with every optional plugin (`clawcraft` with TCP, the events file, MCP over
+    // HTTP and reconnecting; listeners on loopback ports the system picks), no bot connected.
+    let dir = std::env::temp_dir().join(format!("clawcraft-quiet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let events = clawcraft_io::events_file::EventsFileSettings::new(dir.join("events.jsonl"), 1.0);
+    let tcp = clawcraft_io::tcp::TcpPlugin::bind(clawcraft_io::tcp::TcpSettings::loopback(0)).expect("loopback");
+    let http = clawcraft_mcp::HttpSettings { addr: "127.0.0.1:0".parse().expect("addr"), token: None };
+    let mcp = clawcraft_mcp::McpPlugin::new(clawcraft_mcp::McpSettings { http: Some(http), ..Default::default() })
+        .expect("MCP on loopback");
+    let reconnect =
+        clawcraft::reconnect::Reconnect::new("127.0.0.1:19132".parse().expect("addr"), "127.0.0.1", "Q", None);
+    let runs = Runs::default();
+    let mut app = bevy_app::App::new();
+    app.add_plugins(clawcraft::ClawcraftPlugins)
+        .add_plugins(clawcraft::IoPlugin { stdin: false, signals: false, stdout: false, ..Default::default() })
+        .add_plugins(clawcraft_io::events_file::EventsFilePlugin { settings: events })
+        .add_plugins((tcp, mcp, clawcraft::reconnect::ReconnectPlugin(reconnect)))
+        .insert_resource(runs.clone())
+        .add_systems(First, count_first.in_set(QuietAware))
+        .add_systems(Last, count_last.in_set(QuietAware));
+    app.finish();
+    app.cleanup();
+    let lean = app.world().resource::<clawcraft::LeanTick>().clone();
+    for _ in 0..10 {
+        lean.update(&mut app);
+    }
+    let (first, last) = edge_runs(&runs);
+    assert!(first > 0 && last > 0, "the start-up ticks were busy: First {first}, Last {last}");
+    for _ in 0..40 {
+        lean.update(&mut app);
+    }
+    assert_eq!(edge_runs(&runs), (0, 0), "First and Last skipped in every quiet tick");
+    lean.release(app.world_mut());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_users_system_makes_first_and_last_run_every_tick_and_its_messages_are_updated() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let runs = Runs::default();
+    sim.app
+        .insert_resource(runs.clone())
+        .add_message::<Ping>()
+        .add_systems(TickWork, count_work)
+        .add_systems(Update, (write_ping, read_pings).chain())
+        .add_systems(Last, count_last);
+    sim.ticks(20);
+    // Settled: no work for clawcraft's own schedule, yet the user's systems run in every tick.
+    goes_quiet(&mut sim, &runs, clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2, 0);
+    runs.late.swap(0, Ordering::SeqCst);
+    edge_runs(&runs);
+    quiet_ticks(&mut sim, 200);
+    assert_eq!(runs.take(), (0, 0), "TickWork still skipped");
+    assert_eq!(runs.last.swap(0, Ordering::SeqCst), 200, "the user's Last system ran in every tick");
+    assert_eq!(runs.late.swap(0, Ordering::SeqCst), 200, "each message read once");
+    let held = sim.app.world().resource::<bevy_ecs::message::Messages<Ping>>().len();
+    assert!(held <= 2, "bevy's message update dropped old messages: {held} held after 200 ticks");
+    assert_eq!(sim.warnings(), 0);
+}
+
+#[test]
+fn a_system_added_to_last_after_the_first_tick_runs_every_tick_from_the_next_busy_one() {
+    let (_world, mut sim, runs) = settled();
+    goes_quiet(&mut sim, &runs, 0, 10);
+    // Added while the bot is quiet (the runner plans once; a busy tick looks again).
+    sim.app.add_systems(Last, count_last);
+    quiet_ticks(&mut sim, 10);
+    sim.command(r#"{"action":"pos"}"#);
+    sim.ticks(clawcraft::core::gate::BUSY_AFTER_WORK as usize + 2);
+    runs.take();
+    edge_runs(&runs);
+    quiet_ticks(&mut sim, 30);
+    assert_eq!(runs.take(), (0, 30), "quiet for clawcraft's own work");
+    assert_eq!(runs.last.swap(0, Ordering::SeqCst), 30, "the added Last system runs in every tick");
+    assert_eq!(sim.warnings(), 0);
 }

@@ -13,7 +13,8 @@
 //!   runs only what must run every tick: `PreUpdate` (receive), `Update` (user systems; empty
 //!   in the harness, so skipped), `PostUpdate` (the physics step, the input packet, send).
 //!   `Last` (output) and `First` (bevy's message update) run in busy ticks, and when output
-//!   waits.
+//!   waits — while all the main schedules' systems are clawcraft's own ([`QuietAware`]); with a
+//!   system of the user's in any of them, `First` and `Last` run in every tick.
 //! - **Gates inside a busy tick.** Systems are gated on the input they act on — packets that
 //!   arrived ([`Gate::Packets`]), actions that run ([`Gate::Actions`]).
 //!
@@ -44,6 +45,17 @@ pub enum Gate {
     /// makes the tick busy.
     Channels,
 }
+
+/// clawcraft's own systems in the main schedules: each either runs in every tick by design (the
+/// receive, the physics step, the input packet, the send) or has nothing to do in a quiet tick
+/// (the output systems of `Last`). While every system of `First`, `PreUpdate`, `Update`,
+/// `PostUpdate` and `Last` is in this set, quiet ticks skip `First` and `Last` (see the
+/// [module](self) docs); a system outside it — a user's — makes them run in every tick again, so
+/// it runs every tick and the messages it writes are updated (bevy's message update in `First`)
+/// as under bevy's own main schedule. `TickWork`, clawcraft's own schedule, still runs only in
+/// busy ticks.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct QuietAware;
 
 /// What the network plugin drained for this tick (every bot together).
 #[derive(Resource, Debug, Default, Clone, Copy)]

@@ -217,7 +217,7 @@ impl Plugin for CorePlugin {
             .add_agent_event::<action::CommandTimeout>();
         gate::configure(app);
         if !app.world().contains_resource::<RunnerCountsTicks>() {
-            app.add_systems(PreUpdate, action::count_ticks.before(TickSet::Receive));
+            app.add_systems(PreUpdate, action::count_ticks.before(TickSet::Receive).in_set(gate::QuietAware));
         }
     }
 

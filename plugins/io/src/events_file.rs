@@ -182,7 +182,7 @@ impl Plugin for EventsFilePlugin {
         match EventsFileWriter::start(self.settings.clone()) {
             Ok(writer) => {
                 app.insert_resource(EventsFile { settings: self.settings.clone(), writer });
-                app.add_systems(Last, write_events_file.in_set(IoSet::Route))
+                app.add_systems(Last, write_events_file.in_set(IoSet::Route).in_set(clawcraft_core::gate::QuietAware))
                     .add_systems(Interim, write_events_file.in_set(IoSet::Route));
             }
             Err(e) => {

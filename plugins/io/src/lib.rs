@@ -29,7 +29,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
 use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
 use clawcraft_core::command::next_request_id;
-use clawcraft_core::gate::Gate;
+use clawcraft_core::gate::{Gate, QuietAware};
 use clawcraft_core::{
     AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, CommandError, CommandResponse, CommandWaker, CorePlugin,
     EventKind, Interim, InterimSet, PendingCommands, TickWork, event::now_ms, parse_request,
@@ -190,10 +190,17 @@ impl Plugin for IoPlugin {
                 finish_on_shutdown
                     .after(clawcraft_network::close_on_shutdown)
                     .before(IoSet::Collect)
-                    .run_if(on_message::<ShutdownRequest>),
+                    .run_if(on_message::<ShutdownRequest>)
+                    .in_set(QuietAware),
             )
-            .add_systems(Last, (collect_output.in_set(IoSet::Collect), write_stdout.in_set(IoSet::Route)))
-            .add_systems(Last, exit_when_disconnected.after(IoSet::Route).run_if(on_message::<ConnectionClosed>))
+            .add_systems(
+                Last,
+                (collect_output.in_set(IoSet::Collect), write_stdout.in_set(IoSet::Route)).in_set(QuietAware),
+            )
+            .add_systems(
+                Last,
+                exit_when_disconnected.after(IoSet::Route).run_if(on_message::<ConnectionClosed>).in_set(QuietAware),
+            )
             .add_systems(
                 Interim,
                 (

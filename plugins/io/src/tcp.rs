@@ -235,7 +235,7 @@ impl Plugin for TcpPlugin {
         app.insert_resource(TcpIo { io, requests: rx })
             .add_systems(clawcraft_core::TickWork, read_tcp.in_set(clawcraft_core::gate::Gate::Channels))
             .add_systems(Interim, read_tcp.in_set(InterimSet::Read))
-            .add_systems(Last, route_tcp.in_set(IoSet::Route))
+            .add_systems(Last, route_tcp.in_set(IoSet::Route).in_set(clawcraft_core::gate::QuietAware))
             .add_systems(Interim, route_tcp.in_set(IoSet::Route));
     }
 }

@@ -140,7 +140,7 @@ impl Plugin for McpPlugin {
             .insert_resource(McpLaunch(game))
             .add_systems(clawcraft_core::TickWork, read_mcp.in_set(clawcraft_core::gate::Gate::Channels))
             .add_systems(Interim, read_mcp.in_set(InterimSet::Read))
-            .add_systems(Last, route_mcp.in_set(IoSet::Route))
+            .add_systems(Last, route_mcp.in_set(IoSet::Route).in_set(clawcraft_core::gate::QuietAware))
             .add_systems(Interim, route_mcp.in_set(IoSet::Route));
     }
 

@@ -50,7 +50,7 @@ use std::time::Instant;
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::gate::Arrivals;
+use clawcraft_core::gate::{Arrivals, QuietAware};
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
@@ -300,18 +300,21 @@ impl Plugin for NetworkPlugin {
         app.add_message::<ClientboundPacket>()
             .add_message::<ConnectionClosed>()
             .add_message::<ShutdownRequest>()
-            .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive))
-            .add_systems(bevy_app::Last, count_decode_errors.in_set(clawcraft_core::gate::Gate::Packets))
+            .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive).in_set(QuietAware))
+            .add_systems(
+                bevy_app::Last,
+                count_decode_errors.in_set(clawcraft_core::gate::Gate::Packets).in_set(QuietAware),
+            )
             .add_systems(
                 clawcraft_core::TickWork,
                 interrupt_on_shutdown.in_set(TickSet::HandlePackets).run_if(on_message::<ShutdownRequest>),
             )
-            .add_systems(PostUpdate, flush_outbox.in_set(TickSet::Send))
+            .add_systems(PostUpdate, flush_outbox.in_set(TickSet::Send).in_set(QuietAware))
             // After the tick's batch left; in `Last`, which quiet ticks skip (a shutdown and a
             // spawn come only in busy ones).
             .add_systems(
                 bevy_app::Last,
-                (close_on_shutdown.run_if(on_message::<ShutdownRequest>), settle_spawned).chain(),
+                (close_on_shutdown.run_if(on_message::<ShutdownRequest>), settle_spawned).chain().in_set(QuietAware),
             );
     }
 }

@@ -68,7 +68,10 @@ impl Plugin for PlayerPlugin {
             )
             .add_message::<ServerMovement>()
             .configure_sets(PostUpdate, (InputSet::Simulate, InputSet::Send).chain().in_set(TickSet::Input))
-            .add_systems(PostUpdate, send_player_auth_input.in_set(InputSet::Send))
+            .add_systems(
+                PostUpdate,
+                send_player_auth_input.in_set(InputSet::Send).in_set(clawcraft_core::gate::QuietAware),
+            )
             .add_agent_command::<commands::Pos>()
             .add_agent_command::<commands::Face>()
             .add_agent_command::<commands::Distance>();
