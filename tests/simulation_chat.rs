@@ -364,6 +364,25 @@ fn cmd_sends_a_command_request_and_matches_its_output() {
 }
 
 #[test]
+fn a_long_cmd_output_is_held_to_the_response_budget() {
+    let mut sim = spawned();
+    sim.app.insert_resource(clawcraft::core::ResponseBudget { chars: 200 });
+    sim.queue_command(r#"{"action":"cmd","cmd":"help","id":"h"}"#);
+    sim.tick();
+    let uuid = sim.sent_as::<CommandRequest>()[0].origin.uuid.clone();
+    let pages: Vec<String> = (0..20).map(|i| format!("/command{i} <target: target>")).collect();
+    let params: Vec<[&str; 1]> = pages.iter().map(|p| [p.as_str()]).collect();
+    let lines: Vec<(&str, &[&str])> = params.iter().map(|p| ("", &p[..])).collect();
+    sim.receive(&output_for(&uuid, 1, &lines));
+    sim.tick();
+    let r = sim.take_responses();
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["messages"].as_array().map(Vec::len), Some(20), "the output is given whole");
+    let warnings = r[0]["warnings"].as_array().expect("a warning");
+    assert!(warnings[0].as_str().is_some_and(|w| w.contains("(budget 200)")), "{warnings:?}");
+}
+
+#[test]
 fn cmd_without_output_times_out() {
     let mut sim = spawned();
     sim.queue_command(r#"{"action":"cmd","cmd":"say hi","id":9}"#);

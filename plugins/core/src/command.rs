@@ -131,6 +131,8 @@ pub struct CommandCtx<'w> {
     deferred: bool,
     /// Unknown-parameter warnings for this request, carried into a deferred reply.
     warnings: Vec<String>,
+    /// The command's [`AgentCommand::SIZE_HINT`], carried into a deferred reply.
+    size_hint: Option<&'static str>,
 }
 
 impl CommandCtx<'_> {
@@ -138,17 +140,28 @@ impl CommandCtx<'_> {
     /// dropped, and the caller completes the request with [`DeferredReply::respond`].
     pub fn defer(&mut self) -> DeferredReply {
         self.deferred = true;
-        DeferredReply { origin: self.origin, id: self.id.clone(), warnings: self.warnings.clone() }
+        DeferredReply {
+            origin: self.origin,
+            id: self.id.clone(),
+            warnings: self.warnings.clone(),
+            budget: self.world.get_resource::<ResponseBudget>().copied().unwrap_or_default().chars,
+            size_hint: self.size_hint,
+        }
     }
 }
 
 /// A request whose response comes later; holds where it goes, its id and the request's
-/// unknown-parameter warnings (they go into the reply, so nothing is ignored silently).
+/// unknown-parameter warnings (they go into the reply, so nothing is ignored silently), and the
+/// [`ResponseBudget`] its answer is held to, like an answer given at once.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeferredReply {
     pub origin: Origin,
     pub id: Value,
     pub warnings: Vec<String>,
+    /// Characters the response line may take before it warns (0: no warning).
+    pub budget: usize,
+    /// What to ask instead of an answer over the budget.
+    pub size_hint: Option<&'static str>,
 }
 
 impl DeferredReply {
@@ -165,7 +178,7 @@ impl DeferredReply {
         });
         let line = fields
             .and_then(|v| response_fields(&v))
-            .map(|fields| ok_line(&self.id, &with_warnings(fields, &self.warnings)));
+            .map(|fields| budgeted_line(&self.id, with_warnings(fields, &self.warnings), self.budget, self.size_hint));
         match line {
             Ok(line) => CommandResponse { origin: self.origin, line: line.into() },
             Err(e) => CommandResponse::error_with_warnings(self.origin, self.id.clone(), &e, &self.warnings),
@@ -680,7 +693,7 @@ impl CommandEntry {
         if self.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
             return Err(CommandError::not_spawned());
         }
-        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false, warnings };
+        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false, warnings, size_hint: self.size_hint };
         let fields = (self.handler)(&mut ctx, params)?;
         Ok(fields.map(|f| with_warnings(f, &ctx.warnings)))
     }
@@ -900,11 +913,40 @@ mod tests {
             id: Value,
             output: u8,
         }
-        let reply = DeferredReply { origin: 9, id: Value::from("c1"), warnings: Vec::new() };
+        let reply = DeferredReply { origin: 9, id: Value::from("c1"), ..DeferredReply::default() };
         let r = reply.respond(Ok(Record { id: Value::from("c1"), output: 2 }));
         assert_eq!(&*r.line, r#"{"type":"response","id":"c1","output":2}"#);
         let e = reply.respond::<Record>(Err(CommandError::new("TIMEOUT", "late")));
         assert_eq!(e.body()["code"], "TIMEOUT");
+    }
+
+    #[test]
+    fn a_deferred_reply_over_the_budget_warns_like_an_answer_given_at_once() {
+        #[derive(Serialize)]
+        struct Output {
+            output: String,
+        }
+        let reply = DeferredReply {
+            id: Value::from("c2"),
+            warnings: vec!["unknown parameter `x`".into()],
+            budget: 100,
+            size_hint: Some("ask for less"),
+            ..DeferredReply::default()
+        };
+        let small = reply.respond(Ok(Output { output: "ok".into() })).body();
+        assert_eq!(small["warnings"], json!(["unknown parameter `x`"]), "{small:?}");
+        let big = reply.respond(Ok(Output { output: "é".repeat(200) })).body();
+        let warnings = big["warnings"].as_array().expect("warnings");
+        assert_eq!(warnings.len(), 2, "{big:?}");
+        assert_eq!(warnings[0], json!("unknown parameter `x`"));
+        let budget = warnings[1].as_str().expect("text");
+        assert!(budget.contains("budget 100") && budget.ends_with("ask for less"), "{budget}");
+        assert_eq!(big["output"].as_str().map(|o| o.chars().count()), Some(200), "the answer is still whole");
+        let off = DeferredReply { budget: 0, ..reply };
+        assert_eq!(
+            off.respond(Ok(Output { output: "é".repeat(200) })).body()["warnings"].as_array().map(Vec::len),
+            Some(1)
+        );
     }
 
     #[test]
