@@ -1,31 +1,12 @@
 //! Embeds `data/bedrock/<ver>/entities.json` (written by `data/make-entities.js`) for every version
 //! listed in `data/versions.txt` that has one, so adding a Bedrock version stays a data drop.
 
-use std::fmt::Write as _;
-use std::path::PathBuf;
+#[path = "../../data/per_version.rs"]
+mod per_version;
 
 fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let data = manifest.join("../../data");
-    let list = data.join("versions.txt");
-    println!("cargo:rerun-if-changed={}", list.display());
-    let text = std::fs::read_to_string(&list).expect("read data/versions.txt");
-    let mut out = String::from("&[\n");
-    for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let Some(ver) = line.split_whitespace().next() else { continue };
-        let json = data.join("bedrock").join(ver).join("entities.json");
-        println!("cargo:rerun-if-changed={}", json.display());
-        if !json.exists() {
-            continue;
-        }
+    per_version::write_table("entities.json", "entity_tables.rs", |json, _| {
         let path = json.canonicalize().expect("canonical path");
-        writeln!(out, "    ({ver:?}, include_str!({:?})),", path.display().to_string()).expect("write to string");
-    }
-    out.push(']');
-    let dest = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("entity_tables.rs");
-    std::fs::write(dest, out).expect("write entity_tables.rs");
+        format!("include_str!({:?})", path.display().to_string())
+    });
 }
