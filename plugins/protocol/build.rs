@@ -3,16 +3,15 @@
 
 #[path = "../../data/embed.rs"]
 mod embed;
+#[path = "../../data/per_version.rs"]
+#[allow(dead_code)]
+mod per_version;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let data = manifest.join("../../data");
-    let list = data.join("versions.txt");
-    println!("cargo:rerun-if-changed={}", list.display());
-    let text = std::fs::read_to_string(&list).expect("read data/versions.txt");
+    let (data, text) = per_version::versions_txt();
     let mut out = String::from("&[\n");
     let mut defaults = 0;
     for line in text.lines() {
