@@ -33,7 +33,7 @@ use clawcraft_world::ids::BlockIds;
 use clawcraft_world::raycast::Face;
 
 use crate::grid::{NavCell, NavTable};
-use crate::search::MoveKind;
+use crate::search::{MoveKind, dig_cells};
 use crate::walk::{FollowAction, Navigator, WalkAction};
 
 /// Blocks a walk may place to pillar and bridge, most expendable first (any `*_planks` after
@@ -57,6 +57,9 @@ pub const SCAFFOLD_BLOCKS: [&str; 15] = [
 ];
 /// Ticks a bridge step may spend edging forward before the supporting face comes in sight.
 const APPROACH_TICKS: u32 = 40;
+/// How far (blocks, horizontally) from its column's centre the body may be to dig down: the
+/// body (0.6 wide) is then inside the column, clear of the blocks beside the hole.
+const CENTRED: f64 = 0.15;
 /// Jumps a pillar step may take before giving up (a jump that lands without a block placed).
 const PILLAR_JUMPS: u32 = 3;
 
@@ -214,10 +217,20 @@ pub fn drive(nav: &mut Navigator, i: usize, feet: Vec3, mover: &Mover, world: &C
             }
         }
         MoveKind::Dig => {
-            let in_way = [[s.x, s.y + 1, s.z], [s.x, s.y, s.z]].into_iter().find(|&c| !cell(c).body_fits());
+            let (from, to) = ([prev.x, prev.y, prev.z], [s.x, s.y, s.z]);
+            let in_way = dig_cells(from, to).into_iter().find(|&c| !cell(c).body_fits());
             match in_way {
                 None => Drive::Cleared,
                 Some(c) => {
+                    let target = s.target();
+                    let off = ((feet.x - target[0]).powi(2) + (feet.z - target[2]).powi(2)).sqrt();
+                    if (s.x, s.z) == (prev.x, prev.z) && off > CENTRED {
+                        // Digging down: the whole body over the hole first, or it stays up on
+                        // the edge of the next block.
+                        let mut intent = MovementIntent::toward(feet, Vec3::new(target[0], feet.y, target[2]));
+                        intent.sneak = true;
+                        return Drive::Go(intent);
+                    }
                     expect(expected, c);
                     work.stage = Stage::Want(Want::Mine(c));
                     Drive::Go(MovementIntent::default())
@@ -268,6 +281,13 @@ pub fn drive(nav: &mut Navigator, i: usize, feet: Vec3, mover: &Mover, world: &C
                         s.x, s.y, s.z, work.jumps
                     ));
                 }
+            }
+            // A ceiling over the head (planned with dig): mined from the ground first.
+            let ceiling = [s.x, s.y + 1, s.z];
+            if !cell(ceiling).body_fits() {
+                expect(expected, ceiling);
+                work.stage = Stage::Want(Want::Mine(ceiling));
+                return Drive::Go(MovementIntent::default());
             }
             let target = s.target();
             let off = ((feet.x - target[0]).powi(2) + (feet.z - target[2]).powi(2)).sqrt();

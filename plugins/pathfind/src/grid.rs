@@ -46,6 +46,8 @@ impl NavCell {
     pub const UNLOADED: u8 = 32;
     /// Stairs: their top is reached by walking (two half steps), not by a jump.
     pub const STAIRS: u8 = 64;
+    /// Falls when the block under it goes (sand, gravel, concrete powder, anvils, …).
+    pub const FALLS: u8 = 128;
 
     /// [`NavCell::pass`]: a body (0.6 wide) fits in the middle of the cell beside the panel.
     pub const PASS_CENTRE: u8 = 1;
@@ -115,9 +117,20 @@ impl NavCell {
         f32::from(self.top) / 16.0
     }
 
-    /// Can be broken (by a future dig move).
+    /// Can be broken (by a dig move).
     pub fn breakable(self) -> bool {
         self.hardness < 255 && !self.has(Self::UNLOADED)
+    }
+
+    /// A block a dig move may mine: solid, breakable, not a hazard (magma, cactus …) and not a
+    /// liquid. Whether its neighbours make mining it unsafe is [`crate::search`]'s business.
+    pub fn diggable(self) -> bool {
+        self.has(Self::SOLID) && self.breakable() && !self.has(Self::HAZARD) && !self.has(Self::WATER)
+    }
+
+    /// A liquid (water, lava) or fire that would pour or spread into a cell mined beside it.
+    pub fn flows(self) -> bool {
+        self.has(Self::WATER) || (self.has(Self::HAZARD) && !self.has(Self::SOLID))
     }
 }
 
@@ -195,6 +208,9 @@ fn classify(registry: &BlockRegistry, blocks: &BlockTable, state: StateIndex) ->
         ShapeClass::Stairs => cell.flags |= NavCell::STAIRS,
         _ => {}
     }
+    if falls(&info.name) {
+        cell.flags |= NavCell::FALLS;
+    }
     cell.hardness = if info.hardness < 0.0 {
         255
     } else {
@@ -203,6 +219,26 @@ fn classify(registry: &BlockRegistry, blocks: &BlockTable, state: StateIndex) ->
         ((info.hardness * per / 4.0).ceil()).clamp(0.0, 254.0) as u8
     };
     cell
+}
+
+/// Blocks that fall when what holds them up is mined (by name, namespace optional).
+pub fn falls(name: &str) -> bool {
+    let n = name.strip_prefix("minecraft:").unwrap_or(name);
+    matches!(
+        n,
+        "sand"
+            | "red_sand"
+            | "gravel"
+            | "suspicious_sand"
+            | "suspicious_gravel"
+            | "anvil"
+            | "chipped_anvil"
+            | "damaged_anvil"
+            | "dragon_egg"
+            | "pointed_dripstone"
+            | "scaffolding"
+            | "concrete_powder"
+    ) || n.ends_with("_concrete_powder")
 }
 
 /// Where a body (0.6 × 0.6, centred) fits in a cell holding `boxes`: [`NavCell::PASS_CENTRE`]
@@ -414,5 +450,26 @@ mod tests {
         };
         assert!(gate(0).has(NavCell::DOOR) && !gate(0).body_fits());
         assert!(gate(1).is_clear());
+    }
+
+    #[test]
+    fn dig_classes_falling_unbreakable_and_flowing_blocks() {
+        let ids = IdTable::new("1.26.45", true).expect("block data");
+        let table = NavTable::of(&ids.registry);
+        let cell = |name: &str| table.cell(ids.registry.states_named(name).next().expect(name));
+        for name in ["sand", "gravel", "red_sand", "anvil"] {
+            assert!(cell(name).has(NavCell::FALLS) && cell(name).diggable(), "{name}: {:?}", cell(name));
+        }
+        assert!(falls("minecraft:white_concrete_powder") && !falls("minecraft:white_concrete"));
+        for name in ["stone", "dirt", "sandstone", "oak_log"] {
+            assert!(!cell(name).has(NavCell::FALLS) && cell(name).diggable(), "{name}: {:?}", cell(name));
+        }
+        for name in ["bedrock", "barrier"] {
+            assert!(!cell(name).breakable() && !cell(name).diggable(), "{name}: {:?}", cell(name));
+        }
+        assert!(cell("water").flows() && !cell("water").diggable());
+        assert!(cell("lava").flows() && !cell("lava").diggable());
+        assert!(!cell("magma").diggable() && !cell("magma").flows(), "a hazard, solid: not mined, does not flow");
+        assert!(!cell("stone").flows() && !cell("air").flows());
     }
 }

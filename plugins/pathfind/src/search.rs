@@ -319,6 +319,52 @@ fn column_clear<G: NavGrid + ?Sized>(g: &mut G, x: i32, z: i32, from: f32, to: f
     true
 }
 
+/// The cells a dig move from the standing cell `from` to `to` mines, in the order it mines them
+/// (top first, so a block is never mined from under another one the move mines): straight down,
+/// the floor (and any cell down to `to`'s feet); straight up (a pillar), the cell above the head;
+/// one column over and up, the cell above the head, then the target's head and feet cells; one
+/// column over on the level, its head and feet cells. Cells already clear are skipped by whoever
+/// mines them.
+pub fn dig_cells(from: [i32; 3], to: [i32; 3]) -> Vec<[i32; 3]> {
+    let [x, y, z] = from;
+    if (to[0], to[2]) == (x, z) {
+        if to[1] < y { (to[1]..y).rev().map(|cy| [x, cy, z]).collect() } else { vec![[x, y + 2, z]] }
+    } else if to[1] > y {
+        vec![[x, y + 2, z], [to[0], to[1] + 1, to[2]], to]
+    } else {
+        vec![[to[0], to[1] + 1, to[2]], to]
+    }
+}
+
+/// Ticks to mine `cells` (in [`dig_cells`] order) bare-handed — 0 when they are all clear — or
+/// `None` when one of them must not be mined: unbreakable (bedrock, barriers), a hazard (magma,
+/// cactus, …), a liquid; or mining it lets something in: water, lava or fire above or beside it
+/// (it would pour or spread into the hole), a cell without data beside it, or a falling block
+/// (sand, gravel, …) resting on it that the move does not mine first.
+fn mine_cost<G: NavGrid + ?Sized>(g: &mut G, cells: &[[i32; 3]]) -> Option<f32> {
+    let mut ticks = 0.0;
+    for (i, &[cx, cy, cz]) in cells.iter().enumerate() {
+        let c = g.cell(cx, cy, cz);
+        if c.body_fits() && !c.has(NavCell::HAZARD) {
+            continue;
+        }
+        if !c.diggable() {
+            return None;
+        }
+        for (dx, dy, dz) in [(0, 1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1)] {
+            let n = g.cell(cx + dx, cy + dy, cz + dz);
+            if n.flows() || n.has(NavCell::UNLOADED) {
+                return None;
+            }
+            if dy == 1 && n.has(NavCell::FALLS) && !cells[..i].contains(&[cx, cy + 1, cz]) {
+                return None;
+            }
+        }
+        ticks += f32::from(c.hardness) * 4.0;
+    }
+    Some(ticks)
+}
+
 const DIRS: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)];
 
 /// Fall time in ticks for `h` blocks (gravity 0.08, drag 0.98).
@@ -326,8 +372,32 @@ fn fall_ticks(h: f32) -> f32 {
     (2.0 * h / 0.08).sqrt() + 1.0
 }
 
-struct Search<'a, G: NavGrid + ?Sized> {
+/// The map as the search sees it from the node being expanded: the body cells (feet and head)
+/// of a node reached by mining, or by a pillar through a ceiling, are clear there whatever the
+/// map still says (the search does not change the map, so without this a hole dug down would
+/// still read as stone from inside it).
+struct Dug<'a, G: ?Sized> {
     grid: &'a mut G,
+    /// The feet cell of the node whose body is dug out.
+    feet: Option<[i32; 3]>,
+}
+
+impl<G: NavGrid + ?Sized> NavGrid for Dug<'_, G> {
+    #[inline]
+    fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell {
+        if let Some([fx, fy, fz]) = self.feet
+            && x == fx
+            && z == fz
+            && (y == fy || y == fy + 1)
+        {
+            return NavCell::AIR;
+        }
+        self.grid.cell(x, y, z)
+    }
+}
+
+struct Search<'a, G: NavGrid + ?Sized> {
+    grid: Dug<'a, G>,
     goal: Goal,
     opts: Options,
     nodes: Vec<Node>,
@@ -350,7 +420,7 @@ pub struct Edge {
 /// The moves out of a standing position (for other search algorithms and the benches).
 pub fn successors<G: NavGrid + ?Sized>(grid: &mut G, pos: [i32; 3], feet: f32, goal: Goal, opts: Options) -> Vec<Edge> {
     let mut s = Search {
-        grid,
+        grid: Dug { grid, feet: None },
         goal,
         opts,
         nodes: Vec::new(),
@@ -401,22 +471,22 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
         let in_water = here.has(NavCell::WATER);
         let on_climb = here.has(NavCell::CLIMB);
         let flat = if self.opts.sprint { SPRINT } else { WALK };
-        let in_door = has_door(self.grid, [x, y, z]);
+        let in_door = has_door(&mut self.grid, [x, y, z]);
         for (i, &(dx, dz)) in DIRS.iter().enumerate() {
             let diagonal = i >= 4;
             let (nx, nz) = (x + dx, z + dz);
             if diagonal {
                 // Door frames are walked through straight.
-                if in_door || has_door(self.grid, [nx, y, nz]) {
+                if in_door || has_door(&mut self.grid, [nx, y, nz]) {
                     continue;
                 }
                 // Both corners must be clear for the whole body.
-                if !column_clear(self.grid, nx, z, feet, feet + 1.8)
-                    || !column_clear(self.grid, x, nz, feet, feet + 1.8)
+                if !column_clear(&mut self.grid, nx, z, feet, feet + 1.8)
+                    || !column_clear(&mut self.grid, x, nz, feet, feet + 1.8)
                 {
                     continue;
                 }
-                if let Some(f) = stand(self.grid, [nx, y, nz]) {
+                if let Some(f) = stand(&mut self.grid, [nx, y, nz]) {
                     let dy = f - feet;
                     if dy.abs() <= STEP {
                         let c = if in_water || self.grid.cell(nx, y, nz).has(NavCell::WATER) { SWIM } else { flat };
@@ -436,16 +506,52 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
             if !(climbable || swimmable) {
                 continue;
             }
-            if let Some(f) = stand(self.grid, p) {
+            if let Some(f) = stand(&mut self.grid, p) {
                 let (cost, kind) = if climbable { (CLIMB, MoveKind::Climb) } else { (SWIM, MoveKind::Swim) };
                 self.edge(p, f, cost, kind);
             }
         }
-        // Pillar: jump and place a block in the feet cell.
+        // Pillar: jump and place a block in the feet cell (with dig, mining the ceiling first).
         if self.opts.place && !in_water && !on_climb {
             let p = [x, y + 1, z];
-            if here.is_clear() && self.grid.cell(x, y + 2, z).is_clear() && self.grid.cell(x, y + 1, z).is_clear() {
-                self.edge(p, (y + 1) as f32, 20.0, MoveKind::Pillar);
+            if here.is_clear() && self.grid.cell(x, y + 1, z).is_clear() {
+                let ceiling = if self.grid.cell(x, y + 2, z).is_clear() {
+                    Some(0.0)
+                } else if self.opts.dig {
+                    mine_cost(&mut self.grid, &[[x, y + 2, z]])
+                } else {
+                    None
+                };
+                if let Some(mine) = ceiling {
+                    self.edge(p, (y + 1) as f32, 20.0 + mine, MoveKind::Pillar);
+                }
+            }
+        }
+        if self.opts.dig && !in_water && !on_climb && !here.has(NavCell::SOLID) {
+            self.dig_down([x, y, z]);
+        }
+    }
+
+    /// Dig down: mine the floor under the feet and drop into the hole, onto the first floor
+    /// below that is safe to stand on (solid, a full top, no hazard) within `max_drop`. Nothing
+    /// when the floor must not be mined ([`mine_cost`]: liquid beside or above it, …) or when
+    /// below it is a longer fall, lava, water, a ladder, a partial block or no data.
+    fn dig_down(&mut self, [x, y, z]: [i32; 3]) {
+        let Some(mine) = mine_cost(&mut self.grid, &[[x, y - 1, z]]) else { return };
+        if mine <= 0.0 {
+            return;
+        }
+        for d in 1..=self.opts.max_drop {
+            let under = self.grid.cell(x, y - d - 1, z);
+            if under.has(NavCell::SOLID) {
+                let floor = under.top == 16 && under.bottom == 0 && !under.has(NavCell::HAZARD | NavCell::DOOR);
+                if floor {
+                    self.edge([x, y - d, z], (y - d) as f32, mine + fall_ticks(d as f32), MoveKind::Dig);
+                }
+                return;
+            }
+            if !under.is_clear() || under.has(NavCell::WATER | NavCell::CLIMB) {
+                return;
             }
         }
     }
@@ -454,9 +560,9 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
     fn cardinal(&mut self, [x, y, z]: [i32; 3], feet: f32, [dx, dz]: [i32; 2], afloat: bool, flat: f32) {
         let (nx, nz) = (x + dx, z + dz);
         // Same level (or a slab/step within it), unless a door panel stands on the edge crossed.
-        let stand_there = stand(self.grid, [nx, y, nz]);
+        let stand_there = stand(&mut self.grid, [nx, y, nz]);
         if let Some(f) = stand_there
-            && panel_in_the_way(self.grid, [x, y, z], dx, dz)
+            && panel_in_the_way(&mut self.grid, [x, y, z], dx, dz)
         {
             // A door panel (open or closed) on the edge crossed: toggle it on the way.
             if self.opts.open_doors && f - feet <= STEP && f - feet >= -STEP {
@@ -477,7 +583,7 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
                 }
                 return;
             }
-            if dy <= JUMP && column_clear(self.grid, x, z, feet, f + 1.8) {
+            if dy <= JUMP && column_clear(&mut self.grid, x, z, feet, f + 1.8) {
                 self.edge([nx, y, nz], f, flat + JUMP_EXTRA, MoveKind::Ascend);
                 return;
             }
@@ -486,10 +592,10 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
         let above = self.grid.cell(nx, y + 1, nz);
         // Up one: a block in the way with room on top.
         if !beside.is_clear() && !beside.has(NavCell::UNLOADED) && !beside.has(NavCell::HAZARD) {
-            if let Some(f) = stand(self.grid, [nx, y + 1, nz]) {
+            if let Some(f) = stand(&mut self.grid, [nx, y + 1, nz]) {
                 let dy = f - feet;
                 let stairs = beside.has(NavCell::STAIRS);
-                if (dy <= JUMP || (stairs && dy <= 1.0 + 1e-3)) && column_clear(self.grid, x, z, feet, f + 1.8) {
+                if (dy <= JUMP || (stairs && dy <= 1.0 + 1e-3)) && column_clear(&mut self.grid, x, z, feet, f + 1.8) {
                     let extra = if stairs { 1.0 } else { JUMP_EXTRA };
                     self.edge([nx, y + 1, nz], f, flat + extra, MoveKind::Ascend);
                     return;
@@ -503,17 +609,31 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
                 }
                 return;
             }
-            // Dig through the body cells.
-            if self.opts.dig && beside.breakable() && (above.is_clear() || above.breakable()) {
-                let below = self.grid.cell(nx, y - 1, nz);
-                if below.has(NavCell::SOLID) && below.top >= 16 && !below.has(NavCell::HAZARD) {
-                    let dig = |c: NavCell| if c.is_clear() { 0.0 } else { f32::from(c.hardness) * 4.0 };
-                    self.edge([nx, y, nz], y as f32, flat + dig(beside) + dig(above), MoveKind::Dig);
+            if self.opts.dig {
+                // Up one, mining the cell above the head and the target's body cells.
+                let floor = beside.has(NavCell::SOLID)
+                    && beside.top == 16
+                    && beside.bottom == 0
+                    && !beside.has(NavCell::DOOR | NavCell::HAZARD);
+                if floor && (y + 1) as f32 - feet <= JUMP && !afloat {
+                    let cells = [[x, y + 2, z], [nx, y + 2, nz], [nx, y + 1, nz]];
+                    if let Some(mine) = mine_cost(&mut self.grid, &cells)
+                        && mine > 0.0
+                    {
+                        self.edge([nx, y + 1, nz], (y + 1) as f32, flat + JUMP_EXTRA + mine, MoveKind::Dig);
+                        return;
+                    }
                 }
+                // Through the body cells on the level.
+                self.dig_through([x, y, z], [nx, nz], flat);
             }
             return;
         }
         if !beside.is_clear() || !above.is_clear() {
+            // A low ceiling: mine the head cell.
+            if self.opts.dig && beside.is_clear() && !beside.has(NavCell::WATER) {
+                self.dig_through([x, y, z], [nx, nz], flat);
+            }
             return;
         }
         // Nothing to stand on beside: a drop, or a bridge.
@@ -521,7 +641,7 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
         for d in 1..=max_drop + 1 {
             let p = [nx, y - d, nz];
             let c = self.grid.cell(p[0], p[1], p[2]);
-            if let Some(f) = stand(self.grid, p) {
+            if let Some(f) = stand(&mut self.grid, p) {
                 let fall = feet - f;
                 let water = c.has(NavCell::WATER);
                 if fall <= self.opts.max_drop as f32 + 1e-3 || (water && fall <= self.opts.max_water_drop as f32) {
@@ -538,6 +658,20 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
             if under.is_clear() {
                 self.edge([nx, y, nz], y as f32, flat + 15.0, MoveKind::Bridge);
             }
+        }
+    }
+
+    /// Dig through: mine the head and feet cells of the neighbour column (`nx`, `nz`) on the
+    /// level and walk in, onto its floor (solid, a full top, no hazard).
+    fn dig_through(&mut self, [x, y, z]: [i32; 3], [nx, nz]: [i32; 2], flat: f32) {
+        let below = self.grid.cell(nx, y - 1, nz);
+        if !below.has(NavCell::SOLID) || below.top < 16 || below.has(NavCell::HAZARD) {
+            return;
+        }
+        if let Some(mine) = mine_cost(&mut self.grid, &dig_cells([x, y, z], [nx, y, nz]))
+            && mine > 0.0
+        {
+            self.edge([nx, y, nz], y as f32, flat + mine, MoveKind::Dig);
         }
     }
 
@@ -573,7 +707,7 @@ pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal,
     }
     let Some(feet) = feet else { return fail(Incomplete::BadStart) };
     let mut s = Search {
-        grid,
+        grid: Dug { grid, feet: None },
         goal,
         opts,
         nodes: Vec::with_capacity(1024),
@@ -617,6 +751,7 @@ pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal,
             break;
         }
         s.out.clear();
+        s.grid.feet = matches!(n.kind, MoveKind::Dig | MoveKind::Pillar).then_some(n.pos);
         s.expand(n.pos, n.feet);
         let edges = std::mem::take(&mut s.out);
         for e in &edges {
@@ -771,6 +906,229 @@ mod tests {
         assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Dig));
         let r = find_path(&mut g, [0, 0, 0], near(3, 3, 0), Options { place: true, ..opts });
         assert!(r.complete() && r.path.iter().any(|s| s.kind == MoveKind::Pillar), "{:?}", r.path);
+    }
+
+    const DIRT: NavCell = NavCell { hardness: 4, ..NavCell::STONE };
+    const BEDROCK: NavCell = NavCell { hardness: 255, ..NavCell::STONE };
+    const SAND: NavCell = NavCell { hardness: 4, flags: NavCell::SOLID | NavCell::FALLS, ..NavCell::STONE };
+    const WATER: NavCell = NavCell { flags: NavCell::WATER, hardness: 255, ..NavCell::AIR };
+    const LAVA: NavCell = NavCell { flags: NavCell::HAZARD, hardness: 255, ..NavCell::AIR };
+    const MAGMA: NavCell = NavCell { flags: NavCell::SOLID | NavCell::HAZARD, hardness: 4, ..NavCell::STONE };
+
+    fn dig_on() -> Options {
+        Options { dig: true, ..Options::default() }
+    }
+
+    /// The dig moves out of `p` (feet on the ground) with dig on.
+    fn digs(g: &mut MapGrid, p: [i32; 3], opts: Options) -> Vec<Edge> {
+        let f = stand(g, p).expect("standing");
+        successors(g, p, f, Goal::Y { y: -100 }, opts).into_iter().filter(|e| e.kind == MoveKind::Dig).collect()
+    }
+
+    fn down(g: &mut MapGrid) -> Option<Edge> {
+        digs(g, [0, 0, 0], dig_on()).into_iter().find(|e| (e.to[0], e.to[2]) == (0, 0))
+    }
+
+    #[test]
+    fn digs_down_through_the_floor_one_level_per_move() {
+        let mut g = flat();
+        let goal = near(0, -3, 0);
+        assert!(!find_path(&mut g, [0, 0, 0], goal, Options { max_nodes: 2000, ..Options::default() }).complete());
+        let r = find_path(&mut g, [0, 0, 0], goal, dig_on());
+        assert!(r.complete(), "{r:?}");
+        let cells: Vec<_> = r.path.iter().map(|s| ([s.x, s.y, s.z], s.kind)).collect();
+        assert_eq!(
+            cells,
+            vec![
+                ([0, 0, 0], MoveKind::Start),
+                ([0, -1, 0], MoveKind::Dig),
+                ([0, -2, 0], MoveKind::Dig),
+                ([0, -3, 0], MoveKind::Dig)
+            ]
+        );
+        assert_eq!(r.path[3].feet, -3.0);
+        // Searched on from inside the hole (its cells read as dug out): without that the map's
+        // stone there stops the next level and 20 000 nodes are not enough.
+        assert!(r.nodes < 2000, "{} nodes", r.nodes);
+        // Each level costs its block's break time and the one-block fall.
+        let per = f32::from(NavCell::STONE.hardness) * 4.0 + fall_ticks(1.0);
+        assert!((r.cost - 3.0 * per).abs() < 1e-3, "{} vs {}", r.cost, 3.0 * per);
+        // A deeper hole costs more; a softer floor less.
+        let two = find_path(&mut g, [0, 0, 0], near(0, -2, 0), dig_on());
+        assert!(two.complete() && two.cost < r.cost);
+        let mut soft = flat();
+        for y in -3..0 {
+            set(&mut soft, [0, y, 0], DIRT);
+        }
+        let r2 = find_path(&mut soft, [0, 0, 0], goal, dig_on());
+        assert!(r2.complete() && r2.cost < r.cost, "{} vs {}", r2.cost, r.cost);
+        assert_eq!(dig_cells([0, 0, 0], [0, -1, 0]), vec![[0, -1, 0]]);
+    }
+
+    #[test]
+    fn digs_down_into_a_cave_only_within_max_drop() {
+        // Floor one block thick over a cave: the drop after mining it is 3 blocks (ok).
+        let mut g = flat();
+        for y in -3..=-2 {
+            set(&mut g, [0, y, 0], NavCell::AIR);
+        }
+        let e = down(&mut g).expect("dig down into the cave");
+        assert_eq!((e.to, e.feet), ([0, -3, 0], -3.0));
+        assert!((e.cost - (44.0 + fall_ticks(3.0))).abs() < 1e-3, "{}", e.cost);
+        // Four blocks: the floor under the feet is never mined.
+        set(&mut g, [0, -4, 0], NavCell::AIR);
+        assert_eq!(down(&mut g), None);
+        assert_eq!(down(&mut g), None);
+        let r = find_path(&mut g, [0, 0, 0], near(0, -4, 0), Options { max_drop: 4, ..dig_on() });
+        assert!(r.complete() && r.path[1].kind == MoveKind::Dig && r.path[1].y == -4, "{:?}", r.path);
+        // Lava, water, a ladder or magma below the floor: no.
+        for (below, what) in [
+            (LAVA, "lava"),
+            (WATER, "water"),
+            (NavCell { flags: NavCell::CLIMB, ..NavCell::AIR }, "ladder"),
+            (MAGMA, "magma"),
+        ] {
+            let mut g = flat();
+            set(&mut g, [0, -2, 0], below);
+            assert_eq!(down(&mut g), None, "{what} under the floor");
+        }
+    }
+
+    #[test]
+    fn never_digs_down_into_liquid_or_through_unbreakable_blocks() {
+        // Water or lava beside the floor block would pour into the hole.
+        for (dx, dz) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            for liquid in [WATER, LAVA] {
+                let mut g = flat();
+                set(&mut g, [dx, -1, dz], liquid);
+                assert_eq!(down(&mut g), None, "{liquid:?} at {dx} {dz}");
+            }
+        }
+        // Beside the floor one lower (under the landing) is no business of this move.
+        let mut g = flat();
+        set(&mut g, [1, -2, 0], WATER);
+        assert!(down(&mut g).is_some());
+        // Bedrock and barriers are unbreakable; a magma floor is never stood on to begin with.
+        let mut g = flat();
+        set(&mut g, [0, -1, 0], BEDROCK);
+        assert_eq!(down(&mut g), None);
+        let mut g = MapGrid {
+            cells: FxHashMap::default(),
+            fill: |y| {
+                if y == -1 {
+                    BEDROCK
+                } else if y < -1 {
+                    NavCell::STONE
+                } else {
+                    NavCell::AIR
+                }
+            },
+        };
+        let r = find_path(&mut g, [0, 0, 0], Goal::Y { y: -2 }, Options { max_nodes: 500, ..dig_on() });
+        assert!(!r.complete() && r.path.iter().all(|s| s.y == 0), "{r:?}");
+        // Dig off: no dig move at all.
+        let mut g = flat();
+        assert!(digs(&mut g, [0, 0, 0], Options::default()).is_empty());
+    }
+
+    #[test]
+    fn digs_up_onto_a_block_when_the_head_room_is_blocked() {
+        // A block to step on at x=1 and stone over the head: no plain jump up.
+        let mut g = flat();
+        set(&mut g, [1, 0, 0], NavCell::STONE);
+        set(&mut g, [0, 2, 0], NavCell::STONE);
+        let goal = near(1, 1, 0);
+        let opts = Options { max_nodes: 200, ..Options::default() };
+        let plain = find_path(&mut g, [0, 0, 0], goal, opts);
+        assert!(plain.complete() && plain.path.len() > 2, "around, not straight up: {:?}", plain.path);
+        let e = digs(&mut g, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 1, 0]).expect("dig up");
+        assert_eq!(e.feet, 1.0);
+        assert!((e.cost - (WALK + JUMP_EXTRA + 44.0)).abs() < 1e-3, "{}", e.cost);
+        assert_eq!(dig_cells([0, 0, 0], [1, 1, 0]), vec![[0, 2, 0], [1, 2, 0], [1, 1, 0]]);
+        // Walled in by a bedrock step under a low ceiling: up onto the step, mining the ceiling,
+        // is the only way out (digging through bedrock or the floor around it is not).
+        let mut g = flat();
+        for dx in -1..=1 {
+            for dz in -1..=1 {
+                if (dx, dz) != (0, 0) {
+                    set(&mut g, [dx, 0, dz], BEDROCK);
+                }
+                set(&mut g, [dx, -1, dz], BEDROCK);
+            }
+        }
+        set(&mut g, [0, 2, 0], NavCell::STONE);
+        let goal = near(4, 0, 0);
+        assert!(!find_path(&mut g, [0, 0, 0], goal, opts).complete());
+        let r = find_path(&mut g, [0, 0, 0], goal, dig_on());
+        assert!(r.complete(), "{r:?}");
+        assert_eq!((r.path[1].x, r.path[1].y, r.path[1].kind), (1, 1, MoveKind::Dig), "{:?}", r.path);
+        // Cost ordering: the same step with its head cells clear costs less.
+        let mut g2 = flat();
+        set(&mut g2, [1, 0, 0], NavCell::STONE);
+        set(&mut g2, [1, 1, 0], NavCell::STONE);
+        set(&mut g2, [0, 2, 0], NavCell::STONE);
+        let three = digs(&mut g2, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 2, 0]);
+        assert_eq!(three, None, "two blocks up is not a dig move");
+        let mut g3 = flat();
+        set(&mut g3, [1, 0, 0], NavCell::STONE);
+        set(&mut g3, [1, 2, 0], NavCell::STONE);
+        set(&mut g3, [0, 2, 0], NavCell::STONE);
+        let two = digs(&mut g3, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 1, 0]).expect("dig up");
+        assert!(two.cost > e.cost, "{} > {}", two.cost, e.cost);
+    }
+
+    #[test]
+    fn dig_up_refuses_liquids_unbreakable_blocks_and_loose_sand_overhead() {
+        let base = |over: NavCell| {
+            let mut g = flat();
+            set(&mut g, [1, 0, 0], NavCell::STONE);
+            set(&mut g, [0, 2, 0], over);
+            g
+        };
+        let up = |g: &mut MapGrid| digs(g, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 1, 0]);
+        assert!(up(&mut base(NavCell::STONE)).is_some());
+        assert_eq!(up(&mut base(BEDROCK)), None, "unbreakable over the head");
+        assert_eq!(up(&mut base(LAVA)), None, "lava over the head is never dug");
+        let mut g = base(NavCell::STONE);
+        set(&mut g, [0, 3, 0], WATER);
+        assert_eq!(up(&mut g), None, "water would pour down");
+        let mut g = base(NavCell::STONE);
+        set(&mut g, [0, 3, 0], SAND);
+        assert_eq!(up(&mut g), None, "sand would fall onto the head");
+        // Sand that the move mines itself (top first) is fine; sand resting on it is not.
+        let mut g = base(NavCell::STONE);
+        set(&mut g, [1, 2, 0], SAND);
+        set(&mut g, [1, 1, 0], NavCell::STONE);
+        let e = up(&mut g).expect("sand mined before the stone under it");
+        assert!((e.cost - (WALK + JUMP_EXTRA + 44.0 + 16.0 + 44.0)).abs() < 1e-3, "{}", e.cost);
+        set(&mut g, [1, 3, 0], SAND);
+        assert_eq!(up(&mut g), None);
+    }
+
+    #[test]
+    fn digs_a_low_ceiling_and_pillars_through_one_with_place() {
+        // A tunnel one block high: the head cell is mined, the feet walk in.
+        let mut g = flat();
+        set(&mut g, [1, 1, 0], DIRT);
+        let e = digs(&mut g, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 0, 0]).expect("dig the head cell");
+        assert!((e.cost - (WALK + 16.0)).abs() < 1e-3, "{}", e.cost);
+        // Lava at the head of a wall is never dug (the old move would have).
+        let mut g = flat();
+        set(&mut g, [1, 0, 0], NavCell::STONE);
+        set(&mut g, [1, 1, 0], LAVA);
+        assert!(digs(&mut g, [0, 0, 0], dig_on()).iter().all(|e| e.to != [1, 0, 0]));
+        // Straight up under a ceiling: a pillar mines it first, only with dig.
+        let mut g = flat();
+        set(&mut g, [0, 2, 0], NavCell::STONE);
+        let pillar = |g: &mut MapGrid, opts: Options| {
+            successors(g, [0, 0, 0], 0.0, Goal::Y { y: 5 }, opts).into_iter().find(|e| e.kind == MoveKind::Pillar)
+        };
+        assert_eq!(pillar(&mut g, Options { place: true, ..Options::default() }), None);
+        let e = pillar(&mut g, Options { place: true, ..dig_on() }).expect("pillar under the ceiling");
+        assert!((e.cost - 64.0).abs() < 1e-3, "{}", e.cost);
+        assert_eq!(dig_cells([0, 0, 0], [0, 1, 0]), vec![[0, 2, 0]]);
+        set(&mut g, [0, 2, 0], BEDROCK);
+        assert_eq!(pillar(&mut g, Options { place: true, ..dig_on() }), None);
     }
 
     /// An open door panel lying along the south edge of its cell (passable along x, and across

@@ -223,7 +223,8 @@ impl Navigator {
             let dy = (feet.y - f64::from(s.feet)).abs();
             let last = self.next + 1 == self.path.len();
             let radius = if last { 0.3 } else { REACHED };
-            let settled = !matches!(s.kind, MoveKind::Climb | MoveKind::Ascend | MoveKind::Pillar) || dy < 0.2;
+            let settled =
+                !matches!(s.kind, MoveKind::Climb | MoveKind::Ascend | MoveKind::Pillar | MoveKind::Dig) || dy < 0.2;
             if flat(feet, s.target()) < radius && dy < 0.6 && settled {
                 self.next += 1;
                 self.progress.steps += 1;
@@ -273,7 +274,8 @@ fn intent_for(s: &Step, feet: Vec3, mover: &Mover, sprint: bool, last: bool) -> 
     match s.kind {
         // In water: keep the head up (and climb out at the shore), unless the step goes down.
         _ if state.in_water => intent.jump = f64::from(s.feet) >= feet.y - 0.2,
-        MoveKind::Ascend => intent.jump = state.on_ground && d < 1.3 && rising,
+        // A dig up one is walked like a jump up once its blocks are mined.
+        MoveKind::Ascend | MoveKind::Dig => intent.jump = state.on_ground && d < 1.3 && rising,
         MoveKind::Climb => intent.jump = rising,
         _ => {}
     }
