@@ -1,6 +1,7 @@
 //! Walks that change the world on their way, in simulation: a closed door opened (the server's
 //! block update shows it open) and walked through, a 3-block pillar to a ledge, a 3-block gap
-//! bridged, a 2-block wall dug through — each through the interaction layer's own mine, place
+//! bridged, a 2-block wall dug through, two levels dug down, a step dug up onto under a low
+//! ceiling, a pillar through a ceiling (and a plan back over its own hole re-planned) — each through the interaction layer's own mine, place
 //! and interact code, inside the one `walk` action with one `walk_done` listing what changed.
 //! Refusals and interruptions: no block to place (at once, and when the blocks run out on the
 //! way), abort mid-pillar, death mid-dig. A small server here answers the bot's packets the way a
@@ -283,7 +284,10 @@ fn bridges_a_three_block_gap() {
 #[test]
 fn digs_through_a_two_block_wall() {
     let mut world = SimWorld::flat(2);
+    // Under stone: the body's two cells are dug through (over a bare two-high wall, mining its
+    // top block and stepping up onto the lower one is cheaper).
     world.fill([3, -60, -32], [3, -59, 47], "dirt", &[]);
+    world.fill([3, -58, -32], [3, -58, 47], "stone", &[]);
     let mut server = Server::new(world);
     let mut sim = server.spawn([0.5, -60.0, 0.5], &[(0, stack(BREAD, 3, 1))]);
     let (r, stream) =
@@ -302,6 +306,141 @@ fn digs_through_a_two_block_wall() {
     assert_eq!(actions.iter().filter(|a| *a == "predict_break").count(), 2);
     assert!(actions.iter().filter(|a| *a == "continue_break").count() >= 10, "{actions:?}");
     assert!(!actions.contains(&"abort_break".to_owned()));
+}
+
+/// The break actions the bot sent, in order, with the cell each names.
+fn breaks(stream: &[PlayerAuthInput], kind: &str) -> Vec<[i32; 3]> {
+    stream
+        .iter()
+        .flat_map(|i| i.block_action.iter().flatten())
+        .filter(|a| a.action == kind)
+        .map(|a| [a.position.x, a.position.y, a.position.z])
+        .collect()
+}
+
+#[test]
+fn digs_down_two_levels_mining_the_floor_under_the_feet() {
+    let mut server = Server::new(SimWorld::flat(2));
+    // Off the goal's column: walks over, centres on it, then mines grass, drops, mines dirt, drops.
+    let mut sim = server.spawn([2.5, -60.0, 0.5], &[(0, stack(BREAD, 3, 1))]);
+    let line = r#"{"action":"path","x":0.5,"y":-62,"z":0.5,"maxNodes":3000}"#;
+    assert_eq!(sim.command(line)["complete"], false, "below ground without digging");
+    let (r, stream) =
+        walk(&mut server, &mut sim, r#"{"action":"walk","x":0.5,"y":-62,"z":0.5,"allowDig":true,"id":"v"}"#, 600);
+    assert_eq!((r["complete"].clone(), moves(&r, "dig")), (json!(true), 2), "{r:?}");
+    let done = walk_done(&sim);
+    assert_eq!(done[0]["status"], "done", "{done:?}");
+    assert_eq!(changed(&done[0]), vec![("mined".to_owned(), [0, -61, 0]), ("mined".to_owned(), [0, -62, 0])]);
+    assert_eq!(done[0]["changed"][0]["block"], "minecraft:grass_block");
+    assert_eq!(done[0]["changed"][1]["block"], "minecraft:dirt");
+    assert_eq!(server.log, vec![("mined", [0, -61, 0]), ("mined", [0, -62, 0])]);
+    assert_at(&sim, 0.5, -62.0, 0.5);
+    assert_plausible(&stream);
+    // One start and one predicted break per cell, the floor under the feet each time.
+    assert_eq!(breaks(&stream, "start_break"), vec![[0, -61, 0], [0, -62, 0]]);
+    assert_eq!(breaks(&stream, "predict_break"), vec![[0, -61, 0], [0, -62, 0]]);
+    assert!(breaks(&stream, "abort_break").is_empty());
+    // The first block was mined with the whole body over it (centred), and the body stayed up
+    // until it broke.
+    let first = stream
+        .iter()
+        .position(|i| i.block_action.iter().flatten().any(|a| a.action == "start_break"))
+        .expect("a break");
+    let at = stream[first].position;
+    assert!((at.x - 0.5).abs() <= 0.16 && (at.z - 0.5).abs() <= 0.16, "centred: {at:?}");
+    let broke = stream
+        .iter()
+        .position(|i| i.block_action.iter().flatten().any(|a| a.action == "predict_break"))
+        .expect("broken");
+    assert!(stream[..=broke].iter().all(|i| i.position.y > -58.5), "no fall before the floor broke");
+}
+
+#[test]
+fn digs_up_onto_a_step_under_a_low_ceiling() {
+    let mut world = SimWorld::flat(2);
+    // A corridor along x at z = 0, closed at x = -4, two blocks high under a dirt ceiling up to
+    // x = 1; from x = 1 on its floor is a block higher (stone), so the step up needs the ceiling
+    // over the head and over the step mined.
+    world.fill([-4, -60, -1], [6, -56, -1], "stone", &[]);
+    world.fill([-4, -60, 1], [6, -56, 1], "stone", &[]);
+    world.fill([-4, -60, 0], [-4, -56, 0], "stone", &[]);
+    world.fill([-3, -58, 0], [1, -58, 0], "dirt", &[]);
+    world.fill([1, -60, 0], [6, -60, 0], "stone", &[]);
+    let mut server = Server::new(world);
+    let mut sim = server.spawn([0.5, -60.0, 0.5], &[(0, stack(BREAD, 3, 1))]);
+    let line = r#"{"action":"path","x":3.5,"y":-59,"z":0.5,"maxNodes":3000}"#;
+    assert_eq!(sim.command(line)["complete"], false, "walled in without digging");
+    let (r, stream) =
+        walk(&mut server, &mut sim, r#"{"action":"walk","x":3.5,"y":-59,"z":0.5,"allowDig":true,"id":"u"}"#, 600);
+    assert_eq!((r["complete"].clone(), moves(&r, "dig")), (json!(true), 1), "{r:?}");
+    assert_eq!(r["path"][1]["y"], -59, "the dig step is the step up: {r:?}");
+    let done = walk_done(&sim);
+    assert_eq!(done[0]["status"], "done", "{done:?}");
+    // Above the head first, then over the step; the step's feet cell was air already.
+    let mined = vec![("mined".to_owned(), [0, -58, 0]), ("mined".to_owned(), [1, -58, 0])];
+    assert_eq!(changed(&done[0]), mined);
+    assert_eq!(breaks(&stream, "start_break"), vec![[0, -58, 0], [1, -58, 0]]);
+    assert_eq!(breaks(&stream, "predict_break"), vec![[0, -58, 0], [1, -58, 0]]);
+    assert_at(&sim, 3.5, -59.0, 0.5);
+    assert_plausible(&stream);
+    let jumps = stream.iter().filter(|i| i.input_data.iter().any(|f| f == "start_jumping")).count();
+    assert!(jumps >= 1, "jumped onto the step");
+}
+
+#[test]
+fn pillars_up_through_a_ceiling_mining_it_first() {
+    let mut world = SimWorld::flat(2);
+    // A one-block shaft three high (stone walls) under a dirt lid at y = -58.
+    world.fill([-1, -60, -1], [1, -58, 1], "stone", &[]);
+    world.fill([0, -60, 0], [0, -59, 0], "air", &[]);
+    world.set([0, -58, 0], "dirt", &[]);
+    let mut server = Server::new(world);
+    let mut sim = server.spawn([0.5, -60.0, 0.5], &[(0, stack(DIRT, 8, 1)), (1, stack(BREAD, 3, 2))]);
+    let line = r#"{"action":"path","x":0.5,"y":-59,"z":0.5,"allowPlace":true,"maxNodes":3000}"#;
+    assert_eq!(sim.command(line)["complete"], false, "the lid stops a pillar without digging");
+    // Up to the level of the lid.
+    let line = r#"{"action":"walk","y":-58,"allowPlace":true,"allowDig":true,"id":"c"}"#;
+    let (r, stream) = walk(&mut server, &mut sim, line, 600);
+    assert_eq!((r["complete"].clone(), moves(&r, "pillar")), (json!(true), 2), "{r:?}");
+    let done = walk_done(&sim);
+    assert_eq!(done[0]["status"], "done", "{done:?}");
+    let expected =
+        vec![("mined".to_owned(), [0, -58, 0]), ("placed".to_owned(), [0, -60, 0]), ("placed".to_owned(), [0, -59, 0])];
+    assert_eq!(changed(&done[0]), expected);
+    assert_eq!(breaks(&stream, "start_break"), vec![[0, -58, 0]]);
+    assert_eq!(breaks(&stream, "predict_break"), vec![[0, -58, 0]]);
+    // The lid was gone before the first jump.
+    let broke = stream
+        .iter()
+        .position(|i| i.block_action.iter().flatten().any(|a| a.action == "predict_break"))
+        .expect("broken");
+    let jumped = stream.iter().position(|i| i.input_data.iter().any(|f| f == "start_jumping")).expect("jumped");
+    assert!(broke < jumped, "mined at {broke}, jumped at {jumped}");
+    assert_at(&sim, 0.5, -58.0, 0.5);
+    assert_plausible(&stream);
+}
+
+#[test]
+fn a_path_back_over_its_own_hole_is_replanned() {
+    let mut world = SimWorld::flat(2);
+    world.fill([-1, -60, -1], [1, -58, 1], "stone", &[]);
+    world.fill([0, -60, 0], [0, -59, 0], "air", &[]);
+    world.set([0, -58, 0], "dirt", &[]);
+    let mut server = Server::new(world);
+    let mut sim = server.spawn([0.5, -60.0, 0.5], &[(0, stack(DIRT, 8, 1)), (1, stack(BREAD, 3, 2))]);
+    // On top of the lid's cell: the plan (made on the map with the lid) climbs out onto the
+    // wall and steps back onto the lid it mined; once it is mined the walk re-plans and
+    // places a block there instead.
+    let line = r#"{"action":"walk","x":0.5,"y":-57,"z":0.5,"allowPlace":true,"allowDig":true,"id":"h"}"#;
+    let (r, stream) = walk(&mut server, &mut sim, line, 800);
+    assert_eq!(r["complete"], true, "{r:?}");
+    let done = walk_done(&sim);
+    assert_eq!(done[0]["status"], "done", "{done:?}");
+    let changes = changed(&done[0]);
+    assert_eq!(changes.first(), Some(&("mined".to_owned(), [0, -58, 0])), "{changes:?}");
+    assert_eq!(changes.last(), Some(&("placed".to_owned(), [0, -58, 0])), "{changes:?}");
+    assert_at(&sim, 0.5, -57.0, 0.5);
+    assert_plausible(&stream);
 }
 
 #[test]

@@ -621,10 +621,9 @@ impl<G: NavGrid + ?Sized> Search<'_, G> {
                         && mine > 0.0
                     {
                         self.edge([nx, y + 1, nz], (y + 1) as f32, flat + JUMP_EXTRA + mine, MoveKind::Dig);
-                        return;
                     }
                 }
-                // Through the body cells on the level.
+                // And through the body cells on the level.
                 self.dig_through([x, y, z], [nx, nz], flat);
             }
             return;
@@ -1045,6 +1044,9 @@ mod tests {
         assert_eq!(e.feet, 1.0);
         assert!((e.cost - (WALK + JUMP_EXTRA + 44.0)).abs() < 1e-3, "{}", e.cost);
         assert_eq!(dig_cells([0, 0, 0], [1, 1, 0]), vec![[0, 2, 0], [1, 2, 0], [1, 1, 0]]);
+        // Through the step on the level is offered too (its own price: the step and head cell).
+        let level = digs(&mut g, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 0, 0]).expect("dig through");
+        assert!((level.cost - (WALK + 44.0)).abs() < 1e-3, "{}", level.cost);
         // Walled in by a bedrock step under a low ceiling: up onto the step, mining the ceiling,
         // is the only way out (digging through bedrock or the floor around it is not).
         let mut g = flat();

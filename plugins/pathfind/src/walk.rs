@@ -361,6 +361,12 @@ fn work_on(nav: &mut Navigator, tick: Tick, feet: Vec3, mover: &Mover, world: &C
         Drive::Cleared => {
             nav.work = None;
             nav.cleared = Some(i);
+            // The search reads the map as it was: a later step standing on a block this walk
+            // has mined (a path back over its own hole) is re-planned from the world as it is.
+            let mined = |c: [i32; 3]| nav.changed.iter().any(|m| m.change == "mined" && [m.x, m.y, m.z] == c);
+            if nav.path[i + 1..].iter().any(|s| mined([s.x, s.y - 1, s.z])) {
+                nav.replan_due = true;
+            }
             Tick::Wait
         }
         Drive::Fail(reason) => Tick::Fail(reason),
