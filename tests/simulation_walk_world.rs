@@ -1,8 +1,9 @@
 //! Walks that change the world on their way, in simulation: a closed door opened (the server's
 //! block update shows it open) and walked through, a 3-block pillar to a ledge, a 3-block gap
 //! bridged, a 2-block wall dug through, two levels dug down, a step dug up onto under a low
-//! ceiling, a pillar through a ceiling (and a plan back over its own hole re-planned) — each through the interaction layer's own mine, place
-//! and interact code, inside the one `walk` action with one `walk_done` listing what changed.
+//! ceiling, a pillar through a ceiling (and a plan back over its own hole re-planned) — each
+//! through the interaction layer's own mine, place and interact code, inside the one `walk`
+//! action with one `walk_done` listing what changed.
 //! Refusals and interruptions: no block to place (at once, and when the blocks run out on the
 //! way), abort mid-pillar, death mid-dig. A small server here answers the bot's packets the way a
 //! survival server does (block updates for breaks, placements and doors; the stack shrinking).
