@@ -372,6 +372,24 @@ fn fall_ticks(h: f32) -> f32 {
     (2.0 * h / 0.08).sqrt() + 1.0
 }
 
+/// The map as a search reads it: with dig moves on, [`Dug`]; otherwise the map itself.
+trait View: NavGrid {
+    /// The feet cell of the node about to be expanded when its body was dug out (or `None`).
+    fn dig_out(&mut self, _feet: Option<[i32; 3]>) {}
+}
+
+/// The map as is (searches without dig moves pay nothing for [`Dug`]).
+struct Plain<'a, G: ?Sized>(&'a mut G);
+
+impl<G: NavGrid + ?Sized> NavGrid for Plain<'_, G> {
+    #[inline]
+    fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell {
+        self.0.cell(x, y, z)
+    }
+}
+
+impl<G: NavGrid + ?Sized> View for Plain<'_, G> {}
+
 /// The map as the search sees it from the node being expanded: the body cells (feet and head)
 /// of a node reached by mining, or by a pillar through a ceiling, are clear there whatever the
 /// map still says (the search does not change the map, so without this a hole dug down would
@@ -396,8 +414,14 @@ impl<G: NavGrid + ?Sized> NavGrid for Dug<'_, G> {
     }
 }
 
-struct Search<'a, G: NavGrid + ?Sized> {
-    grid: Dug<'a, G>,
+impl<G: NavGrid + ?Sized> View for Dug<'_, G> {
+    fn dig_out(&mut self, feet: Option<[i32; 3]>) {
+        self.feet = feet;
+    }
+}
+
+struct Search<V: View> {
+    grid: V,
     goal: Goal,
     opts: Options,
     nodes: Vec<Node>,
@@ -405,6 +429,20 @@ struct Search<'a, G: NavGrid + ?Sized> {
     open: BinaryHeap<Open>,
     /// The moves of the node being expanded.
     out: Vec<Edge>,
+}
+
+impl<V: View> Search<V> {
+    fn new(grid: V, goal: Goal, opts: Options, capacity: usize) -> Self {
+        Self {
+            grid,
+            goal,
+            opts,
+            nodes: Vec::with_capacity(capacity),
+            index: FxHashMap::default(),
+            open: BinaryHeap::with_capacity(capacity),
+            out: Vec::with_capacity(16),
+        }
+    }
 }
 
 /// One move out of a standing position.
@@ -419,20 +457,18 @@ pub struct Edge {
 
 /// The moves out of a standing position (for other search algorithms and the benches).
 pub fn successors<G: NavGrid + ?Sized>(grid: &mut G, pos: [i32; 3], feet: f32, goal: Goal, opts: Options) -> Vec<Edge> {
-    let mut s = Search {
-        grid: Dug { grid, feet: None },
-        goal,
-        opts,
-        nodes: Vec::new(),
-        index: FxHashMap::default(),
-        open: BinaryHeap::new(),
-        out: Vec::new(),
-    };
-    s.expand(pos, feet);
-    s.out
+    fn run<V: View>(mut s: Search<V>, pos: [i32; 3], feet: f32) -> Vec<Edge> {
+        s.expand(pos, feet);
+        s.out
+    }
+    if opts.dig {
+        run(Search::new(Dug { grid, feet: None }, goal, opts, 0), pos, feet)
+    } else {
+        run(Search::new(Plain(grid), goal, opts, 0), pos, feet)
+    }
 }
 
-impl<G: NavGrid + ?Sized> Search<'_, G> {
+impl<V: View> Search<V> {
     fn h(&self, p: [i32; 3], feet: f32) -> f32 {
         let per = if self.opts.sprint { SPRINT } else { WALK };
         self.goal.distance(p, feet) * per * HEURISTIC_WEIGHT
@@ -705,15 +741,16 @@ pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal,
         start[1] -= 1;
     }
     let Some(feet) = feet else { return fail(Incomplete::BadStart) };
-    let mut s = Search {
-        grid: Dug { grid, feet: None },
-        goal,
-        opts,
-        nodes: Vec::with_capacity(1024),
-        index: FxHashMap::default(),
-        open: BinaryHeap::with_capacity(1024),
-        out: Vec::with_capacity(16),
-    };
+    if opts.dig {
+        search(Search::new(Dug { grid, feet: None }, goal, opts, 1024), start, feet, began)
+    } else {
+        search(Search::new(Plain(grid), goal, opts, 1024), start, feet, began)
+    }
+}
+
+/// The A* loop of [`find_path`] from the standing position `start`.
+fn search<V: View>(mut s: Search<V>, start: [i32; 3], feet: f32, began: Instant) -> SearchResult {
+    let (goal, opts) = (s.goal, s.opts);
     s.nodes.push(Node { pos: start, feet, g: 0.0, parent: 0, kind: MoveKind::Start, closed: false });
     s.index.insert(key(start), 0);
     let h0 = s.h(start, feet);
@@ -750,7 +787,7 @@ pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal,
             break;
         }
         s.out.clear();
-        s.grid.feet = matches!(n.kind, MoveKind::Dig | MoveKind::Pillar).then_some(n.pos);
+        s.grid.dig_out(matches!(n.kind, MoveKind::Dig | MoveKind::Pillar).then_some(n.pos));
         s.expand(n.pos, n.feet);
         let edges = std::mem::take(&mut s.out);
         for e in &edges {
