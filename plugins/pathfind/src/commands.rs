@@ -57,7 +57,10 @@ pub struct Target {
     /// like from the inventory).
     #[serde(default)]
     pub allow_place: bool,
-    /// Allow breaking blocks in the way (a walk mines them, with the best tool it has).
+    /// Allow breaking blocks in the way (a walk mines them, with the best tool it has): through a
+    /// wall or a low ceiling, down through the floor (onto safe ground within a 3-block drop), up
+    /// onto a block with the head room mined; never bedrock/barriers, hazards, liquids, a block
+    /// with water/lava beside or above it, or one holding up sand or gravel.
     #[serde(default)]
     pub allow_dig: bool,
     /// Open closed doors, gates and trapdoors on the way (default true when the interaction
