@@ -354,6 +354,20 @@ impl Snapshot {
             }
             *slot = last.1;
         }
+        // Layer 1: water inside blocks (a waterlogged slab, fence, seagrass …) makes the cell
+        // water too: swum in, never mined, and no hole is dug beside it.
+        if let Some(liquid) = sc.layers.get(1) {
+            let mut last = (u32::MAX, false);
+            for (i, slot) in out.iter_mut().enumerate() {
+                let id = liquid.get(i);
+                if id != last.0 {
+                    last = (id, self.nav_of(id).has(NavCell::WATER));
+                }
+                if last.1 {
+                    slot.flags |= NavCell::WATER;
+                }
+            }
+        }
         Some(out)
     }
 }
@@ -450,6 +464,37 @@ mod tests {
         };
         assert!(gate(0).has(NavCell::DOOR) && !gate(0).body_fits());
         assert!(gate(1).is_clear());
+    }
+
+    #[test]
+    fn water_inside_a_block_reads_as_water() {
+        use clawcraft_world::chunk::{ColumnMode, PalettedStorage, WireSubChunk};
+        let ids = Arc::new(IdTable::new("1.26.45", true).expect("block data"));
+        let id = |name: &str| {
+            let s = ids.registry.states_named(name).next().expect(name);
+            ids.map.network_id(s).expect(name)
+        };
+        let (air, fence, water) = (id("air"), id("oak_fence"), id("water"));
+        let mut world = World::new(0);
+        world.set_air_id(air);
+        let mut blocks = PalettedStorage::Single(air);
+        let mut liquid = PalettedStorage::Single(air);
+        blocks.set(block_index(1, 0, 1), fence);
+        blocks.set(block_index(2, 0, 1), fence);
+        liquid.set(block_index(1, 0, 1), water);
+        // Sub-chunk 4 of the overworld holds y 0..15.
+        let subs = (0..24)
+            .map(|i| WireSubChunk {
+                y_index: None,
+                layers: if i == 4 { vec![blocks.clone(), liquid.clone()] } else { vec![PalettedStorage::Single(air)] },
+            })
+            .collect();
+        world.store_level_chunk(0, 0, ColumnMode::Full(24), subs, Vec::new());
+        let mut snap = Snapshot::capture(&world, ids.clone(), [0, 0, 0, 0], [0, 0]);
+        let (wet, dry) = (snap.cell(1, 0, 1), snap.cell(2, 0, 1));
+        assert!(wet.has(NavCell::SOLID) && wet.has(NavCell::WATER), "{wet:?}");
+        assert!(wet.flows() && !wet.diggable(), "a waterlogged block is never mined, nor dug beside");
+        assert!(dry.has(NavCell::SOLID) && !dry.has(NavCell::WATER) && dry.diggable(), "{dry:?}");
     }
 
     #[test]

@@ -1040,6 +1040,10 @@ mod tests {
                 assert_eq!(down(&mut g), None, "{liquid:?} at {dx} {dz}");
             }
         }
+        // A waterlogged block beside it (water inside a solid block) as well.
+        let mut g = flat();
+        set(&mut g, [0, -1, 1], NavCell { flags: NavCell::SOLID | NavCell::WATER, ..NavCell::STONE });
+        assert_eq!(down(&mut g), None, "waterlogged neighbour");
         // Beside the floor one lower (under the landing) is no business of this move.
         let mut g = flat();
         set(&mut g, [1, -2, 0], WATER);
