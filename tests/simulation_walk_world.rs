@@ -357,6 +357,24 @@ fn digs_down_two_levels_mining_the_floor_under_the_feet() {
 }
 
 #[test]
+fn max_drop_bounds_the_drops_a_path_takes() {
+    let mut server = Server::new(SimWorld::flat(2));
+    let mut sim = server.spawn([0.5, -60.0, 0.5], &[]);
+    // Digging down lands one block lower: a drop of 1.
+    let line = |max_drop: &str| {
+        format!(r#"{{"action":"path","x":0.5,"y":-62,"z":0.5,"allowDig":true,"maxNodes":3000{max_drop}}}"#)
+    };
+    assert_eq!(sim.command(&line(""))["complete"], true, "the default allows a 3-block drop");
+    assert_eq!(sim.command(&line(r#","maxDrop":1"#))["complete"], true);
+    let r = sim.command(&line(r#","maxDrop":0"#));
+    assert_eq!(r["complete"], false, "no drop allowed: no way down: {r:?}");
+    for (bad, code) in [(r#","maxDrop":21"#, "OUT_OF_RANGE"), (r#","maxDrop":-1"#, "INVALID_PARAMS")] {
+        let r = sim.command(&line(bad));
+        assert_eq!(r["code"], code, "{bad}: {r:?}");
+    }
+}
+
+#[test]
 fn digs_up_onto_a_step_under_a_low_ceiling() {
     let mut world = SimWorld::flat(2);
     // A corridor along x at z = 0, closed at x = -4, two blocks high under a dirt ceiling up to

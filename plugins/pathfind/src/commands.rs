@@ -58,7 +58,7 @@ pub struct Target {
     #[serde(default)]
     pub allow_place: bool,
     /// Allow breaking blocks in the way (a walk mines them, with the best tool it has): through a
-    /// wall or a low ceiling, down through the floor (onto safe ground within a 3-block drop), up
+    /// wall or a low ceiling, down through the floor (onto safe ground within `maxDrop`), up
     /// onto a block with the head room mined; never bedrock/barriers, hazards, liquids, a block
     /// with water/lava beside or above it, or one holding up sand or gravel.
     #[serde(default)]
@@ -68,7 +68,15 @@ pub struct Target {
     pub open_doors: Option<bool>,
     /// Most positions to try (default 20 000; 3 000 for `reachable`, max 200 000).
     pub max_nodes: Option<u32>,
+    /// Highest drop to take onto solid ground, in blocks (0..20; default 3, the most that does
+    /// no fall damage: each block beyond 3 costs 1 HP). Drops into water may be longer (16, or
+    /// this when higher).
+    pub max_drop: Option<u32>,
 }
+
+/// The highest `maxDrop` a command may ask for: a fall of 20 blocks onto solid ground costs 17
+/// of a player's 20 HP; a longer one is never worth a shortcut.
+const MAX_DROP: u32 = 20;
 
 fn finite(v: f64, what: &str) -> Result<f64, CommandError> {
     if v.is_finite() && v.abs() <= 30_000_000.0 {
@@ -99,13 +107,21 @@ impl Target {
         if !(1..=200_000).contains(&nodes) {
             return Err(CommandError::out_of_range("maxNodes must be 1..200000"));
         }
+        let defaults = Options::default();
+        let max_drop = match self.max_drop {
+            None => defaults.max_drop,
+            Some(d @ 0..=MAX_DROP) => d as i32,
+            Some(_) => return Err(CommandError::out_of_range(format!("maxDrop must be 0..{MAX_DROP}"))),
+        };
         Ok(Options {
             sprint: self.sprint,
             place: self.allow_place,
             dig: self.allow_dig,
             open_doors: self.open_doors.unwrap_or(settings.open_doors),
             max_nodes: nodes as usize,
-            ..Options::default()
+            max_drop,
+            max_water_drop: defaults.max_water_drop.max(max_drop),
+            ..defaults
         })
     }
 }
