@@ -79,8 +79,9 @@ impl PluginGroup for ClawcraftPlugins {
 /// the input packet and sleeps. Every `PreUpdate`, `Update` and `PostUpdate` system still runs in
 /// every tick, and so do `First` and `Last` once any main schedule holds a system that is not
 /// clawcraft's own ([`QuietAware`](clawcraft_core::gate::QuietAware)): a user's system there runs
-/// every tick, and the messages it writes are updated as under bevy's own main schedule. The tick advances `TickCount` itself before `PreUpdate`
-/// ([`clawcraft_core::RunnerCountsTicks`]): one system less per tick.
+/// every tick, and the messages it writes are updated as under bevy's own main schedule. The
+/// tick advances `TickCount` itself before `PreUpdate` ([`clawcraft_core::RunnerCountsTicks`]):
+/// one system less per tick.
 ///
 /// [`MainScheduleOrder`]: bevy_app::MainScheduleOrder
 pub struct LeanMainPlugin;
