@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod footprint;
 pub mod online;
 pub mod reconnect;
+pub mod settled;
 pub mod sim;
 pub mod simworld;
 pub mod status;
@@ -83,6 +84,13 @@ impl PluginGroup for ClawcraftPlugins {
 /// tick advances `TickCount` itself before `PreUpdate` ([`clawcraft_core::RunnerCountsTicks`]):
 /// one system less per tick.
 ///
+/// A **settled tick** — an idle bot's: quiet after a quiet one, every bot standing and
+/// connected, nothing arrived — runs no schedule: [`settled`] does the receive, the repeated
+/// physics step, the input packet and the send itself, while every system of `PreUpdate`,
+/// `Update` and `PostUpdate` is one it stands in for
+/// ([`Settled`](clawcraft_core::gate::Settled)); a system of yours there makes every tick run the
+/// schedules.
+///
 /// [`MainScheduleOrder`]: bevy_app::MainScheduleOrder
 pub struct LeanMainPlugin;
 
@@ -122,6 +130,8 @@ struct LeanState {
     quiet: QuietTicks,
     /// The every-tick schedules while the runner holds them (see [`LeanTick::update`]).
     held: Vec<Schedule>,
+    /// The settled tick's queries, made with the plan.
+    settled: Option<settled::SettledTick>,
 }
 
 impl LeanTick {
@@ -166,12 +176,31 @@ impl LeanTick {
     pub fn release(&self, world: &mut World) {
         self.lock().release(world);
     }
+
+    /// Whether the plan lets an idle bot's tick run settled: every system of the every-tick
+    /// schedules is one a settled tick stands in for (see [`settled`]). `false` before the first
+    /// tick.
+    pub fn may_settle(&self) -> bool {
+        self.lock().plan.as_ref().is_some_and(|p| p.settles)
+    }
+
+    /// How many ticks ran as settled ticks (see [`settled`]).
+    pub fn settled_ticks(&self) -> u64 {
+        self.lock().settled.as_ref().map_or(0, |s| s.count)
+    }
 }
 
 impl LeanState {
     fn run(&mut self, world: &mut World) {
-        let LeanState { plan, quiet, held } = self;
-        run_lean_main(world, plan, quiet, held);
+        let LeanState { plan, quiet, held, settled } = self;
+        let mut busy = None;
+        if plan.as_ref().is_some_and(|p| p.settles) {
+            match settled.get_or_insert_with(|| settled::SettledTick::new(world)).run(world, quiet) {
+                settled::Outcome::Done => return,
+                settled::Outcome::Full { busy: decided } => busy = decided,
+            }
+        }
+        run_lean_main(world, plan, quiet, held, busy);
     }
 
     /// Takes the every-tick schedules out of the map (once the plan exists).
@@ -220,6 +249,10 @@ struct TickPlan {
     foreign: bool,
     /// [`clawcraft_core::RunnerCountsTicks`]: the tick advances `TickCount` before `PreUpdate`.
     counts_ticks: bool,
+    /// Every system of the every-tick schedules (`receive` and `every`) is in
+    /// [`Settled`](clawcraft_core::gate::Settled), and none is foreign: an idle bot's tick may
+    /// run as a settled tick (see [`settled`]).
+    settles: bool,
 }
 
 use bevy_ecs::schedule::{InternedScheduleLabel, InternedSystemSet, Schedule, ScheduleLabel as _};
@@ -235,7 +268,13 @@ fn run_label(world: &mut World, held: &mut [Schedule], label: InternedScheduleLa
 }
 
 /// Startup labels once, then one tick of the main labels that have systems.
-fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut QuietTicks, held: &mut Vec<Schedule>) {
+fn run_lean_main(
+    world: &mut World,
+    plan: &mut Option<TickPlan>,
+    quiet: &mut QuietTicks,
+    held: &mut Vec<Schedule>,
+    busy: Option<bool>,
+) {
     let plan = plan.get_or_insert_with(|| {
         let startup = world.resource::<bevy_app::MainScheduleOrder>().startup_labels.clone();
         for label in startup {
@@ -254,7 +293,7 @@ fn run_lean_main(world: &mut World, plan: &mut Option<TickPlan>, quiet: &mut Qui
     for &label in &plan.receive {
         run_label(world, held, label);
     }
-    let busy = quiet.busy(world);
+    let busy = busy.unwrap_or_else(|| quiet.busy(world));
     if busy {
         if plan_outdated(world, held, plan) {
             // The plan is made from the whole map: the held schedules go back first (the
@@ -347,20 +386,31 @@ fn plan_ticks(world: &mut World) -> TickPlan {
     let split = |at: InternedScheduleLabel| main.iter().position(|l| *l == at).unwrap_or(main.len());
     let (after_receive, last) = (split(bevy_app::PreUpdate.intern()) + 1, split(bevy_app::Last.intern()));
     let pick = |range: std::ops::Range<usize>| main[range].iter().copied().filter(has_systems).collect::<Vec<_>>();
+    let receive = pick(0..after_receive.min(main.len()));
+    let every = pick(after_receive.min(last)..last);
     TickPlan {
         first: Some(first).filter(has_systems),
-        receive: pick(0..after_receive.min(main.len())),
         work: Some(work).filter(has_systems),
-        every: pick(after_receive.min(last)..last),
         output: pick(last..main.len()),
         sizes: main
             .iter()
             .chain([&first, &work])
             .map(|l| (*l, schedules.get(*l).map_or(0, Schedule::systems_len)))
             .collect(),
+        settles: !foreign && receive.iter().chain(&every).all(|l| schedules.get(*l).is_none_or(only_settled)),
+        receive,
+        every,
         foreign,
         counts_ticks: world.contains_resource::<clawcraft_core::RunnerCountsTicks>(),
     }
+}
+
+/// A built schedule holds only systems a settled tick stands in for (and bevy's own).
+fn only_settled(schedule: &Schedule) -> bool {
+    use bevy_ecs::schedule::SystemSet as _;
+    let Ok(settled) = schedule.graph().systems_in_set(clawcraft_core::gate::Settled.intern()) else { return false };
+    let Ok(mut systems) = schedule.systems() else { return false };
+    systems.all(|(key, system)| settled.contains(&key) || bevy_builtin(system.system_type()))
 }
 
 /// The components a new bot entity starts with.

@@ -94,7 +94,9 @@ impl Plugin for ReconnectPlugin {
             (schedule_attempt, run_attempt, announce_reconnected)
                 .chain()
                 .after(TickSet::Send)
-                .in_set(clawcraft_core::gate::QuietAware),
+                .in_set(clawcraft_core::gate::QuietAware)
+                // Nothing to do while every bot is connected.
+                .in_set(clawcraft_core::gate::Settled),
         );
     }
 }

@@ -15,6 +15,9 @@
 //!   `Last` (output) and `First` (bevy's message update) run in busy ticks, and when output
 //!   waits — while all the main schedules' systems are clawcraft's own ([`QuietAware`]); with a
 //!   system of the user's in any of them, `First` and `Last` run in every tick.
+//! - **Settled ticks.** A quiet tick of bots that stand still and hear nothing runs none of those
+//!   schedules: the runner does their work itself while every system in them is one it stands in
+//!   for ([`Settled`]).
 //! - **Gates inside a busy tick.** Systems are gated on the input they act on — packets that
 //!   arrived ([`Gate::Packets`]), actions that run ([`Gate::Actions`]).
 //!
@@ -56,6 +59,19 @@ pub enum Gate {
 /// busy ticks.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct QuietAware;
+
+/// The every-tick systems (`PreUpdate`, `Update`, `PostUpdate`) a **settled tick** stands in for.
+/// A settled tick is a quiet one (the last tick was quiet too) in which every bot is spawned and
+/// connected, nothing arrived, the movement step repeats the last one and the PlayerAuthInput
+/// repeats but for its tick: an idle bot's tick. While every system of those schedules is in
+/// this set, such a tick runs no schedule: the runner receives, repeats the step, sends the
+/// input and flushes itself (`clawcraft::LeanMainPlugin`), which spares an idle tick the
+/// schedules' bookkeeping, from cold caches. A system belongs here only if in such a tick it
+/// does nothing, or only that: the receive, the physics step, the input packet, the send and the
+/// tick count are clawcraft's; the reconnect systems wait for a lost connection. A system
+/// outside it (a user's) makes every tick run the schedules.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Settled;
 
 /// What the network plugin drained for this tick (every bot together).
 #[derive(Resource, Debug, Default, Clone, Copy)]
@@ -237,6 +253,12 @@ pub struct QuietTicks {
 }
 
 impl QuietTicks {
+    /// The last tick was quiet (and had no output): this one may be a settled tick (see
+    /// [`Settled`]).
+    pub fn was_quiet(&self) -> bool {
+        self.taken && !self.after_busy && !self.messages_due && self.owed == 0
+    }
+
     /// Before `First`: whether it runs. `First` holds bevy's message update, which runs only
     /// after a busy tick (or output), so an idle tick does not walk every message type.
     pub fn before_first(&mut self, world: &mut World) -> bool {

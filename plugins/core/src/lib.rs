@@ -217,7 +217,10 @@ impl Plugin for CorePlugin {
             .add_agent_event::<action::CommandTimeout>();
         gate::configure(app);
         if !app.world().contains_resource::<RunnerCountsTicks>() {
-            app.add_systems(PreUpdate, action::count_ticks.before(TickSet::Receive).in_set(gate::QuietAware));
+            app.add_systems(
+                PreUpdate,
+                action::count_ticks.before(TickSet::Receive).in_set(gate::QuietAware).in_set(gate::Settled),
+            );
         }
     }
 

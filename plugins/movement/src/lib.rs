@@ -72,7 +72,13 @@ impl Plugin for MovementPlugin {
             clawcraft_core::TickWork,
             step_move_actions.in_set(clawcraft_core::ActionSet::Step).in_set(clawcraft_core::gate::Gate::Actions),
         )
-        .add_systems(PostUpdate, step_movement.in_set(InputSet::Simulate).in_set(clawcraft_core::gate::QuietAware))
+        .add_systems(
+            PostUpdate,
+            step_movement
+                .in_set(InputSet::Simulate)
+                .in_set(clawcraft_core::gate::QuietAware)
+                .in_set(clawcraft_core::gate::Settled),
+        )
         // Work for TickWork's readers of the bot's position (proximity, eviction): it moved.
         .add_pending_work("bot moving", clawcraft_core::gate::any_bot::<&Mover>(|m| !m.is_settled()))
         .add_pending_work("teleport pending", clawcraft_core::gate::any_with::<commands::PendingTp>())

@@ -214,13 +214,23 @@ impl Mover {
             && self.settled.as_ref().is_some_and(|(i, s)| i == input && *s == self.state)
     }
 
+    /// The settled tick's movement step (see [`Settled`](clawcraft_core::gate::Settled)): the
+    /// input this tick's step repeats when it would repeat the last one in a quiet world — nobody
+    /// drives the bot, nothing moved it since, and the last tick settled with the same input.
+    /// [`Mover::repeat`] it then, as [`step_movement`] would.
+    pub fn settled_input(&self, intent: &MovementIntent, pos: &Position, rot: &Rotation) -> Option<Input> {
+        let input = input_of(intent, (rot.yaw, rot.pitch));
+        let undriven = *intent == MovementIntent::default();
+        (undriven && self.written == Some(pos.0) && self.may_repeat(&input, true)).then_some(input)
+    }
+
     /// The last tick left the bot where it was (simulated or repeated): it stands still.
     pub fn is_settled(&self) -> bool {
         self.simulated && self.settled.as_ref().is_some_and(|(_, s)| *s == self.state)
     }
 
     /// Repeats the settled tick: the same output, remembered like a simulated one.
-    fn repeat(&mut self, tick: u64, input: Input) {
+    pub fn repeat(&mut self, tick: u64, input: Input) {
         self.remember(tick, input, self.state.clone());
         self.repeated_ticks += 1;
     }

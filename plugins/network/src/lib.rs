@@ -50,7 +50,7 @@ use std::time::Instant;
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::gate::{Arrivals, QuietAware};
+use clawcraft_core::gate::{Arrivals, QuietAware, Settled};
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
@@ -110,6 +110,8 @@ pub struct Connection {
     open: bool,
     /// A close reported in the same poll as packets, handled the next tick.
     pending_close: Option<TransportEvent>,
+    /// What [`Connection::receive_ahead`] polled, for [`receive_packets`] in the same tick.
+    received_ahead: Vec<TransportEvent>,
     /// [`Transport::settle`] was called.
     settled: bool,
     /// The spacing of this connection's sends: one per tick, so the bot's own view of its 20 Hz
@@ -155,6 +157,7 @@ impl Connection {
             spare_bodies: Vec::new(),
             open: true,
             pending_close: None,
+            received_ahead: Vec::new(),
             settled: false,
             intervals: TickIntervals::default(),
         }
@@ -193,6 +196,30 @@ impl Connection {
     pub fn send_raw(&mut self, body: Vec<u8>) {
         if self.open {
             self.outbox.push(body);
+        }
+    }
+
+    /// Polls the transport ahead of [`receive_packets`] (a settled tick, see
+    /// [`Settled`](clawcraft_core::gate::Settled)): what arrived waits here for it, and
+    /// [`receive_packets`] in the same tick takes it first. False when nothing arrived and
+    /// nothing waits: the tick has nothing to receive (an open connection's transport was polled,
+    /// its RakNet timers ran).
+    pub fn receive_ahead(&mut self) -> bool {
+        if !self.open || self.pending_close.is_some() || !self.received_ahead.is_empty() {
+            return true;
+        }
+        let events = self.transport.poll();
+        let arrived = !events.is_empty();
+        self.received_ahead.extend(events);
+        arrived
+    }
+
+    /// What [`flush_outbox`] does for this connection: sends the tick's batch and records the
+    /// tick's spacing at `now`.
+    pub fn send_tick(&mut self, now: Instant) {
+        if self.open {
+            self.flush();
+            self.intervals.record(now);
         }
     }
 
@@ -300,7 +327,7 @@ impl Plugin for NetworkPlugin {
         app.add_message::<ClientboundPacket>()
             .add_message::<ConnectionClosed>()
             .add_message::<ShutdownRequest>()
-            .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive).in_set(QuietAware))
+            .add_systems(PreUpdate, receive_packets.in_set(TickSet::Receive).in_set(QuietAware).in_set(Settled))
             .add_systems(
                 bevy_app::Last,
                 count_decode_errors.in_set(clawcraft_core::gate::Gate::Packets).in_set(QuietAware),
@@ -309,7 +336,7 @@ impl Plugin for NetworkPlugin {
                 clawcraft_core::TickWork,
                 interrupt_on_shutdown.in_set(TickSet::HandlePackets).run_if(on_message::<ShutdownRequest>),
             )
-            .add_systems(PostUpdate, flush_outbox.in_set(TickSet::Send).in_set(QuietAware))
+            .add_systems(PostUpdate, flush_outbox.in_set(TickSet::Send).in_set(QuietAware).in_set(Settled))
             // After the tick's batch left; in `Last`, which quiet ticks skip (a shutdown and a
             // spawn come only in busy ones).
             .add_systems(
@@ -338,6 +365,8 @@ pub fn receive_packets(
         // A close that arrived with packets waited a tick, so the app read them first (a
         // refused login's PlayStatus names a better reason than the transport's).
         let mut incoming = conn.pending_close.take().into_iter().collect::<Vec<_>>();
+        let ahead = std::mem::take(&mut conn.received_ahead);
+        incoming.extend(ahead);
         incoming.extend(conn.transport.poll());
         let mut delivered = false;
         for event in incoming {
@@ -438,9 +467,8 @@ pub fn flush_outbox(mut conns: Query<'_, '_, &mut Connection>) {
     let mut now = None;
     for mut conn in &mut conns {
         if conn.open {
-            conn.flush();
             let now = *now.get_or_insert_with(Instant::now);
-            conn.intervals.record(now);
+            conn.send_tick(now);
         }
     }
 }

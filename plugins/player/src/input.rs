@@ -264,7 +264,8 @@ impl InputExtras {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    /// Nothing to add to the next packet.
+    pub fn is_empty(&self) -> bool {
         self.flags.is_empty()
             && self.block_actions.is_empty()
             && self.transaction.is_none()
@@ -309,6 +310,63 @@ fn packet_of(frame: &MoveFrame, tick: u64) -> PlayerAuthInput {
     p
 }
 
+/// Queues the body of the last plain input with `tick` spliced in, when this one repeats it
+/// (see [`RepeatedInput::repeating`]).
+fn send_spliced(
+    encoding: &RepeatedInput,
+    conn: &mut Connection,
+    frame: Option<&MoveFrame>,
+    still: &InputSource,
+    tick: u64,
+) -> bool {
+    let Some(split) = encoding.repeating(conn.protocol(), frame, still) else { return false };
+    // Into the buffer of a body already sent: an idle tick allocates nothing.
+    let mut body = conn.spare_buffer();
+    split.write(tick, &mut body);
+    conn.send_raw(body);
+    true
+}
+
+impl InputState {
+    /// Whether a spawned bot's input this tick repeats its last one but for the tick (no
+    /// teleport to acknowledge, nothing extra, the same frame): what a settled tick (see
+    /// [`Settled`](clawcraft_core::gate::Settled)) checks before it runs.
+    pub fn repeats(
+        &self,
+        conn: &Connection,
+        pos: &Position,
+        rot: &Rotation,
+        frame: Option<&MoveFrame>,
+        extras: Option<&InputExtras>,
+    ) -> bool {
+        let still = InputSource::Still { pos: pos.0, yaw: rot.yaw, pitch: rot.pitch };
+        self.skip_ticks == 0
+            && !self.handled_teleport
+            && extras.is_none_or(InputExtras::is_empty)
+            && self.encoding.repeating(conn.protocol(), frame, &still).is_some()
+    }
+
+    /// A settled tick's input: queues the repeated body, as [`send_player_auth_input`] would for
+    /// a spawned bot whose input [`InputState::repeats`]. False (and nothing changed) otherwise.
+    pub fn send_repeated(
+        &mut self,
+        conn: &mut Connection,
+        pos: &Position,
+        rot: &Rotation,
+        frame: Option<&MoveFrame>,
+        stats: &mut BotStats,
+    ) -> bool {
+        let still = InputSource::Still { pos: pos.0, yaw: rot.yaw, pitch: rot.pitch };
+        let tick = self.next_tick;
+        if self.skip_ticks > 0 || self.handled_teleport || !send_spliced(&self.encoding, conn, frame, &still, tick) {
+            return false;
+        }
+        self.next_tick = tick.saturating_add(1);
+        stats.inputs_sent += 1;
+        true
+    }
+}
+
 /// Builds and queues each spawned bot's PlayerAuthInput for this tick (in [`InputSet::Send`]).
 #[allow(clippy::type_complexity)]
 pub fn send_player_auth_input(
@@ -344,11 +402,7 @@ pub fn send_player_auth_input(
         let still = InputSource::Still { pos: pos.0, yaw: rot.yaw, pitch: rot.pitch };
         let plain = !input.handled_teleport && extras.as_ref().is_none_or(|e| e.is_empty());
         // An idle bot's input: the same as the last one but for the tick.
-        if plain && let Some(split) = input.encoding.repeating(conn.protocol(), frame, &still) {
-            // Into the buffer of a body already sent: an idle tick allocates nothing.
-            let mut body = conn.spare_buffer();
-            split.write(tick, &mut body);
-            conn.send_raw(body);
+        if plain && send_spliced(&input.encoding, &mut conn, frame, &still, tick) {
             continue;
         }
         let source = frame.map_or(still, |frame| InputSource::Frame(frame.clone()));

@@ -70,7 +70,10 @@ impl Plugin for PlayerPlugin {
             .configure_sets(PostUpdate, (InputSet::Simulate, InputSet::Send).chain().in_set(TickSet::Input))
             .add_systems(
                 PostUpdate,
-                send_player_auth_input.in_set(InputSet::Send).in_set(clawcraft_core::gate::QuietAware),
+                send_player_auth_input
+                    .in_set(InputSet::Send)
+                    .in_set(clawcraft_core::gate::QuietAware)
+                    .in_set(clawcraft_core::gate::Settled),
             )
             .add_agent_command::<commands::Pos>()
             .add_agent_command::<commands::Face>()
