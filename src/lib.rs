@@ -267,7 +267,8 @@ fn run_label(world: &mut World, held: &mut [Schedule], label: InternedScheduleLa
     }
 }
 
-/// Startup labels once, then one tick of the main labels that have systems.
+/// Startup labels once, then one tick of the main labels that have systems. `busy`: the quiet-tick
+/// decision when the settled tick already made it (it is made once per tick).
 fn run_lean_main(
     world: &mut World,
     plan: &mut Option<TickPlan>,
@@ -282,7 +283,10 @@ fn run_lean_main(
         }
         plan_ticks(world)
     });
-    if quiet.before_first(world)
+    // A tick the settled tick already decided followed a quiet one, so no messages were due
+    // then: `First` stays out (`QuietTicks::busy` has since marked them due for the next tick).
+    if busy.is_none()
+        && quiet.before_first(world)
         && let Some(first) = plan.first
     {
         let _ = world.try_run_schedule(first);

@@ -2,9 +2,10 @@
 //! does exactly what the schedules would — the same bytes sent in every tick, the same state
 //! after — while packets, commands, turns and teleports come and go.
 
-use bevy_app::Update;
+use bevy_app::{First, Last, Update};
 use bevy_ecs::prelude::*;
 use clawcraft::LeanTick;
+use clawcraft::core::gate::QuietAware;
 use clawcraft::core::{BotStats, TickCount};
 use clawcraft::player::InputState;
 use clawcraft::protocol::packets::{MovePlayer, PlayerAuthInput, Text, Vec3 as WireVec3};
@@ -48,10 +49,34 @@ fn script(sim: &mut Simulation, t: usize) {
     }
 }
 
+/// How often `First` (bevy's message update) and `Last` (output) ran.
+#[derive(Resource, Default, Debug, Clone, Copy, PartialEq, Eq)]
+struct EdgeRuns {
+    first: u64,
+    last: u64,
+}
+
+fn count_first(mut runs: ResMut<EdgeRuns>) {
+    runs.first += 1;
+}
+
+fn count_last(mut runs: ResMut<EdgeRuns>) {
+    runs.last += 1;
+}
+
+/// Counters on `First` and `Last`, marked as clawcraft's own (they leave the plan as it is).
+fn count_edges(sim: &mut Simulation) {
+    sim.app
+        .init_resource::<EdgeRuns>()
+        .add_systems(First, count_first.in_set(QuietAware))
+        .add_systems(Last, count_last.in_set(QuietAware));
+}
+
 /// The bot's state the two runs must agree on.
-fn state(sim: &Simulation) -> (u64, InputState, BotStats) {
+fn state(sim: &Simulation) -> (u64, InputState, BotStats, EdgeRuns) {
     let ticks = sim.app.world().resource::<TickCount>().0;
-    (ticks, sim.component::<InputState>().expect("input state"), sim.component::<BotStats>().expect("stats"))
+    let input = sim.component::<InputState>().expect("input state");
+    (ticks, input, sim.component::<BotStats>().expect("stats"), *sim.app.world().resource::<EdgeRuns>())
 }
 
 /// Answers without the tick spacing `status` measures on the wall clock.
@@ -82,6 +107,8 @@ fn settled_ticks_send_the_bytes_the_schedules_would_in_every_tick() {
     let mut full = world.spawn([0.5, -60.0, 0.5]);
     full.app.insert_resource(FullTicks);
     let mut settled = world.spawn([0.5, -60.0, 0.5]);
+    count_edges(&mut full);
+    count_edges(&mut settled);
     assert_eq!(settled_ticks(&settled), 0, "the join's ticks are busy");
     let mut settled_at = Vec::new();
     for t in 0..220 {
@@ -94,7 +121,7 @@ fn settled_ticks_send_the_bytes_the_schedules_would_in_every_tick() {
             settled_at.push(t);
         }
         assert_eq!(settled.sent_bodies(), full.sent_bodies(), "tick {t}: the same packets sent");
-        assert_eq!(state(&settled), state(&full), "tick {t}: the same tick count, input state and stats");
+        assert_eq!(state(&settled), state(&full), "tick {t}: the same tick count, input, stats, First and Last runs");
     }
     assert_eq!(answers(settled.take_responses()), answers(full.take_responses()), "the same answers");
     assert_eq!(events(&settled), events(&full), "the same events");
