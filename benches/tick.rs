@@ -1,7 +1,8 @@
 //! CPU time of one idle game tick: a bot spawned on the ground of a small flat world, in a
 //! simulation (no sockets, so this is the ECS schedule, every plugin's per-tick systems, the
 //! movement step of a bot standing still and the PlayerAuthInput encode), measured over many
-//! ticks. Run with `cargo bench --bench tick`; prints JSON. `TICK_PACED=N` sets the paced ticks
+//! ticks: as a settled tick (an idle bot's, see `clawcraft::settled`), then back to back through
+//! the schedules too. Run with `cargo bench --bench tick`; prints JSON. `TICK_PACED=N` sets the paced ticks
 //! (default 200), `TICK_PACED_ONLY=1` skips the back-to-back run (to profile the paced one).
 //!
 //! Then the machine's **floor** for any 20 Hz bot, paced the same way with no bot at all: a thread
@@ -12,6 +13,7 @@
 
 use std::time::Instant;
 
+use clawcraft::settled::FullTicks;
 use clawcraft::simworld::SimWorld;
 use serde_json::json;
 
@@ -23,19 +25,26 @@ fn main() {
         let _ = sim.sent();
     }
     let ticks = if std::env::var_os("TICK_PACED_ONLY").is_some() { 1 } else { 20_000u32 };
-    let t = Instant::now();
-    for i in 0..ticks {
-        sim.tick();
-        if i % 100 == 0 {
-            let _ = sim.sent();
+    // The settled tick (what an idle bot runs), then the same tick through the schedules.
+    for mode in ["back to back", "back to back, full ticks"] {
+        if mode.ends_with("full ticks") {
+            sim.app.insert_resource(FullTicks);
         }
+        let t = Instant::now();
+        for i in 0..ticks {
+            sim.tick();
+            if i % 100 == 0 {
+                let _ = sim.sent();
+            }
+        }
+        let per_tick = t.elapsed().as_secs_f64() * 1e6 / f64::from(ticks);
+        println!(
+            "{}",
+            json!({"bench": "idle_tick", "mode": mode, "ticks": ticks, "unit": "us",
+                   "per_tick": (per_tick * 10.0).round() / 10.0})
+        );
     }
-    let per_tick = t.elapsed().as_secs_f64() * 1e6 / f64::from(ticks);
-    println!(
-        "{}",
-        json!({"bench": "idle_tick", "mode": "back to back", "ticks": ticks, "unit": "us",
-               "per_tick": (per_tick * 10.0).round() / 10.0})
-    );
+    sim.app.world_mut().remove_resource::<FullTicks>();
     // Paced like the runner (a tick every 50 ms, sleeping in between): the same work from cold
     // caches, as an idle bot does it. The thread's CPU time, so the sleeps do not count.
     let paced: u32 = std::env::var("TICK_PACED").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
