@@ -27,6 +27,17 @@ pub fn sim_version() -> &'static str {
 /// Runtime id of the bot in [`start_game`].
 pub const SIM_RUNTIME_ID: u64 = 7;
 
+/// A chat line from `player`, as the server relays it.
+pub fn chat_from(player: &str, message: &str) -> clawcraft_protocol::packets::Text {
+    clawcraft_protocol::packets::Text {
+        category: "authored".into(),
+        kind: "chat".into(),
+        source_name: Some(player.into()),
+        message: message.into(),
+        ..Default::default()
+    }
+}
+
 /// The StartGame of most simulations: survival in the overworld, feet at (0.5, -60, 0.5) (the
 /// wire carries the eye, y -58.38), pitch 10, yaw 90, hashed block ids.
 pub fn start_game() -> clawcraft_protocol::packets::StartGame {

@@ -7,7 +7,7 @@ mod come_here;
 
 use clawcraft::core::Position;
 use clawcraft::protocol::packets::{AddPlayer, Text, Vec3 as WireVec3};
-use clawcraft::sim::Simulation;
+use clawcraft::sim::{Simulation, chat_from};
 use clawcraft::simworld::SimWorld;
 use come_here::ComeHerePlugin;
 
@@ -23,13 +23,7 @@ fn alice_at(sim: &mut Simulation, x: f32, z: f32) {
 }
 
 fn say(sim: &mut Simulation, from: &str, message: &str) {
-    sim.receive(&Text {
-        category: "authored".into(),
-        kind: "chat".into(),
-        source_name: Some(from.into()),
-        message: message.into(),
-        ..Text::default()
-    });
+    sim.receive(&chat_from(from, message));
 }
 
 /// Ticks until the bot says something in chat (at most `limit` ticks); returns it.

@@ -11,8 +11,8 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::Schedules;
 use clawcraft::core::TickWork;
 use clawcraft::core::gate::QuietAware;
-use clawcraft::protocol::packets::{PlayerAuthInput, Text};
-use clawcraft::sim::Simulation;
+use clawcraft::protocol::packets::PlayerAuthInput;
+use clawcraft::sim::{Simulation, chat_from};
 use clawcraft::simworld::SimWorld;
 use serde_json::json;
 
@@ -71,17 +71,6 @@ fn goes_quiet(sim: &mut Simulation, runs: &Runs, settle: usize, n: usize) {
     assert_eq!(runs.take(), (0, n as u64), "quiet after {settle} ticks");
 }
 
-/// A chat line from a player.
-fn chat_from_alice(message: &str) -> Text {
-    Text {
-        category: "authored".into(),
-        kind: "chat".into(),
-        source_name: Some("Alice".into()),
-        message: message.into(),
-        ..Text::default()
-    }
-}
-
 fn input_ticks(sim: &mut Simulation, n: usize) -> Vec<u64> {
     sim.sent_bodies();
     (0..n)
@@ -107,7 +96,7 @@ fn an_idle_bot_skips_tick_work_but_sends_its_input_and_runs_update_every_tick() 
 #[test]
 fn a_packet_is_handled_in_the_tick_it_arrives_then_the_bot_goes_quiet_again() {
     let (_world, mut sim, runs) = settled();
-    sim.receive(&chat_from_alice("hello bot"));
+    sim.receive(&chat_from("Alice", "hello bot"));
     sim.tick();
     let msgs: Vec<_> = sim.events().into_iter().filter(|e| e["type"] == "msg").collect();
     assert_eq!(msgs.len(), 1, "the chat line became a msg event in its tick");
@@ -173,7 +162,7 @@ fn the_runners_direct_tick_is_the_tick_app_update_runs() {
     assert!(ticks.windows(2).all(|w| w[1] == w[0] + 1), "the input's tick advances by one: {ticks:?}");
     assert_eq!(runs.take(), (0, 20), "quiet on both paths, Update in each");
     // A packet arriving before a direct tick is handled in it.
-    sim.receive(&chat_from_alice("direct"));
+    sim.receive(&chat_from("Alice", "direct"));
     lean.update(&mut sim.app);
     assert!(sim.events().iter().any(|e| e["type"] == "msg" && e["msg"] == "direct"), "handled in its tick");
     assert_eq!(runs.take(), (1, 1));

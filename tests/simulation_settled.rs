@@ -8,23 +8,13 @@ use clawcraft::LeanTick;
 use clawcraft::core::gate::QuietAware;
 use clawcraft::core::{BotStats, TickCount};
 use clawcraft::player::InputState;
-use clawcraft::protocol::packets::{MovePlayer, PlayerAuthInput, Text, Vec3 as WireVec3};
+use clawcraft::protocol::packets::{MovePlayer, PlayerAuthInput, Vec3 as WireVec3};
 use clawcraft::settled::FullTicks;
-use clawcraft::sim::{SIM_RUNTIME_ID, Simulation};
+use clawcraft::sim::{SIM_RUNTIME_ID, Simulation, chat_from};
 use clawcraft::simworld::SimWorld;
 
 fn settled_ticks(sim: &Simulation) -> u64 {
     sim.app.world().resource::<LeanTick>().settled_ticks()
-}
-
-fn chat_from_alice(message: &str) -> Text {
-    Text {
-        category: "authored".into(),
-        kind: "chat".into(),
-        source_name: Some("Alice".into()),
-        message: message.into(),
-        ..Text::default()
-    }
 }
 
 fn teleport_to(x: f32, z: f32) -> MovePlayer {
@@ -40,7 +30,7 @@ fn teleport_to(x: f32, z: f32) -> MovePlayer {
 /// What happens to both bots at a tick of the script.
 fn script(sim: &mut Simulation, t: usize) {
     match t {
-        40 => sim.receive(&chat_from_alice("hello bot")),
+        40 => sim.receive(&chat_from("Alice", "hello bot")),
         70 => sim.queue_command(r#"{"action":"pos","id":"p"}"#),
         100 => sim.queue_command(r#"{"action":"face","x":10,"y":-58,"z":3,"id":"f"}"#),
         130 => sim.receive(&teleport_to(4.5, 2.5)),
