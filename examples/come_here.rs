@@ -1,78 +1,98 @@
-//! A behaviour plugin in one file: when a player says "come" in chat, the bot walks to the nearest
-//! player who said it and answers in chat when it arrives (or says why it could not).
+//! A behaviour plugin in one file, typed end to end: when a player says "come" in chat, each bot
+//! that sees them walks over and says in chat when it arrives, or why it could not. "Scout,
+//! come" calls only the bot named Scout. It works the same with one bot or a swarm: every event
+//! carries its bot, and each bot answers its own caller.
 //!
-//! It shows the action model from a user's side: the plugin reads the bot's events (`msg`,
-//! `walk_done`), starts the built-in `walk` action through the same command path an agent uses
-//! (`PendingCommands`), remembers the request id, and reacts to the one completion event that
-//! carries it — whatever ended the walk (arrival, a wall, death, an abort).
+//! What it shows, from a plugin author's side:
+//! - typed events in: `MessageReader<ChatReceived>` (chat heard by a bot), `MessageReader<WalkDone>`;
+//! - typed commands out: `BotCommands::run(bot, WalkCmd::to(..))` — the same command an agent
+//!   sends as JSON, with its checks and its action slot, but no JSON and nothing on stdout;
+//! - the typed answer (`Answer<WalkCmd>`: refused, or already there) and the one completion
+//!   event with the same id, whatever ended the walk (arrival, a wall, death, an abort).
 //!
 //! ```text
 //! HOST=127.0.0.1 PORT=19132 cargo run --example come_here
+//! cargo run --example come_here -- --swarm '{"count":3,"prefix":"Helper"}'
 //! (in game) Alice: come here
 //! ```
 
+use std::collections::HashMap;
+
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
-use clawcraft::core::{AgentEvent, CommandRequest, LocalBot, PendingCommands, Position, TickSet};
-use serde_json::{Map, Value, json};
+use clawcraft::chat::ChatReceived;
+use clawcraft::chat::commands::Chat;
+use clawcraft::core::{Answer, BotCommands, CommandId, LocalBot, Position, TickSet};
+use clawcraft::entity::{EntityPosition, PlayerInfo, SeenBy};
+use clawcraft::movement::WalkDone;
+use clawcraft::pathfind::commands::WalkCmd;
 
-/// Walks still expected to end, by request id, with who called.
+/// Walks under way, by request id: which bot walks to whom.
 #[derive(Resource, Default)]
-pub struct Calls {
-    pending: Vec<(String, String)>,
-    next: u64,
+pub struct Calls(HashMap<CommandId, (Entity, String)>);
+
+/// Whether `text` calls the bot named `me`: it says "come", and names no bot or names this one.
+fn calls(text: &str, me: &str, all_bots: &[String]) -> bool {
+    let words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase).collect();
+    if !words.iter().any(|w| w == "come") {
+        return false;
+    }
+    let named: Vec<&String> = all_bots.iter().filter(|b| words.contains(&b.to_lowercase())).collect();
+    named.is_empty() || named.iter().any(|b| b.eq_ignore_ascii_case(me))
 }
 
-/// Queues a command as the agent would send it (responses go to origin 0, stdout).
-fn queue(pending: &mut PendingCommands, id: &str, action: &str, params: Value) {
-    let params: Map<String, Value> = params.as_object().cloned().unwrap_or_default();
-    pending.0.push_back(CommandRequest { origin: 0, id: json!(id), action: action.into(), params });
-}
-
-/// "come" in chat → walk to the caller (the nearest player of that name the bot sees).
+/// "come" in chat → each called bot walks to the caller, if it sees them.
 fn answer_calls(
-    mut events: MessageReader<AgentEvent>,
-    mut calls: ResMut<Calls>,
-    mut pending: ResMut<PendingCommands>,
-    bots: Query<&Position, With<LocalBot>>,
-    players: Query<(&clawcraft_entity::PlayerInfo, &clawcraft_entity::EntityPosition)>,
+    mut chat: MessageReader<ChatReceived>,
+    mut commands: BotCommands,
+    mut walks: ResMut<Calls>,
+    bots: Query<(&LocalBot, &Position)>,
+    players: Query<(&SeenBy, &PlayerInfo, &EntityPosition)>,
 ) {
-    let Some(me) = bots.iter().next().map(|p| p.0) else { return };
-    for e in events.read() {
-        match e.kind.as_str() {
-            "msg" => {
-                let text = e.fields.get("msg").and_then(Value::as_str).unwrap_or_default().to_lowercase();
-                let from = e.fields.get("from").and_then(Value::as_str).unwrap_or_default();
-                if from.is_empty() || !text.split(|c: char| !c.is_alphanumeric()).any(|w| w == "come") {
-                    continue;
-                }
-                let caller = players
-                    .iter()
-                    .filter(|(info, _)| info.name.eq_ignore_ascii_case(from))
-                    .map(|(_, pos)| pos.0)
-                    .min_by(|a, b| a.distance(me).total_cmp(&b.distance(me)));
-                let Some(at) = caller else { continue };
-                calls.next += 1;
-                let id = format!("come-{}", calls.next);
-                let walk = json!({"x": at.x, "y": at.y, "z": at.z, "range": 2.0});
-                queue(&mut pending, &id, "walk", walk);
-                calls.pending.push((id, from.to_owned()));
-            }
-            "walk_done" => {
-                let id = e.fields.get("id").and_then(Value::as_str).unwrap_or_default();
-                let Some(i) = calls.pending.iter().position(|(p, _)| p == id) else { continue };
-                let (id, caller) = calls.pending.remove(i);
-                let status = e.fields.get("status").and_then(Value::as_str).unwrap_or_default();
-                let reply = if status == "done" {
-                    format!("Here, {caller}!")
-                } else {
-                    let why = e.fields.get("reason").and_then(Value::as_str).unwrap_or("no reason");
-                    format!("Sorry {caller}, I can't get there ({why})")
-                };
-                queue(&mut pending, &format!("{id}-reply"), "chat", json!({ "message": reply }));
-            }
-            _ => {}
+    let names: Vec<String> = bots.iter().map(|(b, _)| b.username.clone()).collect();
+    for line in chat.read() {
+        let Ok((me, my_pos)) = bots.get(line.bot) else { continue };
+        if line.from.is_empty() || !calls(&line.text, &me.username, &names) {
+            continue;
         }
+        // The caller as this bot sees them (each bot has its own view of who is where).
+        let caller = players
+            .iter()
+            .filter(|(seen_by, info, _)| seen_by.0 == line.bot && info.name.eq_ignore_ascii_case(&line.from))
+            .map(|(_, _, pos)| pos.0)
+            .min_by(|a, b| a.distance(my_pos.0).total_cmp(&b.distance(my_pos.0)));
+        let Some(at) = caller else { continue };
+        let id = commands.run(line.bot, WalkCmd::to(at, 2.0));
+        walks.0.insert(id, (line.bot, line.from.clone()));
+    }
+}
+
+/// A refused walk (no path, busy) or one already there answers at once; a started walk answers
+/// with its completion.
+fn report(
+    mut answers: MessageReader<Answer<WalkCmd>>,
+    mut done: MessageReader<WalkDone>,
+    mut commands: BotCommands,
+    mut walks: ResMut<Calls>,
+) {
+    for answer in answers.read() {
+        let reply = match &answer.result {
+            Ok(walk) if walk.walking => continue,
+            Ok(_) => "Here, {caller}!".to_owned(),
+            Err(e) => format!("Sorry {{caller}}, I can't get there ({})", e.message),
+        };
+        if let Some((bot, caller)) = walks.0.remove(&answer.id) {
+            commands.run(bot, Chat::say(reply.replace("{caller}", &caller)));
+        }
+    }
+    for walk in done.read() {
+        let Some(id) = walk.outcome.id.as_u64().map(CommandId) else { continue };
+        let Some((bot, caller)) = walks.0.remove(&id) else { continue };
+        let reply = match &walk.outcome.reason {
+            None => format!("Here, {caller}!"),
+            Some(why) => format!("Sorry {caller}, I can't get there ({why})"),
+        };
+        commands.run(bot, Chat::say(reply));
     }
 }
 
@@ -81,7 +101,7 @@ pub struct ComeHerePlugin;
 
 impl Plugin for ComeHerePlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Calls>().add_systems(Update, answer_calls.in_set(TickSet::Actions));
+        app.init_resource::<Calls>().add_systems(Update, (answer_calls, report).in_set(TickSet::Actions));
     }
 }
 

@@ -19,8 +19,8 @@ use crate::core::EventRegistry;
 use clawcraft_auth::{AuthConfig, AuthProgress, Authenticator, Endpoints, store};
 
 use crate::config::{AgentSettings, AuthAction, Config, SkillAction, Tool};
-use crate::online::OnlineAuth;
 use crate::player::PlayerSettings;
+use crate::swarm::{BotSettings, SwarmDefaults, SwarmFile};
 use crate::{ClawcraftPlugins, IoPlugin, connect_bot, resolve, run_ticks};
 
 /// Connects one bot as configured and runs until shutdown (or runs the requested tool). Exit
@@ -105,16 +105,38 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         None
     };
 
+    let defaults = swarm_defaults(&config);
+    // The bots: a swarm file's, or the one of USERNAME.
+    let swarm = match config.swarm.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(source) => match SwarmFile::load(source).and_then(|f| Ok((f.specs(&defaults)?, f.join_per_tick))) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                fail("CONFIG", &e);
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let single = match swarm {
+        Some(_) => None,
+        None => match defaults.spec(&config.username, &BotSettings::default()) {
+            Ok(spec) => Some(spec),
+            Err(e) => {
+                fail("CONFIG", &e);
+                return ExitCode::from(2);
+            }
+        },
+    };
+
     let mut app = App::new();
-    let io = IoPlugin { stdin, stdout: !mcp_stdio, exit_on_disconnect: !config.reconnect, ..IoPlugin::default() };
+    let io = IoPlugin { stdin, stdout: !mcp_stdio, exit_on_disconnect: !config.keep_running, ..IoPlugin::default() };
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(io)
-        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });
+        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
+        .insert_resource(defaults);
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.offline {
-        let auth = Authenticator::new(auth_config(&config));
-        tracing::info!(cache = %auth.config().cache_path().display(), "online mode: signing in with Xbox Live");
-        app.insert_resource(OnlineAuth(Arc::new(auth)));
+        tracing::info!(dir = ?config.auth_dir, "online mode: signing in with Xbox Live");
     }
     if !config.events.as_os_str().is_empty() {
         app.add_plugins(EventsFilePlugin {
@@ -128,14 +150,19 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         app.add_plugins(mcp);
     }
     customize(&mut app);
-    tracing::info!(host = %config.host, %server, username = %config.username, version = forced.unwrap_or("the server's"), "connecting");
-    if config.reconnect {
-        let policy = crate::reconnect::Reconnect::new(server, &config.host, &config.username, forced);
-        app.add_plugins(crate::reconnect::ReconnectPlugin(policy));
-    }
-    if let Err(e) = connect_bot(&mut app, &config.username, &config.host, server, forced) {
-        fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
-        return ExitCode::from(2);
+    match (single, swarm) {
+        (Some(spec), _) => {
+            tracing::info!(host = %config.host, %server, username = %config.username, version = forced.unwrap_or("the server's"), "connecting");
+            if let Err(e) = connect_bot(&mut app, spec) {
+                fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
+                return ExitCode::from(2);
+            }
+        }
+        (None, Some((specs, pace))) => {
+            tracing::info!(bots = specs.len(), "starting a swarm");
+            crate::swarm::start_swarm(app.world_mut(), specs, pace.unwrap_or(crate::swarm::DEFAULT_JOIN_PER_TICK));
+        }
+        (None, None) => {}
     }
     app.set_runner(run_ticks);
     let exit = app.run();
@@ -168,10 +195,12 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
         .add_plugins(doctor);
     apply_agent_settings(&mut app, config.agent_settings());
+    let mut spec = crate::swarm::BotSpec::new(&config.username, &config.host, server);
+    spec.forced_version = forced.map(str::to_owned);
     if !config.offline {
-        app.insert_resource(OnlineAuth(Arc::new(Authenticator::new(auth_config(config)))));
+        spec.auth = Some(Arc::new(Authenticator::new(auth_config(config))));
     }
-    if let Err(e) = connect_bot(&mut app, &config.username, &config.host, server, forced) {
+    if let Err(e) = connect_bot(&mut app, spec) {
         fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
         return ExitCode::from(2);
     }
@@ -270,10 +299,15 @@ pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
 
 /// The sign-in settings of `config` (USERNAME is the cache key).
 pub fn auth_config(config: &Config) -> AuthConfig {
+    account_auth_config(config, &config.username)
+}
+
+/// The sign-in settings of `account` (the cache key) with `config`'s directory and services.
+fn account_auth_config(config: &Config, account: &str) -> AuthConfig {
     // The sign-in happens before the server's pong is known: a forced version, else the default
     // (`auto` is not a version the Minecraft services know).
     let version = config.forced_version().unwrap_or(crate::protocol::codec::Protocol::default_version().game_version);
-    let mut auth = AuthConfig::new(&config.username, config.auth_dir.clone(), version);
+    let mut auth = AuthConfig::new(account, config.auth_dir.clone(), version);
     if let Some(base) = config.auth_base_url.as_deref().filter(|b| !b.is_empty()) {
         auth.endpoints = Endpoints::with_base(base);
     }
@@ -556,4 +590,17 @@ fn link_skill(source: &Path, dir: &Path) -> std::io::Result<()> {
 fn skill_error(message: &str) -> ExitCode {
     eprintln!("{}", json!({"ok": false, "error": "SKILL_INSTALL", "message": message}));
     ExitCode::from(1)
+}
+
+/// What every bot gets from the flags unless its swarm entry (or `bot_add`) says otherwise.
+fn swarm_defaults(config: &Config) -> SwarmDefaults {
+    let online_config = config.clone();
+    SwarmDefaults {
+        host: config.host.clone(),
+        port: config.port,
+        forced_version: config.forced_version().map(str::to_owned),
+        reconnect: config.reconnect,
+        online: !config.offline,
+        auth: Some(Arc::new(move |account: &str| Authenticator::new(account_auth_config(&online_config, account)))),
+    }
 }

@@ -134,6 +134,15 @@ pub struct Config {
     /// Reconnect after a lost connection (backoff 1, 2, 4, 8, 16, 30 s); without it a lost connection exits with code 2.
     #[arg(long, env = "CLAWCRAFT_RECONNECT", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub reconnect: bool,
+    /// Start the bots of a swarm file instead of one bot: a path to a JSON file, or the JSON
+    /// itself (`{"count":20,"prefix":"Miner"}`; see README, "Many bots"). USERNAME is then unused;
+    /// HOST, PORT and the flags are every bot's defaults.
+    #[arg(long, env = "CLAWCRAFT_SWARM")]
+    pub swarm: Option<String>,
+    /// Keep running when no bot is left (the last one removed, or its connection lost without a
+    /// reconnect); `bot_add` can start new ones. Without it the process then exits.
+    #[arg(long = "keep-running", env = "CLAWCRAFT_KEEP_RUNNING", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub keep_running: bool,
     /// Most chunks kept in memory.
     #[arg(long = "chunk-cache-max", env = "CLAWCRAFT_CHUNK_CACHE_MAX", default_value_t = 512)]
     pub chunk_cache_max: usize,

@@ -13,6 +13,7 @@ pub mod settled;
 pub mod sim;
 pub mod simworld;
 pub mod status;
+pub mod swarm;
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -23,19 +24,26 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::{
     BotStats, CommandBudget, CorePlugin, Interim, Lifecycle, LocalBot, QuietTicks, TickWork, WakeSignal,
 };
-use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, NetworkPlugin, Transport};
 use clawcraft_player::{JoinProgress, PlayerPlugin};
 use clawcraft_protocol::codec::Protocol;
 use clawcraft_world::WorldPlugin;
 
+pub use clawcraft_chat as chat;
+pub use clawcraft_containers as containers;
 pub use clawcraft_core as core;
+pub use clawcraft_entity as entity;
+pub use clawcraft_interact as interact;
+pub use clawcraft_inventory as inventory;
+pub use clawcraft_io as io;
 pub use clawcraft_io::IoPlugin;
 pub use clawcraft_movement as movement;
 pub use clawcraft_network as network;
 pub use clawcraft_pathfind as pathfind;
 pub use clawcraft_player as player;
 pub use clawcraft_protocol as protocol;
+pub use clawcraft_skills as skills;
+pub use clawcraft_vitals as vitals;
 pub use clawcraft_world as world;
 
 /// One game tick: Bedrock runs at 20 Hz.
@@ -62,7 +70,8 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_pathfind::NavigationPlugin)
             .add(clawcraft_inventory::InventoryPlugin)
             .add(clawcraft_interact::InteractPlugin)
-            .add(reconnect::ReconnectEventsPlugin)
+            .add(reconnect::ReconnectPlugin)
+            .add(swarm::SwarmPlugin)
             .add(clawcraft_containers::ContainersPlugin)
             .add(footprint::FootprintPlugin)
     }
@@ -439,42 +448,10 @@ pub fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, format!("cannot resolve {host}")))
 }
 
-/// Opens a UDP connection for `username` to `server` and spawns its bot entity. The version
-/// spoken is the server's (from its pong), or `forced_version` when given (`--game-version`).
-pub fn connect_bot(
-    app: &mut App,
-    username: &str,
-    host: &str,
-    server: SocketAddr,
-    forced_version: Option<&str>,
-) -> std::io::Result<Entity> {
-    spawn_connected_bot(app.world_mut(), username, host, server, forced_version)
-}
-
-/// Like [`connect_bot`], from inside the app (used by reconnects).
-pub fn spawn_connected_bot(
-    world: &mut World,
-    username: &str,
-    host: &str,
-    server: SocketAddr,
-    forced_version: Option<&str>,
-) -> std::io::Result<Entity> {
-    let forced_version = forced_version.map(str::trim).filter(|v| !v.is_empty() && *v != "auto");
-    let params = ConnectParams::offline(username, &format!("{host}:{}", server.port()), forced_version);
-    // Until the transport reports the version it chose (before any game packet), the connection
-    // holds the forced or default one.
-    let initial = forced_version.unwrap_or(Protocol::default_version().game_version);
-    let protocol = Arc::new(
-        Protocol::load(initial)
-            .or_else(|_| Protocol::load(Protocol::default_version().game_version))
-            .map_err(std::io::Error::other)?,
-    );
-    // Online mode: sign in first (on a thread), connect when the tokens are there.
-    if let Some(auth) = world.get_resource::<online::OnlineAuth>().cloned() {
-        return online::spawn_signing_in(world, &auth, server, params, protocol);
-    }
-    let transport = UdpTransport::connect(server, params)?;
-    Ok(world.spawn(bot_bundle(username, Box::new(transport), protocol)).id())
+/// Spawns `spec`'s bot and opens its connection (UDP, or a sign-in first in online mode): see
+/// [`swarm::spawn_bot`].
+pub fn connect_bot(app: &mut App, spec: swarm::BotSpec) -> std::io::Result<Entity> {
+    swarm::spawn_bot(app.world_mut(), spec)
 }
 
 /// One between-ticks pass runs queries for at most this long, then writes their responses, so

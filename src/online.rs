@@ -16,12 +16,10 @@ use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
 use clawcraft_core::{
-    AgentEvent, AppEventExt, AppWorkExt, BotStats, CommandWaker, EventKind, Lifecycle, LocalBot, TickSet, TickWork,
-    gate::any_bot,
+    AgentEvent, AppEventExt, AppWorkExt, CommandWaker, EventKind, Lifecycle, LocalBot, TickSet, TickWork, gate::any_bot,
 };
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, ConnectionClosed};
-use clawcraft_player::JoinProgress;
 use clawcraft_protocol::codec::Protocol;
 use clawcraft_protocol::login::{LoginKeys, OnlineLogin};
 use crossbeam_channel::{Receiver, Sender};
@@ -31,14 +29,12 @@ use serde::Serialize;
 /// First protocol whose Login carries the OIDC multiplayer token (1.26.10).
 const MULTIPLAYER_TOKEN_PROTOCOL: i32 = 944;
 
-/// Present in online mode: the account's sign-in, shared by every connection attempt.
-#[derive(Resource, Clone)]
-pub struct OnlineAuth(pub Arc<Authenticator>);
-
 /// `auth_required`: a human must enter a Microsoft device code.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthRequired {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Where to enter the code (`https://www.microsoft.com/link`).
     pub url: String,
     /// The code, e.g. `ABCD1234`.
@@ -50,11 +46,16 @@ impl EventKind for AuthRequired {
     const NAME: &'static str = "auth_required";
     const DESCRIPTION: &'static str =
         "Online mode: a human must open `url` and enter `code` (Microsoft device code) within `expiresIn` seconds";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `auth_succeeded`: signed in; the bot connects as this gamertag.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct AuthSucceeded {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The in-game name.
     pub gamertag: String,
     /// The Xbox user id (for allowlists).
@@ -63,6 +64,9 @@ pub struct AuthSucceeded {
 impl EventKind for AuthSucceeded {
     const NAME: &'static str = "auth_succeeded";
     const DESCRIPTION: &'static str = "Online mode: signed in to Xbox Live; the bot joins as `gamertag`";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// What the sign-in thread reports.
@@ -89,7 +93,7 @@ impl Drop for SigningIn {
     }
 }
 
-/// Registers the events and polls running sign-ins (a no-op without [`OnlineAuth`]).
+/// Registers the events and polls running sign-ins (a no-op while no bot signs in).
 pub struct OnlineAuthPlugin;
 
 impl Plugin for OnlineAuthPlugin {
@@ -103,28 +107,28 @@ impl Plugin for OnlineAuthPlugin {
     }
 }
 
-/// Spawns a bot that signs in first, on a thread, with a fresh login key.
-pub fn spawn_signing_in(
+/// Signs bot `bot` in first, on a thread, with a fresh login key; it connects when signed in.
+pub fn start_signing_in(
     world: &mut World,
-    auth: &OnlineAuth,
+    bot: Entity,
+    auth: &Arc<Authenticator>,
     server: SocketAddr,
     params: ConnectParams,
     protocol: Arc<Protocol>,
-) -> std::io::Result<Entity> {
+) -> std::io::Result<()> {
     let keys = LoginKeys::generate();
     let (tx, rx) = crossbeam_channel::unbounded();
     let cancel = Arc::new(AtomicBool::new(false));
     // The version is picked from the server's pong once connecting; every supported version
     // (and the forced or default one `protocol` holds) carries the multiplayer token.
     let want_token = protocol.info().protocol >= MULTIPLAYER_TOKEN_PROTOCOL;
-    let (authenticator, public_key, thread_cancel) = (auth.0.clone(), keys.public_key_b64().to_owned(), cancel.clone());
+    let (authenticator, public_key, thread_cancel) = (auth.clone(), keys.public_key_b64().to_owned(), cancel.clone());
     let waker = world.get_resource::<CommandWaker>().cloned();
     std::thread::Builder::new().name("clawcraft-auth".into()).spawn(move || {
         sign_in_thread(&authenticator, &public_key, want_token, &tx, waker.as_ref(), &thread_cancel);
     })?;
-    let bot = LocalBot { username: params.username.clone() };
-    let signing = SigningIn { rx, cancel, keys, params, server, protocol };
-    Ok(world.spawn((bot, Lifecycle::Connecting, JoinProgress::default(), BotStats::default(), signing)).id())
+    world.entity_mut(bot).insert(SigningIn { rx, cancel, keys, params, server, protocol });
+    Ok(())
 }
 
 fn sign_in_thread(
@@ -150,11 +154,11 @@ fn sign_in_thread(
 /// refused connection.
 fn poll_sign_in(
     mut commands: Commands,
-    mut bots: Query<(Entity, &SigningIn, &mut Lifecycle, &mut LocalBot)>,
+    mut bots: Query<(Entity, &SigningIn, &mut Lifecycle)>,
     mut events: MessageWriter<AgentEvent>,
     mut closed: MessageWriter<ConnectionClosed>,
 ) {
-    for (bot, signing, mut lifecycle, mut local) in &mut bots {
+    for (bot, signing, mut lifecycle) in &mut bots {
         let Ok(message) = signing.rx.try_recv() else { continue };
         let failure = match message {
             SignInMessage::Progress(AuthProgress::DeviceCode { url, code, expires_in }) => {
@@ -163,12 +167,13 @@ fn poll_sign_in(
                     "clawcraft: sign in the bot's Microsoft account: open {url} and enter the code {code} (expires in {} min)",
                     expires_in.div_ceil(60)
                 );
-                events.write(AgentEvent::of(&AuthRequired { url, code, expires_in }));
+                events.write(AgentEvent::new(AuthRequired { bot, url, code, expires_in }));
                 None
             }
             SignInMessage::Done(Ok(identity)) => {
                 tracing::info!(gamertag = %identity.gamertag, xuid = %identity.xuid, "signed in to Xbox Live");
-                events.write(AgentEvent::of(&AuthSucceeded {
+                events.write(AgentEvent::new(AuthSucceeded {
+                    bot,
                     gamertag: identity.gamertag.clone(),
                     xuid: identity.xuid.clone(),
                 }));
@@ -180,11 +185,11 @@ fn poll_sign_in(
                 };
                 match UdpTransport::connect(signing.server, params) {
                     Ok(transport) => {
-                        local.username = identity.gamertag;
-                        commands
-                            .entity(bot)
-                            .remove::<SigningIn>()
-                            .insert(Connection::new(Box::new(transport), signing.protocol.clone()));
+                        // Re-inserted (not edited) so the bot's name is recorded anew.
+                        commands.entity(bot).remove::<SigningIn>().insert((
+                            LocalBot { username: identity.gamertag },
+                            Connection::new(Box::new(transport), signing.protocol.clone()),
+                        ));
                         None
                     }
                     Err(e) => Some(format!("cannot open a socket to {}: {e}", signing.server)),
@@ -195,7 +200,7 @@ fn poll_sign_in(
         if let Some(reason) = failure {
             tracing::info!(%reason, "not connecting");
             *lifecycle = Lifecycle::Disconnected;
-            events.write(AgentEvent::of(&clawcraft_core::builtin::Disconnected { reason: reason.clone() }));
+            events.write(AgentEvent::new(clawcraft_core::builtin::Disconnected { bot, reason: reason.clone() }));
             closed.write(ConnectionClosed { bot, reason, error: true });
             commands.entity(bot).remove::<SigningIn>();
         }

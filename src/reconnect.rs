@@ -1,46 +1,19 @@
-//! Reconnecting after a lost connection (`CLAWCRAFT_RECONNECT`), with ClawCraft's backoff of
-//! 1, 2, 4, 8, 16, 30 s. A reconnect starts a fresh bot entity (a new session remembers nothing
-//! of the old one) but carries the agent's subscriptions over.
-
-use std::net::SocketAddr;
+//! Reconnecting after a lost connection (`CLAWCRAFT_RECONNECT`, or a swarm bot's `reconnect`),
+//! with ClawCraft's backoff of 1, 2, 4, 8, 16, 30 s, per bot.
 
 use bevy_app::{App, Plugin, PostUpdate};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, AppEventExt, EventKind, Lifecycle, LocalBot, Subscriptions, TickCount, TickSet};
+use clawcraft_core::{
+    AgentEvent, AppEventExt, AwaitingReconnect, EventKind, Lifecycle, LocalBot, Subscriptions, TickCount, TickSet,
+};
+
+use crate::swarm::BotSpec;
 use clawcraft_network::ConnectionClosed;
 use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Seconds to wait before attempt n (1-based); the last value repeats.
 pub const BACKOFF_SECS: [u64; 6] = [1, 2, 4, 8, 16, 30];
-
-/// Where to reconnect to, and the attempt in progress.
-#[derive(Resource, Debug, Clone)]
-pub struct Reconnect {
-    pub server: SocketAddr,
-    pub host: String,
-    pub username: String,
-    /// `--game-version`, if forced; otherwise each attempt asks the server again (it may have
-    /// been upgraded meanwhile).
-    pub forced_version: Option<String>,
-    /// Attempts since the last successful spawn.
-    pub attempt: u32,
-    /// Tick at which the next attempt starts.
-    pub due_tick: Option<u64>,
-}
-
-impl Reconnect {
-    pub fn new(server: SocketAddr, host: &str, username: &str, forced_version: Option<&str>) -> Self {
-        Self {
-            server,
-            host: host.to_owned(),
-            username: username.to_owned(),
-            forced_version: forced_version.map(str::to_owned),
-            attempt: 0,
-            due_tick: None,
-        }
-    }
-}
 
 /// On a bot spawned by a reconnect, until its `reconnected` is announced.
 #[derive(Component, Debug, Clone, Copy)]
@@ -49,9 +22,11 @@ pub struct Reconnected {
 }
 
 /// `reconnecting`: the connection was lost and the bot will try again.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Reconnecting {
+    #[serde(skip)]
+    pub bot: Entity,
     /// 1 for the first attempt after a loss.
     pub attempt: u32,
     /// Seconds until this attempt.
@@ -61,37 +36,38 @@ impl EventKind for Reconnecting {
     const NAME: &'static str = "reconnecting";
     const DESCRIPTION: &'static str =
         "The connection was lost; the bot reconnects after `delay` seconds (CLAWCRAFT_RECONNECT)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `reconnected`: the bot spawned again after a reconnect.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct ReconnectedEvent {
+    #[serde(skip)]
+    pub bot: Entity,
     /// How many attempts it took.
     pub attempt: u32,
 }
 impl EventKind for ReconnectedEvent {
     const NAME: &'static str = "reconnected";
     const DESCRIPTION: &'static str = "The bot spawned again after a reconnect";
-}
-
-/// Documents the reconnect events (part of [`ClawcraftPlugins`](crate::ClawcraftPlugins), so
-/// `schema` lists them whether or not `CLAWCRAFT_RECONNECT` is on).
-pub struct ReconnectEventsPlugin;
-
-impl Plugin for ReconnectEventsPlugin {
-    fn build(&self, app: &mut App) {
-        app.add_agent_event::<Reconnecting>().add_agent_event::<ReconnectedEvent>();
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
     }
 }
 
-/// Adds reconnecting to an app whose bot was connected with the same parameters.
-pub struct ReconnectPlugin(pub Reconnect);
+/// Reconnects each bot whose [`BotSpec`] says so after its connection is lost (part of
+/// [`ClawcraftPlugins`](crate::ClawcraftPlugins)): per bot, so one bot's loss and backoff never
+/// touch another. A reconnect starts a fresh entity (a new session remembers nothing of the old
+/// one) with the same spec and the agent's subscriptions.
+pub struct ReconnectPlugin;
 
 impl Plugin for ReconnectPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(self.0.clone()).add_systems(
+        app.add_agent_event::<Reconnecting>().add_agent_event::<ReconnectedEvent>().add_systems(
             PostUpdate,
-            (schedule_attempt, run_attempt, announce_reconnected)
+            (schedule_attempts, run_attempts, announce_reconnected)
                 .chain()
                 .after(TickSet::Send)
                 .in_set(clawcraft_core::gate::QuietAware)
@@ -101,64 +77,80 @@ impl Plugin for ReconnectPlugin {
     }
 }
 
-/// A lost connection schedules the next attempt with the backoff.
-fn schedule_attempt(
+/// The backoff before attempt `attempt` (1-based), in seconds.
+pub fn backoff_secs(attempt: u32) -> u64 {
+    BACKOFF_SECS[(attempt.max(1) as usize - 1).min(BACKOFF_SECS.len() - 1)]
+}
+
+/// A lost connection of a bot that reconnects schedules its next attempt with the backoff.
+fn schedule_attempts(
     mut closed: MessageReader<ConnectionClosed>,
-    mut reconnect: ResMut<Reconnect>,
+    bots: Query<(&BotSpec, Option<&Reconnected>), Without<AwaitingReconnect>>,
     ticks: Res<TickCount>,
+    mut commands: Commands,
     mut events: MessageWriter<AgentEvent>,
 ) {
-    if closed.read().count() == 0 || reconnect.due_tick.is_some() {
-        return;
+    for c in closed.read() {
+        let Ok((spec, earlier)) = bots.get(c.bot) else { continue };
+        if !spec.reconnect {
+            continue;
+        }
+        // A session that never spawned continues the count of the attempt that made it.
+        let attempt = earlier.map_or(1, |r| r.attempt + 1);
+        let delay = backoff_secs(attempt);
+        tracing::info!(bot = %spec.username, attempt, delay, "reconnecting");
+        commands.entity(c.bot).insert(AwaitingReconnect { attempt, due_tick: ticks.0 + delay * 20 });
+        events.write(AgentEvent::new(Reconnecting { bot: c.bot, attempt, delay }));
     }
-    reconnect.attempt += 1;
-    let index = (reconnect.attempt as usize - 1).min(BACKOFF_SECS.len() - 1);
-    let delay = BACKOFF_SECS[index];
-    reconnect.due_tick = Some(ticks.0 + delay * 20);
-    tracing::info!(attempt = reconnect.attempt, delay, "reconnecting");
-    events.write(AgentEvent::of(&Reconnecting { attempt: reconnect.attempt, delay }));
 }
 
-/// When due: the old bot entity goes, a new one connects (keeping the agent's subscriptions).
-fn run_attempt(world: &mut World) {
+/// When due: a new entity connects with the old one's spec and subscriptions; the old one goes.
+/// A socket that cannot be opened schedules the next attempt.
+fn run_attempts(world: &mut World) {
     let now = world.resource::<TickCount>().0;
-    let r = world.resource::<Reconnect>().clone();
-    if r.due_tick.is_none_or(|t| now < t) {
-        return;
-    }
-    world.resource_mut::<Reconnect>().due_tick = None;
-    let mut old = world.query_filtered::<Entity, With<LocalBot>>();
-    let old: Vec<Entity> = old.iter(world).collect();
-    let subscriptions = old.iter().find_map(|e| world.get::<Subscriptions>(*e).cloned());
-    for e in old {
-        world.despawn(e);
-    }
-    match crate::spawn_connected_bot(world, &r.username, &r.host, r.server, r.forced_version.as_deref()) {
-        Ok(bot) => {
-            let mut bot = world.entity_mut(bot);
-            bot.insert(Reconnected { attempt: r.attempt });
-            if let Some(s) = subscriptions {
-                bot.insert(s);
+    let mut waiting = world.query::<(Entity, &AwaitingReconnect, &BotSpec)>();
+    let due: Vec<(Entity, u32, BotSpec)> = waiting
+        .iter(world)
+        .filter(|(_, r, _)| now >= r.due_tick)
+        .map(|(e, r, spec)| (e, r.attempt, spec.clone()))
+        .collect();
+    for (old, attempt, spec) in due {
+        let subscriptions = world.get::<Subscriptions>(old).cloned();
+        let name = spec.username.clone();
+        // The old session's name goes with it: one entity per bot name.
+        world.entity_mut(old).remove::<LocalBot>();
+        match crate::swarm::spawn_bot(world, spec) {
+            Ok(bot) => {
+                let mut bot = world.entity_mut(bot);
+                bot.insert(Reconnected { attempt });
+                if let Some(s) = subscriptions {
+                    bot.insert(s);
+                }
+                world.despawn(old);
+            }
+            Err(e) => {
+                tracing::warn!(bot = %name, error = %e, "reconnect attempt could not open a socket");
+                let next = attempt + 1;
+                let delay = backoff_secs(next);
+                world.entity_mut(old).insert((
+                    LocalBot { username: name },
+                    AwaitingReconnect { attempt: next, due_tick: now + delay * 20 },
+                ));
+                world.write_message(AgentEvent::new(Reconnecting { bot: old, attempt: next, delay }));
             }
         }
-        Err(e) => {
-            tracing::warn!(error = %e, "reconnect attempt could not open a socket");
-            world.write_message(ConnectionClosed { bot: Entity::PLACEHOLDER, reason: e.to_string(), error: true });
-        }
     }
 }
 
-/// `reconnected` once the new session spawned; the attempt counter starts over.
+/// `reconnected` once the new session spawned; its attempt count starts over.
 fn announce_reconnected(
     mut commands: Commands,
     bots: Query<(Entity, &Lifecycle, &Reconnected)>,
-    mut reconnect: ResMut<Reconnect>,
     mut events: MessageWriter<AgentEvent>,
 ) {
     for (bot, lifecycle, marker) in &bots {
         if *lifecycle == Lifecycle::Spawned {
-            events.write(AgentEvent::of(&ReconnectedEvent { attempt: marker.attempt }));
-            reconnect.attempt = 0;
+            events.write(AgentEvent::new(ReconnectedEvent { bot, attempt: marker.attempt }));
             commands.entity(bot).remove::<Reconnected>();
         }
     }

@@ -71,11 +71,33 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for WarnCounter {
     }
 }
 
-/// A bot in a headless app with an in-memory transport.
+/// Connections the simulation's [`Connector`](crate::swarm::Connector) opened (bots added with
+/// [`Simulation::add_bot`], `bot_add`, reconnects), by bot name, newest last.
+#[derive(Clone, Default)]
+pub struct SimConnections(Arc<std::sync::Mutex<Vec<(String, TestHandle)>>>);
+
+impl SimConnections {
+    /// The newest connection of bot `name`.
+    pub fn latest(&self, name: &str) -> Option<TestHandle> {
+        let list = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        list.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, h)| h.clone())
+    }
+
+    /// How many connections bot `name` opened.
+    pub fn count(&self, name: &str) -> usize {
+        let list = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        list.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).count()
+    }
+}
+
+/// A bot in a headless app with an in-memory transport; more bots join with
+/// [`Simulation::add_bot`], each with its own in-memory connection.
 pub struct Simulation {
     pub app: App,
     pub bot: Entity,
     pub handle: TestHandle,
+    /// Every connection opened through the app's connector (bots after the first).
+    pub connections: SimConnections,
     pub protocol: Arc<Protocol>,
     warnings: Arc<AtomicUsize>,
     /// Set to allow warnings (tests of bad input that is logged on purpose).
@@ -112,12 +134,29 @@ impl Simulation {
         app.world_mut().resource_mut::<EventLog>().capacity = 10_000;
         let (transport, handle) = TestTransport::new();
         let bot = app.world_mut().spawn(bot_bundle("ClawBot", Box::new(transport), protocol.clone())).id();
+        // Bots added later (and reconnects) get in-memory connections too, recorded by name.
+        let connections = SimConnections::default();
+        let opened = connections.clone();
+        app.insert_resource(crate::swarm::Connector(Arc::new(move |spec, _params| {
+            let (transport, handle) = TestTransport::new();
+            opened.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((spec.username.clone(), handle));
+            Ok(Box::new(transport) as Box<dyn clawcraft_network::Transport>)
+        })));
+        app.insert_resource(crate::swarm::SwarmDefaults {
+            host: "127.0.0.1".into(),
+            port: 19132,
+            forced_version: Some(game_version.to_owned()),
+            reconnect: false,
+            online: false,
+            auth: None,
+        });
         app.finish();
         app.cleanup();
         Self {
             app,
             bot,
             handle,
+            connections,
             protocol,
             warnings,
             allow_warnings: false,
@@ -145,6 +184,66 @@ impl Simulation {
         sim.tick();
         sim.sent();
         sim
+    }
+
+    /// Adds bot `name` to the app (connected in memory, not joined yet; see
+    /// [`Simulation::join`]), with `reconnect` as its policy. Returns its entity.
+    pub fn add_bot(&mut self, name: &str, reconnect: bool) -> Entity {
+        let addr = "127.0.0.1:19132".parse().expect("loopback address");
+        let mut spec = crate::swarm::BotSpec::new(name, "127.0.0.1", addr);
+        spec.reconnect = reconnect;
+        spec.forced_version = Some(self.protocol.info().game_version.to_owned());
+        crate::swarm::spawn_bot(self.app.world_mut(), spec).expect("in-memory connection")
+    }
+
+    /// The newest entity of bot `name` (a reconnect replaces it).
+    pub fn bot_named(&mut self, name: &str) -> Option<Entity> {
+        clawcraft_core::bot_list(self.app.world_mut()).into_iter().find(|(_, n)| n == name).map(|(e, _)| e)
+    }
+
+    /// The newest in-memory connection of bot `name` (the first bot's is [`Simulation::handle`]).
+    pub fn handle_of(&self, name: &str) -> TestHandle {
+        if name == "ClawBot" {
+            return self.handle.clone();
+        }
+        self.connections.latest(name).unwrap_or_else(|| panic!("no connection of {name}"))
+    }
+
+    /// Delivers `packet` to bot `name` before the next tick.
+    pub fn receive_for<P: Packet>(&mut self, name: &str, packet: &P) {
+        let body = self.protocol.encode(packet).expect("encodable test packet");
+        self.handle_of(name).inject(vec![body]);
+    }
+
+    /// The batches bot `name` sent since the last look, each as (name, decoded value).
+    pub fn sent_by(&mut self, name: &str) -> Vec<Vec<(String, Value)>> {
+        let handle = self.handle_of(name);
+        handle
+            .take_sent()
+            .into_iter()
+            .map(|batch| batch.iter().map(|b| self.protocol.decode(b).expect("we sent a decodable packet")).collect())
+            .collect()
+    }
+
+    /// Takes bot `name` through the join sequence with `start` and `chunks`, until it spawned
+    /// (its join packets are taken).
+    pub fn join(&mut self, name: &str, start: &clawcraft_protocol::packets::StartGame, chunks: &[Vec<u8>]) {
+        use clawcraft_protocol::packets::{ChunkRadiusUpdate, PlayStatus, ResourcePackStack, ResourcePacksInfo};
+        self.receive_for(name, &PlayStatus { status: "login_success".into() });
+        self.tick();
+        self.receive_for(name, &ResourcePacksInfo::default());
+        self.tick();
+        self.receive_for(name, &ResourcePackStack::default());
+        self.tick();
+        self.receive_for(name, start);
+        self.tick();
+        if !chunks.is_empty() {
+            self.handle_of(name).inject(chunks.to_vec());
+        }
+        self.receive_for(name, &ChunkRadiusUpdate { chunk_radius: 8 });
+        self.receive_for(name, &PlayStatus { status: "player_spawn".into() });
+        self.tick();
+        self.sent_by(name);
     }
 
     /// Encodes `packet` with the bot's protocol and delivers it before the next tick.

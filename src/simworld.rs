@@ -141,6 +141,40 @@ impl SimWorld {
         sim
     }
 
+    /// Every column of this world as encoded LevelChunk bodies for `sim`'s protocol.
+    pub fn chunk_bodies(&self, sim: &Simulation) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for cx in -self.radius..=self.radius {
+            for cz in -self.radius..=self.radius {
+                out.push(sim.protocol.encode(&self.level_chunk(cx, cz)).expect("encodable chunk"));
+            }
+        }
+        out
+    }
+
+    /// Adds bot `name` to `sim` and joins it into this world with its feet at `feet` and runtime
+    /// id `runtime_id` (each bot's own; the first bot's is [`SIM_RUNTIME_ID`](crate::sim::SIM_RUNTIME_ID)).
+    pub fn join_bot(
+        &self,
+        sim: &mut Simulation,
+        name: &str,
+        feet: [f64; 3],
+        runtime_id: u64,
+    ) -> bevy_ecs::entity::Entity {
+        let bot = sim.add_bot(name, false);
+        let start = StartGame {
+            entity_id: -(runtime_id as i64),
+            runtime_entity_id: runtime_id,
+            player_position: WireVec3 { x: feet[0] as f32, y: (feet[1] + 1.62) as f32, z: feet[2] as f32 },
+            rotation: clawcraft_protocol::packets::Vec2 { x: 0.0, z: 0.0 },
+            rewind_history_size: 40,
+            ..start_game()
+        };
+        let chunks = self.chunk_bodies(sim);
+        sim.join(name, &start, &chunks);
+        bot
+    }
+
     /// Sets a block in this world and tells the simulated bot (UpdateBlock).
     pub fn update(&mut self, sim: &mut Simulation, pos: [i32; 3], name: &str, props: &[(&str, StateValue)]) {
         self.set(pos, name, props);

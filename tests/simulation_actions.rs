@@ -25,8 +25,10 @@ struct Waiting {
 }
 
 /// `wait_done`: the test action's completion event; `waited` and `pos` are its evidence.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 struct WaitDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     outcome: Outcome,
     waited: u32,
@@ -36,6 +38,9 @@ struct WaitDone {
 impl EventKind for WaitDone {
     const NAME: &'static str = "wait_done";
     const DESCRIPTION: &'static str = "test";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Waiting {
@@ -45,7 +50,7 @@ impl AsyncAction for Waiting {
     type Done = WaitDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
-        WaitDone { outcome, waited: self.waited, pos: bot.get::<Position>().map(|p| p.0.rounded()) }
+        WaitDone { bot: bot.id(), outcome, waited: self.waited, pos: bot.get::<Position>().map(|p| p.0.rounded()) }
     }
 
     fn interrupted(&self, cause: Interruption) -> Option<(ActionStatus, String)> {

@@ -34,8 +34,10 @@ struct Waiting {
 #[derive(Component)]
 struct WaitLeft(u32);
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 struct WaitDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     outcome: Outcome,
 }
@@ -45,22 +47,30 @@ impl AsyncAction for WaitLeft {
     const ABORT: &'static str = "abort_wait";
     const IDLE: &'static str = "Not waiting";
     type Done = WaitDone;
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> WaitDone {
-        WaitDone { outcome }
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
+        WaitDone { bot: bot.id(), outcome }
     }
 }
 impl EventKind for WaitDone {
     const NAME: &'static str = "wait_done";
     const DESCRIPTION: &'static str = "test";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 struct Ping {
+    #[serde(skip)]
+    pub bot: Entity,
     n: u32,
 }
 impl EventKind for Ping {
     const NAME: &'static str = "ping_test";
     const DESCRIPTION: &'static str = "test opt-in event";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AgentCommand for Wait {

@@ -277,14 +277,12 @@ fn every_plugin_the_harness_runs_with_leaves_first_and_last_to_busy_ticks() {
     let http = clawcraft_mcp::HttpSettings { addr: "127.0.0.1:0".parse().expect("addr"), token: None };
     let mcp = clawcraft_mcp::McpPlugin::new(clawcraft_mcp::McpSettings { http: Some(http), ..Default::default() })
         .expect("MCP on loopback");
-    let reconnect =
-        clawcraft::reconnect::Reconnect::new("127.0.0.1:19132".parse().expect("addr"), "127.0.0.1", "Q", None);
     let runs = Runs::default();
     let mut app = bevy_app::App::new();
     app.add_plugins(clawcraft::ClawcraftPlugins)
         .add_plugins(clawcraft::IoPlugin { stdin: false, signals: false, stdout: false, ..Default::default() })
         .add_plugins(clawcraft_io::events_file::EventsFilePlugin { settings: events })
-        .add_plugins((tcp, mcp, clawcraft::reconnect::ReconnectPlugin(reconnect)))
+        .add_plugins((tcp, mcp))
         .insert_resource(runs.clone())
         .add_systems(First, count_first.in_set(QuietAware))
         .add_systems(Last, count_last.in_set(QuietAware));

@@ -28,8 +28,10 @@ struct Waiting {
     waited: u32,
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 struct WaitDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     outcome: Outcome,
     waited: u32,
@@ -38,6 +40,9 @@ struct WaitDone {
 impl EventKind for WaitDone {
     const NAME: &'static str = "wait_done";
     const DESCRIPTION: &'static str = "test";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Waiting {
@@ -45,8 +50,8 @@ impl AsyncAction for Waiting {
     const ABORT: &'static str = "abort_wait";
     const IDLE: &'static str = "Not waiting";
     type Done = WaitDone;
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> WaitDone {
-        WaitDone { outcome, waited: self.waited }
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
+        WaitDone { bot: bot.id(), outcome, waited: self.waited }
     }
 }
 

@@ -20,6 +20,8 @@ use crate::incoming::CmdOutput;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExternalResult {
     /// Where the response goes (and the request id).
+    /// The bot whose `cmd` it is.
+    pub bot: Entity,
     pub reply: DeferredReply,
     pub command: String,
     pub exit_code: Option<i32>,
@@ -125,13 +127,15 @@ pub fn start(ctx: &mut CommandCtx<'_>, raw: &str) -> Result<String, CommandError
     // The finished run wakes the runner, so the tick that collects it is a busy one.
     let waker = ctx.world.get_resource::<CommandWaker>().cloned();
     let reply = ctx.defer();
+    let bot = ctx.bot;
     let cmd = command.clone();
     let timeout = settings.send_cmd_timeout;
     std::thread::Builder::new()
         .name("send-cmd".into())
         .spawn(move || {
             let (exit_code, timed_out, stdout, stderr, spawn_error) = run(&program, &args, timeout);
-            let _ = tx.send(ExternalResult { reply, command: cmd, exit_code, timed_out, stdout, stderr, spawn_error });
+            let _ =
+                tx.send(ExternalResult { bot, reply, command: cmd, exit_code, timed_out, stdout, stderr, spawn_error });
             if let Some(waker) = waker {
                 waker.wake();
             }
@@ -176,6 +180,7 @@ pub fn collect_external_runs(
             messages.push("killed: SEND_CMD took too long".into());
         }
         let result = CmdOutput {
+            bot: r.bot,
             id: r.reply.id.clone(),
             command: r.command,
             success: r.exit_code == Some(0),
@@ -184,9 +189,9 @@ pub fn collect_external_runs(
             external: true,
             exit_code: r.exit_code,
             timed_out: r.timed_out,
-            ..CmdOutput::default()
+            ..CmdOutput::empty(r.bot)
         };
-        events.write(AgentEvent::of(&result));
+        events.write(AgentEvent::new(result.clone()));
         responses.write(r.reply.respond(Ok(result)));
     }
 }

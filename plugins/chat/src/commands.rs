@@ -63,6 +63,13 @@ pub struct Chat {
     pub message: String,
 }
 
+impl Chat {
+    /// `chat` of `message`.
+    pub fn say(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
 /// Response of `chat`, `say`.
 #[derive(Serialize, JsonSchema)]
 pub struct SentResponse {
@@ -308,6 +315,6 @@ impl AgentCommand for Cmd {
             send_command(ctx, &line, Some(reply))?;
         }
         // DeferredReply: the real response is written when the output arrives.
-        Ok(CmdOutput::default())
+        Ok(CmdOutput::empty(ctx.bot))
     }
 }

@@ -24,9 +24,11 @@ use crate::text::{ParsedText, strip_formatting};
 const NO_TARGET_KEYS: &[&str] = &["commands.generic.noTargetMatch", "commands.generic.player.notFound"];
 
 /// `delivery`: what the server said about an earlier `chat` or `whisper`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The `chat`/`whisper` request's id.
     pub id: Value,
     /// `chat` or `whisper`.
@@ -53,6 +55,9 @@ impl EventKind for Delivery {
     const NAME: &'static str = "delivery";
     const DESCRIPTION: &'static str =
         "The server confirmed (or refused) an earlier chat or whisper; carries the request's id";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Which command a pending delivery belongs to.
@@ -69,6 +74,8 @@ pub enum Sent {
 /// One `chat` or `whisper` waiting for the server's word.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingDelivery {
+    /// The bot that sent it.
+    pub bot: Entity,
     pub id: Value,
     pub sent: Sent,
     pub message: String,
@@ -95,6 +102,7 @@ impl PendingDeliveries {
             Sent::Whisper { to, .. } => ("whisper", Some(to)),
         };
         Delivery {
+            bot: entry.bot,
             id: entry.id,
             action: action.into(),
             delivered: true,
@@ -168,7 +176,7 @@ fn own_chat_body(parsed: &ParsedText, own_name: &str) -> Option<String> {
 /// Remembers a sent `chat`/`whisper` on the bot until the server answers or `timeout_ticks` pass.
 pub fn remember(world: &mut World, bot: Entity, id: Value, sent: Sent, message: String, timeout_ticks: u64) {
     let deadline_tick = world.get_resource::<TickCount>().map_or(0, |t| t.0) + timeout_ticks;
-    let entry = PendingDelivery { id, sent, message, deadline_tick };
+    let entry = PendingDelivery { bot, id, sent, message, deadline_tick };
     match world.get_mut::<PendingDeliveries>(bot) {
         Some(mut p) => p.entries.push(entry),
         None => {
@@ -196,7 +204,7 @@ pub fn expire_deliveries(
                 d.delivered = false;
                 d.code = Some("TIMEOUT".into());
                 d.error = Some("the server echoes chat lines but did not echo this one".into());
-                events.write(AgentEvent::of(&d));
+                events.write(AgentEvent::new(d));
             } else if !live {
                 tracing::debug!(id = %p.id, "no word from the server on a chat/whisper");
             }
@@ -226,13 +234,25 @@ mod tests {
     #[test]
     fn an_echo_with_other_text_confirms_nothing() {
         let mut p = PendingDeliveries::default();
-        p.entries.push(PendingDelivery { id: 1.into(), sent: Sent::Chat, message: "hi".into(), deadline_tick: 9 });
+        p.entries.push(PendingDelivery {
+            bot: Entity::PLACEHOLDER,
+            id: 1.into(),
+            sent: Sent::Chat,
+            message: "hi".into(),
+            deadline_tick: 9,
+        });
         assert_eq!(p.confirm_by_text(&parsed("ClawBot", "something else"), "ClawBot"), None);
         assert!(!p.server_echoes_chat, "an unmatched line proves nothing about echoing");
         let d = p.confirm_by_text(&parsed("", "<ClawBot> hi"), "ClawBot").expect("decorated echo");
         assert_eq!((d.id, d.delivered, p.server_echoes_chat), (1.into(), true, true));
         // A prefix the server added (a rank tag) still matches.
-        p.entries.push(PendingDelivery { id: 2.into(), sent: Sent::Chat, message: "hi".into(), deadline_tick: 9 });
+        p.entries.push(PendingDelivery {
+            bot: Entity::PLACEHOLDER,
+            id: 2.into(),
+            sent: Sent::Chat,
+            message: "hi".into(),
+            deadline_tick: 9,
+        });
         assert_eq!(p.confirm_by_text(&parsed("ClawBot", "[VIP] hi"), "ClawBot").map(|d| d.id), Some(2.into()));
     }
 }

@@ -20,13 +20,16 @@ use crate::packets::{AddPlayer, CommandOutput, Emote};
 use crate::text::{Filter, parse, render};
 
 /// `msg`: a chat line that passed the filter.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
-pub struct Msg {
+pub struct ChatReceived {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Sender name; empty for server messages.
     pub from: String,
     /// The message (sanitised, at most 500 characters, prefix removed when it was present).
-    pub msg: String,
+    #[serde(rename = "msg")]
+    pub text: String,
     /// Addressed to the bot: a whisper, prefixed with CHAT_PREFIX, or naming the bot.
     pub direct: bool,
     /// A private message.
@@ -46,16 +49,21 @@ pub struct Msg {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
 }
-impl EventKind for Msg {
+impl EventKind for ChatReceived {
     const NAME: &'static str = "msg";
     const DESCRIPTION: &'static str =
         "Incoming chat (every Text type), filtered: own messages dropped, CHAT_WHITELIST, CHAT_PREFIX, mentions";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `emote`: another player performed an emote.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct EmoteEvent {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Player name, empty when the runtime id is not a player we saw added.
     pub from: String,
     /// Emote title, or null when the UUID is not in the table.
@@ -70,6 +78,9 @@ pub struct EmoteEvent {
 impl EventKind for EmoteEvent {
     const NAME: &'static str = "emote";
     const DESCRIPTION: &'static str = "Another player performed an emote";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// One line of command output.
@@ -83,9 +94,11 @@ pub struct CmdOutputLine {
 }
 
 /// `cmd_output`: the result of a `cmd`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq, Default)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CmdOutput {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The `cmd` request's id.
     pub id: Value,
     /// The command as sent.
@@ -108,9 +121,30 @@ pub struct CmdOutput {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub timed_out: bool,
 }
+impl CmdOutput {
+    /// No output yet, for `bot`: fill in the rest.
+    pub fn empty(bot: Entity) -> Self {
+        Self {
+            bot,
+            id: Value::Null,
+            command: String::new(),
+            success: false,
+            success_count: 0,
+            messages: Vec::new(),
+            output: Vec::new(),
+            external: false,
+            exit_code: None,
+            timed_out: false,
+        }
+    }
+}
+
 impl EventKind for CmdOutput {
     const NAME: &'static str = "cmd_output";
     const DESCRIPTION: &'static str = "Output of a `cmd` (the server's CommandOutput, or the SEND_CMD tool's output)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Players' names by runtime id, from AddPlayer. A pub hook: other plugins may fill it too.
@@ -193,14 +227,14 @@ pub fn handle_text(
         if let Some(mut d) = deliveries
             && let Some(confirmed) = d.confirm_by_text(&parsed, own_name)
         {
-            events.write(AgentEvent::of(&confirmed));
+            events.write(AgentEvent::new(confirmed));
         }
         let mut answered = None;
         if let Some(mut pending) = commands
-            && let Some((result, reply)) = command_answer(&mut pending, &parsed, &t)
+            && let Some((result, reply)) = command_answer(packet.bot, &mut pending, &parsed, &t)
         {
             answered = Some(reply.id.clone());
-            events.write(AgentEvent::of(&result));
+            events.write(AgentEvent::new(result.clone()));
             responses.write(reply.respond(Ok(result)));
         }
         let filter = Filter { whitelist: &settings.whitelist, prefix: settings.prefix.as_deref(), own_name };
@@ -208,9 +242,10 @@ pub fn handle_text(
             tracing::debug!(kind = %t.kind, "chat message filtered out");
             continue;
         };
-        events.write(AgentEvent::of(&Msg {
+        events.write(AgentEvent::new(ChatReceived {
+            bot: packet.bot,
             from: ok.from,
-            msg: ok.msg,
+            text: ok.msg,
             direct: ok.direct,
             whisper: ok.whisper,
             system: ok.system,
@@ -236,7 +271,8 @@ pub fn handle_emote(
         }
         let title = crate::emotes::title_for(&e.emote_id);
         let from = known.and_then(|k| k.names.get(&e.entity_id)).cloned().unwrap_or_default();
-        events.write(AgentEvent::of(&EmoteEvent {
+        events.write(AgentEvent::new(EmoteEvent {
+            bot: packet.bot,
             from: crate::text::sanitize(&from, 64),
             emote: title.map(str::to_owned),
             emote_id: crate::text::sanitize(&e.emote_id, 64),
@@ -261,7 +297,7 @@ pub fn handle_command_output(
         if let Some(mut d) = deliveries
             && let Some(confirmed) = d.confirm_by_command_output(&uuid, out.success_count, &out.output)
         {
-            events.write(AgentEvent::of(&confirmed));
+            events.write(AgentEvent::new(confirmed));
             continue;
         }
         let Some(mut pending) = commands else { continue };
@@ -271,6 +307,7 @@ pub fn handle_command_output(
         };
         let req = pending.entries.remove(i);
         let result = CmdOutput {
+            bot: packet.bot,
             id: req.reply.id.clone(),
             command: req.command,
             success: out.success_count > 0,
@@ -285,9 +322,9 @@ pub fn handle_command_output(
                     parameters: m.parameters.clone(),
                 })
                 .collect(),
-            ..CmdOutput::default()
+            ..CmdOutput::empty(packet.bot)
         };
-        events.write(AgentEvent::of(&result));
+        events.write(AgentEvent::new(result.clone()));
         responses.write(req.reply.respond(Ok(result)));
     }
 }
@@ -298,6 +335,7 @@ pub fn handle_command_output(
 /// `TIMEOUT` plus a stray `msg`. Red (`§c`) feedback is a failure. Whisper lines
 /// (`commands.message.display.*`) are chat, not feedback, and never answer a `cmd`.
 pub fn command_answer(
+    bot: Entity,
     pending: &mut PendingServerCommands,
     parsed: &crate::text::ParsedText,
     t: &Text,
@@ -312,13 +350,14 @@ pub fn command_answer(
     let req = pending.entries.remove(0);
     let success = !t.message.trim_start().starts_with("§c");
     let result = CmdOutput {
+        bot,
         id: req.reply.id.clone(),
         command: req.command,
         success,
         success_count: u32::from(success),
         messages: vec![render(&key, &parsed.params)],
         output: vec![CmdOutputLine { message_id: key, success, parameters: parsed.params.clone() }],
-        ..CmdOutput::default()
+        ..CmdOutput::empty(bot)
     };
     Some((result, req.reply))
 }
@@ -327,18 +366,18 @@ pub fn command_answer(
 /// `command_timeout`.
 pub fn expire_server_commands(
     ticks: Res<TickCount>,
-    mut bots: Query<&mut PendingServerCommands>,
+    mut bots: Query<(Entity, &mut PendingServerCommands)>,
     mut events: MessageWriter<AgentEvent>,
     mut responses: MessageWriter<CommandResponse>,
 ) {
-    for mut pending in &mut bots {
+    for (bot, mut pending) in &mut bots {
         if pending.entries.iter().all(|p| p.deadline_tick > ticks.0) {
             continue;
         }
         pending.entries.retain(|p| {
             let live = p.deadline_tick > ticks.0;
             if !live {
-                events.write(AgentEvent::of(&CommandTimeout { command: "cmd".into(), id: p.reply.id.clone() }));
+                events.write(AgentEvent::new(CommandTimeout { bot, command: "cmd".into(), id: p.reply.id.clone() }));
                 let e = CommandError::new("TIMEOUT", format!("no output from the server for {}", p.command));
                 responses.write(p.reply.respond::<CmdOutput>(Err(e)));
             }

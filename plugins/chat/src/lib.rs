@@ -25,7 +25,7 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::gate::any_bot;
 use clawcraft_core::{AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, LocalBot, TickSet};
 
-pub use incoming::{CmdOutput, EmoteEvent, KnownPlayers, Msg, PendingServerCommands};
+pub use incoming::{ChatReceived, CmdOutput, EmoteEvent, KnownPlayers, PendingServerCommands};
 
 /// Chat settings shared by every bot of the process.
 #[derive(Resource, Debug, Clone, PartialEq)]
@@ -123,7 +123,7 @@ impl Plugin for ChatPlugin {
             .add_agent_command::<commands::Say>()
             .add_agent_command::<commands::EmoteCmd>()
             .add_agent_command::<commands::Cmd>()
-            .add_agent_event::<Msg>()
+            .add_agent_event::<ChatReceived>()
             .add_agent_event::<EmoteEvent>()
             .add_agent_event::<CmdOutput>()
             .add_agent_event::<delivery::Delivery>();

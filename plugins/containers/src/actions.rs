@@ -186,9 +186,11 @@ pub struct Opening {
 }
 
 /// `open_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub block: String,
@@ -206,6 +208,9 @@ impl EventKind for OpenDone {
     const NAME: &'static str = "open_done";
     const DESCRIPTION: &'static str =
         "An open ended: the window the server opened (ContainerOpen) with its items, or why not";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Opening {
@@ -217,6 +222,7 @@ impl AsyncAction for Opening {
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> OpenDone {
         let open = bot.get::<Window>().and_then(|w| w.0.as_ref()).filter(|c| c.pos == self.pos);
         OpenDone {
+            bot: bot.id(),
             outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
@@ -401,20 +407,36 @@ pub struct Taking(pub Transfer);
 pub struct Putting(pub Transfer);
 
 /// `take_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
-pub struct TakeDone(pub TransferDone);
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct TakeDone {
+    #[serde(skip)]
+    pub bot: Entity,
+    #[serde(flatten)]
+    pub done: TransferDone,
+}
 impl EventKind for TakeDone {
     const NAME: &'static str = "take_done";
     const DESCRIPTION: &'static str =
         "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 /// `put_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
-pub struct PutDone(pub TransferDone);
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct PutDone {
+    #[serde(skip)]
+    pub bot: Entity,
+    #[serde(flatten)]
+    pub done: TransferDone,
+}
 impl EventKind for PutDone {
     const NAME: &'static str = "put_done";
     const DESCRIPTION: &'static str =
         "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> TransferDone {
@@ -442,7 +464,7 @@ impl AsyncAction for Taking {
     const IDLE: &'static str = ContainerSlot::IDLE;
     type Done = TakeDone;
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> TakeDone {
-        TakeDone(transfer_done(&self.0, outcome, bot))
+        TakeDone { bot: bot.id(), done: transfer_done(&self.0, outcome, bot) }
     }
 }
 impl AsyncAction for Putting {
@@ -451,7 +473,7 @@ impl AsyncAction for Putting {
     const IDLE: &'static str = ContainerSlot::IDLE;
     type Done = PutDone;
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> PutDone {
-        PutDone(transfer_done(&self.0, outcome, bot))
+        PutDone { bot: bot.id(), done: transfer_done(&self.0, outcome, bot) }
     }
 }
 
@@ -709,11 +731,9 @@ pub fn step_transfers(
                 if let Some(c) = window.0.as_mut().filter(|c| c.window_id == t.window_id) {
                     let before = c.slots.clone();
                     let changed = c.apply_response(&t.expected, resp);
-                    let mut out = Vec::new();
+                    let mut out = clawcraft_core::EventBatch::new(d.bot);
                     crate::window::changed_events(c, &before, &changed, source, &mut out);
-                    for e in out {
-                        events.write(e);
-                    }
+                    events.write_batch(out.drain());
                 }
                 t.result = Some(Ok(()));
                 commands.end_action(d.bot, ContainerSlot::SLOT, ActionStatus::Done, None);
@@ -984,9 +1004,11 @@ pub struct Crafting {
 }
 
 /// `craft_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CraftDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub item: String,
@@ -1006,6 +1028,9 @@ impl EventKind for CraftDone {
     const NAME: &'static str = "craft_done";
     const DESCRIPTION: &'static str =
         "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Crafting {
@@ -1014,8 +1039,9 @@ impl AsyncAction for Crafting {
     const IDLE: &'static str = ContainerSlot::IDLE;
     type Done = CraftDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> CraftDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> CraftDone {
         CraftDone {
+            bot: bot.id(),
             outcome,
             item: self.item.clone(),
             count: if self.confirmed { self.made } else { 0 },

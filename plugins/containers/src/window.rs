@@ -5,7 +5,7 @@
 
 use bevy_ecs::prelude::*;
 use clawcraft_core::event::EventKind;
-use clawcraft_core::{AgentEvent, LocalBot};
+use clawcraft_core::{AgentEvent, EventBatch, LocalBot};
 use clawcraft_interact::common::BlockXyz;
 use clawcraft_inventory::{InventoryJobs, Item, ItemIds, ItemJson, Screen};
 use clawcraft_network::ClientboundPacket;
@@ -140,9 +140,11 @@ pub struct SlotItem {
 }
 
 /// `container_opened`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerOpened {
+    #[serde(skip)]
+    pub bot: Entity,
     pub window_id: String,
     pub window_type: String,
     pub block: String,
@@ -151,12 +153,17 @@ pub struct ContainerOpened {
 impl EventKind for ContainerOpened {
     const NAME: &'static str = "container_opened";
     const DESCRIPTION: &'static str = "The server opened a container window (chest, barrel, furnace, crafting table, …) at pos; its items follow in container_changed / the container command";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `container_closed`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerClosed {
+    #[serde(skip)]
+    pub bot: Entity,
     pub window_id: String,
     pub window_type: String,
     pub block: String,
@@ -167,12 +174,17 @@ pub struct ContainerClosed {
 impl EventKind for ContainerClosed {
     const NAME: &'static str = "container_closed";
     const DESCRIPTION: &'static str = "The open container window closed (after close, or by the server: byServer true)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `container_changed`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerChanged {
+    #[serde(skip)]
+    pub bot: Entity,
     pub window_id: String,
     pub pos: BlockXyz,
     pub slot: u8,
@@ -187,12 +199,17 @@ impl EventKind for ContainerChanged {
     const NAME: &'static str = "container_changed";
     const DESCRIPTION: &'static str =
         "A slot of the open container changed (the server's update or our confirmed take/put); item/previous per slot";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `furnace_output_ready`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct FurnaceOutputReady {
+    #[serde(skip)]
+    pub bot: Entity,
     pub pos: BlockXyz,
     pub window_type: String,
     /// The output slot now.
@@ -201,6 +218,9 @@ pub struct FurnaceOutputReady {
 impl EventKind for FurnaceOutputReady {
     const NAME: &'static str = "furnace_output_ready";
     const DESCRIPTION: &'static str = "The open furnace/smoker/blast furnace put a smelted item in its output slot (take it with take slot:\"output\")";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// The block name at `pos`, if loaded.
@@ -214,13 +234,7 @@ pub fn block_name(world: Option<&BlockWorld>, ids: Option<&BlockIds>, pos: [i32;
 }
 
 /// Emits `container_changed` for `slots` of `c` going from `before`.
-pub fn changed_events(
-    c: &OpenContainer,
-    before: &[Option<Item>],
-    slots: &[u8],
-    source: &str,
-    out: &mut Vec<AgentEvent>,
-) {
+pub fn changed_events(c: &OpenContainer, before: &[Option<Item>], slots: &[u8], source: &str, out: &mut EventBatch) {
     for &s in slots {
         let i = usize::from(s);
         let now = c.slots.get(i).cloned().flatten();
@@ -234,20 +248,22 @@ pub fn changed_events(
             && let Some(it) = &now
             && was.as_ref().is_none_or(|w| w.count < it.count)
         {
-            out.push(AgentEvent::of(&FurnaceOutputReady {
+            out.push(FurnaceOutputReady {
+                bot: out.bot(),
                 pos: c.pos.into(),
                 window_type: c.window_type.clone(),
                 item: it.json(),
-            }));
+            });
         }
-        out.push(AgentEvent::of(&ContainerChanged {
+        out.push(ContainerChanged {
+            bot: out.bot(),
             window_id: c.window_id.clone(),
             pos: c.pos.into(),
             slot: s,
             item: now.as_ref().map(Item::json),
             previous: was.as_ref().map(Item::json),
             source: source.into(),
-        }));
+        });
     }
 }
 
@@ -269,7 +285,7 @@ pub fn track_window(
     for pkt in packets.read() {
         let Ok((mut window, ids, world, blocks, jobs)) = bots.get_mut(pkt.bot) else { continue };
         let open = window.0.as_mut();
-        let mut out = Vec::new();
+        let mut out = EventBatch::new(pkt.bot);
         if let Some(o) = pkt.view::<ContainerOpen>()
             && is_block_window(&o)
         {
@@ -291,12 +307,13 @@ pub fn track_window(
                 furnace: matches!(o.window_type.as_str(), "furnace" | "blast_furnace" | "smoker")
                     .then(FurnaceProgress::default),
             };
-            out.push(AgentEvent::of(&ContainerOpened {
+            out.push(ContainerOpened {
+                bot: out.bot(),
                 window_id: c.window_id.clone(),
                 window_type: c.window_type.clone(),
                 block,
                 pos: pos.into(),
-            }));
+            });
             // A container window gives access to the inventory too: requests need no other screen.
             if let Some(mut jobs) = jobs {
                 jobs.screen = Screen::Open { window_id: "first", by_us: false };
@@ -307,13 +324,14 @@ pub fn track_window(
             if close.window_id != c.window_id {
                 continue;
             }
-            out.push(AgentEvent::of(&ContainerClosed {
+            out.push(ContainerClosed {
+                bot: out.bot(),
                 window_id: c.window_id.clone(),
                 window_type: c.window_type.clone(),
                 block: c.block.clone(),
                 pos: c.pos.into(),
                 by_server: close.server,
-            }));
+            });
             if let Some(mut jobs) = jobs
                 && matches!(jobs.screen, Screen::Open { by_us: false, .. })
             {
@@ -359,8 +377,6 @@ pub fn track_window(
                 }
             }
         }
-        for e in out {
-            events.write(e);
-        }
+        events.write_batch(out.drain());
     }
 }

@@ -170,9 +170,8 @@ impl ActiveActions {
 fn end_fn<A: AsyncAction>(world: &mut World, bot: Entity, outcome: Outcome) -> Option<Map<String, Value>> {
     let mut entity = world.get_entity_mut(bot).ok()?;
     let component = entity.take::<A>()?;
-    let event = component.done(outcome, world.entity(bot));
-    let event = AgentEvent::of(&event);
-    let fields = event.fields.clone();
+    let event = AgentEvent::new(component.done(outcome, world.entity(bot)));
+    let fields = event.fields();
     world.write_message(event);
     Some(fields)
 }
@@ -253,8 +252,10 @@ impl CommandCtx<'_> {
 }
 
 /// `command_timeout`: an async action overran its watchdog and was stopped.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct CommandTimeout {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The command that started the action.
     pub command: String,
     /// Its request id.
@@ -264,6 +265,9 @@ pub struct CommandTimeout {
 impl EventKind for CommandTimeout {
     const NAME: &'static str = "command_timeout";
     const DESCRIPTION: &'static str = "An async action (walk, mine, eat, …) overran its watchdog and was stopped (its completion event follows with status timeout)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Ends overdue actions: ClawCraft's `command_timeout`, then the completion event with
@@ -281,7 +285,7 @@ pub fn watchdog(world: &mut World) {
     }
     for (bot, slot, command, id, ticks) in overdue {
         tracing::info!(command, %id, "action timed out");
-        world.write_message(AgentEvent::of(&CommandTimeout { command: command.into(), id }));
+        world.write_message(AgentEvent::new(CommandTimeout { bot, command: command.into(), id }));
         let reason = format!("no completion within {} s", ticks.div_ceil(20));
         end_action(world, bot, slot, ActionStatus::Timeout, Some(reason));
     }

@@ -1,19 +1,66 @@
 //! Components on a bot's entity. Every piece of per-bot state lives here rather than in a global
 //! resource, so several bots can share one `App`.
 
-use bevy_ecs::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
 
+use bevy_ecs::lifecycle::HookContext;
+use bevy_ecs::prelude::*;
+use bevy_ecs::world::DeferredWorld;
+
+use crate::command::CommandError;
 use crate::math::Vec3;
 
 /// Player eye height above the feet. The wire carries eye positions for the own player; the agent
 /// always sees feet positions.
 pub const EYE_HEIGHT: f64 = 1.62;
 
-/// Marks the entity of a bot controlled by this process.
+/// Marks the entity of a bot controlled by this process: one per bot name at a time (a
+/// reconnect replaces the old session's entity). Inserting it records the name in [`BotNames`].
 #[derive(Component, Debug, Clone)]
+#[component(on_insert = remember_bot_name)]
 pub struct LocalBot {
-    /// The player name the server sees.
+    /// The player name the server sees; requests address the bot by it (`"bot": "<name>"`).
     pub username: String,
+}
+
+fn remember_bot_name(mut world: DeferredWorld, ctx: HookContext) {
+    let Some(name) = world.get::<LocalBot>(ctx.entity).map(|b| Arc::<str>::from(b.username.as_str())) else {
+        return;
+    };
+    if let Some(mut names) = world.get_resource_mut::<BotNames>() {
+        names.0.insert(ctx.entity, name);
+    }
+}
+
+/// On a bot whose connection is gone and that will connect again (its swarm entry or
+/// `CLAWCRAFT_RECONNECT` says so): the process keeps running for it.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AwaitingReconnect {
+    /// 1 for the first attempt after a loss.
+    pub attempt: u32,
+    /// The tick the attempt starts.
+    pub due_tick: u64,
+}
+
+/// The name of every bot entity this process has had, kept after the entity is gone so an event
+/// of an ended session is still written with its bot's name.
+#[derive(Resource, Debug, Default, Clone)]
+pub struct BotNames(pub HashMap<Entity, Arc<str>>);
+
+impl BotNames {
+    /// The name of `bot`, if it is (or was) a bot of this process.
+    pub fn get(&self, bot: Entity) -> Option<&Arc<str>> {
+        self.0.get(&bot)
+    }
+}
+
+/// Whether events name their bot (`"bot": "<name>"`). Always when the process was started for
+/// a swarm (`always`); otherwise once more than one bot runs, so a single-bot run keeps
+/// ClawCraft's event shape exactly.
+#[derive(Resource, Debug, Default, Clone, Copy)]
+pub struct NameBots {
+    pub always: bool,
 }
 
 /// Where the bot's connection is in its life.
@@ -71,11 +118,62 @@ pub struct BotStats {
     pub decode_errors: u64,
 }
 
-/// Finds the one bot when a command doesn't name one. With several bots a front end will name
-/// the entity; for now the first `LocalBot` answers.
-pub fn first_bot(world: &mut World) -> Option<Entity> {
-    let mut q = world.query_filtered::<Entity, With<LocalBot>>();
-    q.iter(world).next()
+/// The bots of this process, by name, in name order.
+pub fn bot_list(world: &mut World) -> Vec<(Entity, String)> {
+    let mut q = world.query::<(Entity, &LocalBot)>();
+    let mut bots: Vec<(Entity, String)> = q.iter(world).map(|(e, b)| (e, b.username.clone())).collect();
+    bots.sort_by(|a, b| a.1.cmp(&b.1));
+    bots
+}
+
+/// The bot a request is for. `name` (the request's `bot`) picks it, case-insensitively, or is
+/// `UNKNOWN_BOT` naming the closest names. Without a name the only bot answers; with several,
+/// a request for one bot (`per_bot`) is `BOT_REQUIRED` naming them, and a process-wide one gets
+/// `None`. `None` too when no bot exists.
+pub fn resolve_bot(world: &mut World, name: Option<&str>, per_bot: bool) -> Result<Option<Entity>, CommandError> {
+    let bots = bot_list(world);
+    match name {
+        Some(name) => {
+            if let Some((bot, _)) = bots.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)) {
+                return Ok(Some(*bot));
+            }
+            Err(unknown_bot(name, &bots))
+        }
+        None => match bots.as_slice() {
+            [] => Ok(None),
+            [(only, _)] => Ok(Some(*only)),
+            _ if !per_bot => Ok(None),
+            several => Err(CommandError::new(
+                "BOT_REQUIRED",
+                format!("{} bots run here: name one with \"bot\" ({})", several.len(), name_list(several)),
+            )),
+        },
+    }
+}
+
+/// Up to 20 names, then how many more.
+fn name_list(bots: &[(Entity, String)]) -> String {
+    let mut names: Vec<&str> = bots.iter().take(20).map(|(_, n)| n.as_str()).collect();
+    let more = bots.len().saturating_sub(20);
+    let more = if more > 0 { format!(", … {more} more") } else { String::new() };
+    names.dedup();
+    format!("{}{more}", names.join(", "))
+}
+
+fn unknown_bot(name: &str, bots: &[(Entity, String)]) -> CommandError {
+    let lower = name.to_lowercase();
+    let mut close: Vec<(usize, &str)> = bots
+        .iter()
+        .map(|(_, n)| (crate::command::edit_distance(&lower, &n.to_lowercase()), n.as_str()))
+        .filter(|(d, n)| *d <= 3.max(n.len() / 3) || n.to_lowercase().contains(&lower))
+        .collect();
+    close.sort();
+    let hint = match close.as_slice() {
+        [] if bots.is_empty() => String::from(" (no bot runs)"),
+        [] => format!(" (bots: {})", name_list(bots)),
+        close => format!(" (did you mean: {})", close.iter().take(3).map(|(_, n)| *n).collect::<Vec<_>>().join(", ")),
+    };
+    CommandError::new("UNKNOWN_BOT", format!("Unknown bot: {name}{hint}"))
 }
 
 /// What the bot carries, as an inventory plugin last knew it — the interface through which

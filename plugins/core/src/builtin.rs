@@ -1,5 +1,6 @@
 //! Built-in commands (`schema`, `help`) and the lifecycle events every bot emits.
 
+use bevy_ecs::prelude::{Entity, Message};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -9,7 +10,7 @@ use crate::command::{AgentCommand, CommandCtx, CommandError, CommandRegistry, ER
 use crate::event::{EventKind, EventRegistry};
 
 /// `startup`: the harness started.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct Startup {
     /// clawcraft's version.
     pub version: String,
@@ -17,44 +18,66 @@ pub struct Startup {
 impl EventKind for Startup {
     const NAME: &'static str = "startup";
     const DESCRIPTION: &'static str = "The harness started";
+    fn bot(&self) -> Option<Entity> {
+        None
+    }
 }
 
 /// `ready`: logged in; the world is being received.
-#[derive(Serialize, JsonSchema)]
-pub struct Ready {}
+#[derive(Message, Clone, Serialize, JsonSchema)]
+pub struct Ready {
+    #[serde(skip)]
+    pub bot: Entity,
+}
 impl EventKind for Ready {
     const NAME: &'static str = "ready";
     const DESCRIPTION: &'static str = "Logged in; the world is being received";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `spawn`: the bot spawned; world commands work from now on.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct Spawn {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Feet position.
     pub pos: Vec3,
 }
 impl EventKind for Spawn {
     const NAME: &'static str = "spawn";
     const DESCRIPTION: &'static str = "The bot spawned; commands that need the world work from now on";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `disconnected`: the connection ended.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct Disconnected {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The server's message when it kicked us, else what happened.
     pub reason: String,
 }
 impl EventKind for Disconnected {
     const NAME: &'static str = "disconnected";
     const DESCRIPTION: &'static str = "The connection ended (with the server's message when it kicked the bot)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `shutdown`: leaving after stdin EOF or a signal.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct Shutdown {}
 impl EventKind for Shutdown {
     const NAME: &'static str = "shutdown";
     const DESCRIPTION: &'static str = "The harness is leaving (stdin closed, SIGINT or SIGTERM)";
+    fn bot(&self) -> Option<Entity> {
+        None
+    }
 }
 
 /// `{"action":"schema"}`: JSON Schema of every command and event, generated from the Rust types;

@@ -1,4 +1,4 @@
-//! The agent command path, shared by every channel (stdin, TCP, later MCP).
+//! The agent command path, shared by every channel (stdin, TCP, MCP) and by plugins.
 //!
 //! A channel turns a JSON line into a [`CommandRequest`] with [`parse_request`] and pushes it to
 //! [`PendingCommands`]; [`execute_commands`] runs each against the world during
@@ -8,6 +8,10 @@
 //!
 //! Registering a command is one call, [`AppCommandExt::add_agent_command`]: its name, typed
 //! parameters (serde + JSON Schema), typed response, handler and docs all come from the type.
+//!
+//! A request names its bot with `"bot": "<name>"`; without it the only bot answers (see
+//! [`resolve_bot`](crate::bot::resolve_bot)). Plugins start commands without JSON through
+//! [`BotCommands`] and read the typed [`Answer`].
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,7 +25,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::bot::{Lifecycle, first_bot};
+use crate::bot::{Lifecycle, resolve_bot};
+use crate::bot_commands::PLUGIN_ORIGIN;
 
 /// A command error with a stable machine-readable code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +75,9 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("INVALID_PARAMS", "a parameter is missing, unknown or of the wrong type"),
     ("OUT_OF_RANGE", "a parameter is outside its allowed range"),
     ("NOT_SPAWNED", "the command needs a spawned bot"),
+    ("BOT_REQUIRED", "several bots run in this process: name one with \"bot\" (the error lists them)"),
+    ("UNKNOWN_BOT", "no bot of that name runs in this process (the error names the closest ones)"),
+    ("BOT_EXISTS", "bot_add: a bot of that name already runs in this process"),
     ("BUSY", "another action of the same kind is running; abort it first"),
     ("NOT_ACTIVE", "an abort_* command found nothing running in its slot (ClawCraft's `Not walking` etc.)"),
     ("UNKNOWN_EVENT", "subscribe/unsubscribe named an event that is not opt-in"),
@@ -135,7 +143,25 @@ pub struct CommandCtx<'w> {
     size_hint: Option<&'static str>,
 }
 
-impl CommandCtx<'_> {
+impl<'w> CommandCtx<'w> {
+    /// The context of a plugin's request ([`BotCommands`](crate::BotCommands)).
+    pub(crate) fn for_plugin(world: &'w mut World, bot: Entity, id: Value) -> Self {
+        Self {
+            world,
+            bot,
+            id,
+            origin: crate::bot_commands::PLUGIN_ORIGIN,
+            deferred: false,
+            warnings: Vec::new(),
+            size_hint: None,
+        }
+    }
+
+    /// Whether the handler deferred its response ([`CommandCtx::defer`]).
+    pub fn is_deferred(&self) -> bool {
+        self.deferred
+    }
+
     /// The response will be sent later (when the server answers): the value `run` returns is
     /// dropped, and the caller completes the request with [`DeferredReply::respond`].
     pub fn defer(&mut self) -> DeferredReply {
@@ -166,8 +192,12 @@ pub struct DeferredReply {
 
 impl DeferredReply {
     /// The response message completing this request. `type` and `id` of the payload (an event
-    /// record reused as the answer) give way to the envelope's.
-    pub fn respond<R: Serialize>(&self, result: Result<R, CommandError>) -> CommandResponse {
+    /// record reused as the answer) give way to the envelope's. For a plugin's request
+    /// ([`BotCommands`]) it carries the typed result instead of a line.
+    pub fn respond<R: Serialize + Send + 'static>(&self, result: Result<R, CommandError>) -> CommandResponse {
+        if self.origin == PLUGIN_ORIGIN {
+            return CommandResponse::typed(self.id.clone(), result);
+        }
         let fields = result.and_then(|r| serde_json::to_value(r).map_err(CommandError::internal)).map(|v| match v {
             Value::Object(mut m) => {
                 m.remove("type");
@@ -180,7 +210,7 @@ impl DeferredReply {
             .and_then(|v| response_fields(&v))
             .map(|fields| budgeted_line(&self.id, with_warnings(fields, &self.warnings), self.budget, self.size_hint));
         match line {
-            Ok(line) => CommandResponse { origin: self.origin, line: line.into() },
+            Ok(line) => CommandResponse { origin: self.origin, line: line.into(), typed: None },
             Err(e) => CommandResponse::error_with_warnings(self.origin, self.id.clone(), &e, &self.warnings),
         }
     }
@@ -197,6 +227,9 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     const EXAMPLE: &'static str;
     /// Whether the command needs a spawned bot (queries of the world do; `help` doesn't).
     const NEEDS_SPAWN: bool = true;
+    /// Whether the command is for one bot. With several bots an unaddressed request for one is
+    /// `BOT_REQUIRED`; a process-wide command (`help`, `bots`, `team_say` …) runs without one.
+    const PER_BOT: bool = true;
     /// Read-only commands are answered between ticks as soon as they arrive.
     const QUERY: bool = false;
     /// For a command that starts an async action: the action's slot, completion event and abort
@@ -212,7 +245,7 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     /// compact_scan or a smaller radius/radiusY`; commands whose answers stay small leave it out.
     const SIZE_HINT: Option<&'static str> = None;
     /// The response fields (besides `type` and `id`).
-    type Response: Serialize + JsonSchema;
+    type Response: Serialize + JsonSchema + Send + Sync + 'static;
     /// Runs the command.
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Self::Response, CommandError>;
 }
@@ -245,6 +278,8 @@ pub struct CommandEntry {
     pub summary: &'static str,
     pub example: &'static str,
     pub needs_spawn: bool,
+    /// For one bot (see [`AgentCommand::PER_BOT`]).
+    pub per_bot: bool,
     pub query: bool,
     /// Set for commands that start an async action.
     pub async_info: Option<AsyncInfo>,
@@ -335,6 +370,7 @@ impl CommandRegistry {
                 summary: C::SUMMARY,
                 example: C::EXAMPLE,
                 needs_spawn: C::NEEDS_SPAWN,
+                per_bot: C::PER_BOT,
                 query: C::QUERY,
                 async_info: C::ASYNC,
                 aborts: C::ABORTS,
@@ -382,7 +418,8 @@ pub trait AppCommandExt {
 impl AppCommandExt for App {
     fn add_agent_command<C: AgentCommand>(&mut self) -> &mut Self {
         self.world_mut().get_resource_or_init::<CommandRegistry>().register::<C>();
-        self
+        // Plugins' requests of it are answered with this message.
+        self.add_message::<crate::bot_commands::Answer<C>>()
     }
 }
 
@@ -396,8 +433,27 @@ pub struct CommandRequest {
     /// The request id (echoed), or a process-wide counter value.
     pub id: Value,
     pub action: String,
-    /// All request fields except `action`, `id` and `token`.
+    /// The bot it is for (`"bot": "<name>"`), when the request names one.
+    pub bot: Option<String>,
+    /// All request fields except `action`, `id`, `bot` and `token`.
     pub params: Map<String, Value>,
+}
+
+impl CommandRequest {
+    /// A request for `action` with `params` (a JSON object; anything else is no parameters).
+    pub fn new(origin: Origin, id: Value, action: &str, params: Value) -> Self {
+        let params = match params {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        Self { origin, id, action: action.to_owned(), bot: None, params }
+    }
+
+    /// The same request, for the bot named `name`.
+    pub fn for_bot(mut self, name: &str) -> Self {
+        self.bot = Some(name.to_owned());
+        self
+    }
 }
 
 /// Requests queued by channels, executed in order.
@@ -410,11 +466,61 @@ pub struct PendingCommands(pub VecDeque<CommandRequest>);
 pub struct CommandResponse {
     pub origin: Origin,
     /// The whole response object as one line of JSON (no newline):
-    /// `{"type":"response","id":…,…}`.
+    /// `{"type":"response","id":…,…}`. Empty for a plugin's request ([`PLUGIN_ORIGIN`]).
     pub line: Arc<str>,
+    /// The typed result of a plugin's deferred request, for [`Answer`].
+    pub typed: Option<TypedResult>,
+}
+
+/// A typed command result on its way to an [`Answer`]: the request's id and the result, taken
+/// once, by the answer.
+#[derive(Clone)]
+pub struct TypedResult(Arc<(Value, std::sync::Mutex<Option<ErasedResult>>)>);
+
+type ErasedResult = Result<Box<dyn std::any::Any + Send>, CommandError>;
+
+impl TypedResult {
+    fn new<R: Send + 'static>(id: Value, result: Result<R, CommandError>) -> Self {
+        let erased: ErasedResult = result.map(|r| Box::new(r) as Box<dyn std::any::Any + Send>);
+        Self(Arc::new((id, std::sync::Mutex::new(Some(erased)))))
+    }
+
+    /// The request's id.
+    pub fn id(&self) -> &Value {
+        &self.0.0
+    }
+
+    /// The result as a `Result<R, CommandError>`, once (`None` after). A value of another type
+    /// than `R` is an `INTERNAL` error naming it.
+    pub(crate) fn take<R: 'static>(&self) -> Option<Result<R, CommandError>> {
+        let taken = self.0.1.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()?;
+        Some(taken.and_then(|boxed| {
+            boxed
+                .downcast::<R>()
+                .map(|r| *r)
+                .map_err(|_| CommandError::internal(format!("the answer is not a {}", std::any::type_name::<R>())))
+        }))
+    }
+}
+
+impl std::fmt::Debug for TypedResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TypedResult({})", self.0.0)
+    }
+}
+
+impl PartialEq for TypedResult {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl CommandResponse {
+    /// The response to a plugin's request: its typed result, no line.
+    fn typed<R: Send + 'static>(id: Value, result: Result<R, CommandError>) -> Self {
+        Self { origin: PLUGIN_ORIGIN, line: Arc::from(""), typed: Some(TypedResult::new(id, result)) }
+    }
+
     /// The error response `{"type":"response","id":…,"error":…,"code":…}`.
     pub fn error(origin: Origin, id: Value, e: &CommandError) -> Self {
         Self::from_body(origin, &error_body(id, e))
@@ -432,7 +538,7 @@ impl CommandResponse {
     /// A response from a whole response object.
     pub fn from_body(origin: Origin, body: &Map<String, Value>) -> Self {
         let line = serde_json::to_string(body).unwrap_or_else(|_| String::from("{\"type\":\"response\"}"));
-        Self { origin, line: line.into() }
+        Self { origin, line: line.into(), typed: None }
     }
 
     /// The response object, parsed (tests and front ends that need fields; channels copy
@@ -498,6 +604,13 @@ pub fn parse_request(origin: Origin, line: &str) -> Result<CommandRequest, Comma
         Some(id) => id,
     };
     fields.remove("token");
+    let bot = match fields.remove("bot") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) if !name.trim().is_empty() => Some(name.trim().to_owned()),
+        Some(_) => {
+            return Err(fail(id, CommandError::invalid_params_text("Invalid bot: must be a bot's name (a string)")));
+        }
+    };
     let action = match fields.remove("action") {
         Some(Value::String(a)) if !a.is_empty() => a,
         Some(_) => {
@@ -505,7 +618,7 @@ pub fn parse_request(origin: Origin, line: &str) -> Result<CommandRequest, Comma
         }
         None => return Err(fail(id, CommandError::new("MISSING_ACTION", "Invalid command: need {action}"))),
     };
-    Ok(CommandRequest { origin, id, action, params: fields })
+    Ok(CommandRequest { origin, id, action, bot, params: fields })
 }
 
 /// The `token` field of a request line, if it is a JSON object with one.
@@ -571,9 +684,10 @@ fn budgeted_line(id: &Value, fields: String, budget: usize, hint: Option<&str>) 
 }
 
 /// Runs pending commands (once per tick): every command whose turn it is, queries within the
-/// [`CommandBudget`].
+/// [`CommandBudget`], then the plugins' typed requests.
 pub fn execute_commands(world: &mut World) {
     execute_pending(world, false);
+    crate::bot_commands::execute_typed(world);
 }
 
 /// Runs pending queries only (between ticks) within the [`CommandBudget`]; other commands wait
@@ -613,7 +727,11 @@ fn execute_pending(world: &mut World, queries_only: bool) {
         let response = match run_one(world, &registry, &req) {
             Ok(Some(fields)) => {
                 let hint = registry.get(&req.action).and_then(|e| e.size_hint);
-                CommandResponse { origin: req.origin, line: budgeted_line(&req.id, fields, budget, hint).into() }
+                CommandResponse {
+                    origin: req.origin,
+                    line: budgeted_line(&req.id, fields, budget, hint).into(),
+                    typed: None,
+                }
             }
             Ok(None) => continue,
             Err(e) => {
@@ -642,7 +760,7 @@ fn run_one(
         let hint = if hints.is_empty() { String::new() } else { format!(" (did you mean: {})", hints.join(", ")) };
         return Err(CommandError::new("UNKNOWN_ACTION", format!("Unknown action: {}{hint}", req.action)));
     };
-    let bot = match first_bot(world) {
+    let bot = match resolve_bot(world, req.bot.as_deref(), entry.per_bot)? {
         Some(b) => b,
         None if !entry.needs_spawn => Entity::PLACEHOLDER,
         None => {

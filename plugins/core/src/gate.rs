@@ -87,9 +87,9 @@ pub fn packets_arrived(arrivals: Res<Arrivals>) -> bool {
     arrivals.packets > 0
 }
 
-/// Commands wait in the queue.
-pub fn commands_pending(pending: Res<PendingCommands>) -> bool {
-    !pending.0.is_empty()
+/// Commands wait in the queue (an agent's or a plugin's).
+pub fn commands_pending(pending: Res<PendingCommands>, typed: Res<crate::bot_commands::TypedCommands>) -> bool {
+    !pending.0.is_empty() || !typed.is_empty()
 }
 
 /// The tick the last action ended (its component was removed then).
@@ -134,7 +134,10 @@ pub(crate) fn configure(app: &mut bevy_app::App) {
             let arrivals = w.resource::<Arrivals>();
             arrivals.packets > 0 || arrivals.closed > 0
         })
-        .add_work_check("commands waiting", |w| !w.resource::<PendingCommands>().0.is_empty())
+        .add_work_check("commands waiting", |w| {
+            !w.resource::<PendingCommands>().0.is_empty()
+                || !w.resource::<crate::bot_commands::TypedCommands>().is_empty()
+        })
         // A thread handed the tick work since the last one (a channel line, a finished run).
         .add_work_check("woken", move |_| waker.take_arrived())
         .add_pending_work("action running", any_bot::<&ActiveActions>(|a| !a.slots.is_empty()))

@@ -2,15 +2,20 @@
 //!
 //! - [`TickSet`]: the named order of work inside one 20 Hz tick (one `App::update`), and
 //!   [`Interim`], the small schedule that answers queries between ticks.
-//! - [`bot`]: components that live on a bot's entity (one entity per connected bot).
-//! - [`event`]: [`AgentEvent`] and typed [`EventKind`]s, what the agent hears about.
+//! - [`bot`]: components that live on a bot's entity (one entity per connected bot), and how a
+//!   request finds its bot by name.
+//! - [`event`]: typed [`EventKind`]s carrying their bot, what the agent hears about, and the
+//!   ordered [`AgentEvent`] stream they travel in.
 //! - [`command`]: the command registry every plugin adds its agent commands to.
+//! - [`bot_commands`]: commands started by plugins, typed end to end ([`BotCommands`],
+//!   [`Answer`]).
 //! - [`subscription`]: opt-in events.
 //! - [`action`]: long-running actions as components while active, one completion event each,
 //!   busy slots, `abort_*`, the watchdog and interruptions.
 
 pub mod action;
 pub mod bot;
+pub mod bot_commands;
 pub mod builtin;
 pub mod command;
 pub mod danger;
@@ -20,7 +25,7 @@ pub mod math;
 pub mod probe;
 pub mod subscription;
 
-use bevy_app::{App, Plugin, PostUpdate, PreUpdate, Update};
+use bevy_app::{App, Last, Plugin, PostUpdate, PreUpdate, Update};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,13 +36,14 @@ pub use action::{
     Outcome, RunnerCountsTicks, TickCount, advance_tick_count, default_interruption, end_action,
 };
 pub use bot::*;
+pub use bot_commands::{Answer, BotCommands, CommandId, PLUGIN_ORIGIN};
 pub use command::{
     AgentCommand, AppCommandExt, AsyncInfo, CommandBudget, CommandCtx, CommandEntry, CommandError, CommandRegistry,
     CommandRequest, CommandResponse, DEFAULT_RESPONSE_BUDGET, DeferredReply, Origin, PendingCommands, ResponseBudget,
     execute_commands, execute_queries, parse_request,
 };
 pub use danger::{DangerChange, DangerMode, DangerPolicy};
-pub use event::{AgentEvent, AppEventExt, EventKind, EventRegistry, EventSink};
+pub use event::{AgentEvent, AppEventExt, EventBatch, EventKind, EventRegistry, EventSink, publish_events};
 pub use gate::{AppWorkExt, QuietTicks, TickWork};
 pub use math::Vec3;
 pub use probe::{EntitySight, GroundProbe, NamedCell, SightRay, SightedEntity, entity_on_ray, standing_on};
@@ -58,6 +64,9 @@ pub enum TickSet {
     Commands,
     /// Long-running actions advance one step.
     Actions,
+    /// The tick's events are published to their typed messages and deferred answers of plugins'
+    /// requests are delivered, so `Update` systems read them in the same tick.
+    Publish,
     /// The per-tick input packet is built from the final state of the tick.
     Input,
     /// The tick's outgoing packets leave as one batch.
@@ -72,6 +81,14 @@ pub enum ActionSet {
     Interrupt,
     Step,
     Watchdog,
+}
+
+/// Order inside `Last`: events are published to their typed messages, then channels write the
+/// output ([`LastSet::Output`], where the I/O plugin's sets go).
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LastSet {
+    Publish,
+    Output,
 }
 
 /// A schedule run between ticks when a command arrives: channels drain their input, queries run,
@@ -168,7 +185,10 @@ impl Plugin for CorePlugin {
         // bevy's own `Main` runs it in every tick; clawcraft's runner only in busy ones.
         app.world_mut().resource_mut::<bevy_app::MainScheduleOrder>().insert_after(PreUpdate, TickWork);
         app.configure_sets(PreUpdate, TickSet::Receive)
-            .configure_sets(TickWork, (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions).chain())
+            .configure_sets(
+                TickWork,
+                (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions, TickSet::Publish).chain(),
+            )
             .configure_sets(Update, (TickSet::HandlePackets, TickSet::Commands, TickSet::Actions).chain())
             .configure_sets(PostUpdate, (TickSet::Input, TickSet::Send).chain())
             .configure_sets(
@@ -187,6 +207,11 @@ impl Plugin for CorePlugin {
             .init_resource::<CommandRegistry>()
             .init_resource::<EventRegistry>()
             .init_resource::<PendingCommands>()
+            .init_resource::<bot_commands::TypedCommands>()
+            .init_resource::<bot_commands::DeferredAnswers>()
+            .init_resource::<event::PublishCursor>()
+            .init_resource::<BotNames>()
+            .init_resource::<NameBots>()
             .init_resource::<CommandBudget>()
             .init_resource::<ResponseBudget>()
             .init_resource::<TickCount>()
@@ -201,9 +226,22 @@ impl Plugin for CorePlugin {
                         .in_set(ActionSet::Interrupt)
                         .run_if(bevy_ecs::schedule::common_conditions::on_message::<InterruptActions>),
                     action::watchdog.in_set(ActionSet::Watchdog).run_if(gate::any_action_active),
+                    (bot_commands::route_deferred_answers.run_if(bot_commands::answers_waiting), publish_events)
+                        .chain()
+                        .in_set(TickSet::Publish),
                 ),
             )
+            // Events of the every-tick systems, and what `Update` wrote, before the output.
+            .add_systems(
+                Last,
+                (bot_commands::route_deferred_answers.run_if(bot_commands::answers_waiting), publish_events)
+                    .chain()
+                    .in_set(LastSet::Publish)
+                    .in_set(gate::QuietAware),
+            )
+            .configure_sets(Last, LastSet::Publish.before(LastSet::Output))
             .add_systems(Interim, execute_queries.in_set(InterimSet::Execute))
+            .add_systems(Interim, publish_events.after(InterimSet::Execute).before(InterimSet::Write))
             .add_agent_command::<builtin::Schema>()
             .add_agent_command::<builtin::Help>()
             .add_agent_command::<subscription::Subscribe>()

@@ -1,12 +1,15 @@
 //! The events of this plugin, in ClawCraft's shapes.
 
+use bevy_ecs::prelude::{Entity, Message};
 use clawcraft_core::{EventKind, Vec3};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 /// `player_join`: a player joined the server (PlayerList add).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PlayerJoin {
+    #[serde(skip)]
+    pub bot: Entity,
     pub name: String,
     pub uuid: String,
     /// Lower-case platform, e.g. `windows`, `android`, `unknown`.
@@ -15,22 +18,32 @@ pub struct PlayerJoin {
 impl EventKind for PlayerJoin {
     const NAME: &'static str = "player_join";
     const DESCRIPTION: &'static str = "A player joined the server";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `player_leave`: a player left the server (PlayerList remove).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PlayerLeave {
+    #[serde(skip)]
+    pub bot: Entity,
     pub name: String,
     pub uuid: String,
 }
 impl EventKind for PlayerLeave {
     const NAME: &'static str = "player_leave";
     const DESCRIPTION: &'static str = "A player left the server";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `player_appear`: a player entered the bot's view distance (AddPlayer).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PlayerAppear {
+    #[serde(skip)]
+    pub bot: Entity,
     pub name: String,
     pub uuid: String,
     /// Feet position.
@@ -39,22 +52,32 @@ pub struct PlayerAppear {
 impl EventKind for PlayerAppear {
     const NAME: &'static str = "player_appear";
     const DESCRIPTION: &'static str = "A player came into view (entered render distance)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `player_disappear`: a player left the bot's view distance (RemoveEntity of a player).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PlayerDisappear {
+    #[serde(skip)]
+    pub bot: Entity,
     pub name: String,
     pub uuid: String,
 }
 impl EventKind for PlayerDisappear {
     const NAME: &'static str = "player_disappear";
     const DESCRIPTION: &'static str = "A player went out of view (left render distance)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `player_nearby`: a player came closer than a proximity zone (close ≤ 8, near ≤ 16 blocks).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PlayerNearby {
+    #[serde(skip)]
+    pub bot: Entity,
     pub name: String,
     pub uuid: String,
     /// The zone entered: `close` (≤ 8 blocks) or `near` (≤ 16).
@@ -66,12 +89,17 @@ impl EventKind for PlayerNearby {
     const NAME: &'static str = "player_nearby";
     const DESCRIPTION: &'static str =
         "A player entered a proximity zone of the bot: close (<= 8 blocks) or near (<= 16)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `player_left_nearby`: a player moved out of a zone. Leaving needs one extra block (> 9 for
 /// close, > 17 for near) so a player on a border does not flap.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct PlayerLeftNearby {
+    #[serde(skip)]
+    pub bot: Entity,
     pub name: String,
     pub uuid: String,
     /// The zone left: `close` (now only near) or `near` (now out of both zones).
@@ -82,15 +110,20 @@ pub struct PlayerLeftNearby {
 impl EventKind for PlayerLeftNearby {
     const NAME: &'static str = "player_left_nearby";
     const DESCRIPTION: &'static str = "A player left a proximity zone: close (now > 9 blocks) or near (now > 17, gone)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `danger`: a hostile mob is within `danger_mob_dist` (default 8) blocks. With the default
 /// `CLAWCRAFT_DANGER_MODE=change` it fires when the mob comes within range (`new`), into a
 /// nearer zone (`closer`), when it leaves the range or despawns (`gone`), and every
 /// `CLAWCRAFT_DANGER_REPEAT_MS` while unchanged (`repeat`); with `interval`, every 5 s per mob.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Danger {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The mob's short name, e.g. `zombie`.
     pub threat: String,
     /// Blocks from the bot.
@@ -113,4 +146,7 @@ pub struct Danger {
 impl EventKind for Danger {
     const NAME: &'static str = "danger";
     const DESCRIPTION: &'static str = "A hostile mob is within danger_mob_dist (default 8 blocks): change new/closer/gone/repeat (CLAWCRAFT_DANGER_MODE=interval: every 5 s per mob)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }

@@ -190,11 +190,11 @@ pub fn player_zones(
             let (name, uuid, distance) = (info.name.clone(), info.uuid.clone(), round2(distance));
             if new > old {
                 let zone = new.map_or("near", Zone::as_str).to_owned();
-                events.write(AgentEvent::of(&PlayerNearby { name, uuid, zone, distance }));
+                events.write(AgentEvent::new(PlayerNearby { bot, name, uuid, zone, distance }));
             } else {
                 // Leaving `close` for `near` reports `close`; leaving both reports `near`.
                 let zone = if new.is_some() { "close" } else { "near" }.to_owned();
-                events.write(AgentEvent::of(&PlayerLeftNearby { name, uuid, zone, distance }));
+                events.write(AgentEvent::new(PlayerLeftNearby { bot, name, uuid, zone, distance }));
             }
         }
         proximity.zones.retain(|e, _| seen.contains(e));
@@ -224,6 +224,7 @@ pub fn danger(
             // f32 positions of the wire would put it a hair outside).
             let distance = round2(bot_pos.0.distance(pos.0));
             let report = || Danger {
+                bot,
                 threat: kind.name.clone(),
                 distance,
                 entity_type: EntityTable::get().lookup(&kind.identifier).and_then(|i| i.internal_id),
@@ -241,7 +242,7 @@ pub fn danger(
                 }
             };
             if let Some(e) = event {
-                events.write(AgentEvent::of(&e));
+                events.write(AgentEvent::new(e));
             }
         }
         // Despawned (or no longer hostile): gone, with what was last known.
@@ -252,7 +253,7 @@ pub fn danger(
             }
             if mode == DangerMode::Change {
                 threat.last.change = DangerChange::Gone.as_str().to_owned();
-                events.write(AgentEvent::of(&threat.last));
+                events.write(AgentEvent::new(threat.last.clone()));
             }
             false
         });

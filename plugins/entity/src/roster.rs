@@ -81,7 +81,8 @@ pub fn handle_player_list(
                         },
                     );
                     if !known && !is_self {
-                        events.write(AgentEvent::of(&PlayerJoin {
+                        events.write(AgentEvent::new(PlayerJoin {
+                            bot: packet.bot,
                             name: record.username.clone(),
                             uuid: record.uuid.clone(),
                             platform,
@@ -91,7 +92,11 @@ pub fn handle_player_list(
                 "remove" => {
                     if let Some(entry) = roster.players.remove(&record.uuid) {
                         if entry.name != local.username {
-                            events.write(AgentEvent::of(&PlayerLeave { name: entry.name, uuid: entry.uuid }));
+                            events.write(AgentEvent::new(PlayerLeave {
+                                bot: packet.bot,
+                                name: entry.name,
+                                uuid: entry.uuid,
+                            }));
                         }
                     } else {
                         tracing::debug!(uuid = %record.uuid, "PlayerList remove of an unknown player");

@@ -176,7 +176,8 @@ pub fn handle_lifecycle(
                 },
                 &mut commands,
             );
-            events.write(AgentEvent::of(&PlayerAppear {
+            events.write(AgentEvent::new(PlayerAppear {
+                bot: packet.bot,
                 name: p.username.clone(),
                 uuid: p.uuid.clone(),
                 position: position.rounded(),
@@ -245,7 +246,7 @@ pub fn handle_lifecycle(
             commands.entity(entry.entity).try_despawn();
             proximity.forget(entry.entity);
             if let Some((name, uuid)) = entry.player {
-                events.write(AgentEvent::of(&PlayerDisappear { name, uuid }));
+                events.write(AgentEvent::new(PlayerDisappear { bot: packet.bot, name, uuid }));
             }
         } else if let Some(t) = packet.view::<TakeItemEntity>() {
             // The RemoveEntity that follows finds nothing; forgetting the item now keeps

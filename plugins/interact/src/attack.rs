@@ -49,9 +49,11 @@ pub struct Attacking {
 }
 
 /// `attack_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct AttackDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub entity: Target,
@@ -67,6 +69,9 @@ pub struct AttackDone {
 impl EventKind for AttackDone {
     const NAME: &'static str = "attack_done";
     const DESCRIPTION: &'static str = "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Attacking {
@@ -75,8 +80,9 @@ impl AsyncAction for Attacking {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = AttackDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> AttackDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> AttackDone {
         AttackDone {
+            bot: bot.id(),
             outcome,
             entity: self.target.clone(),
             confirmed: self.hurt || self.killed || self.health.is_some(),

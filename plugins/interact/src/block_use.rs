@@ -70,9 +70,11 @@ pub struct Interacting {
 }
 
 /// `interact_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct InteractDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub block: String,
@@ -90,6 +92,9 @@ impl EventKind for InteractDone {
     const NAME: &'static str = "interact_done";
     const DESCRIPTION: &'static str =
         "An interact ended: confirmed by the server's block update, previous → properties as evidence";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Interacting {
@@ -98,8 +103,9 @@ impl AsyncAction for Interacting {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = InteractDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> InteractDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> InteractDone {
         InteractDone {
+            bot: bot.id(),
             outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
@@ -274,14 +280,19 @@ pub struct SleepState {
 }
 
 /// `sleep_started`: the server put the bot to sleep.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct SleepStarted {
+    #[serde(skip)]
+    pub bot: Entity,
     pub bed_pos: Option<BlockXyz>,
 }
 impl EventKind for SleepStarted {
     const NAME: &'static str = "sleep_started";
     const DESCRIPTION: &'static str = "The server put you to sleep (its sleeping flag), in the bed at bedPos";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Whether our own player's metadata says it sleeps: the extended `sleeping` flag, or bit 1 of
@@ -333,7 +344,7 @@ pub fn track_sleep(
             match sleeping {
                 Some(true) if !st.sleeping => {
                     st.sleeping = true;
-                    events.write(AgentEvent::of(&SleepStarted { bed_pos: st.bed.map(Into::into) }));
+                    events.write(AgentEvent::new(SleepStarted { bot: pkt.bot, bed_pos: st.bed.map(Into::into) }));
                 }
                 Some(false) => st.sleeping = false,
                 _ => {}
@@ -360,9 +371,11 @@ pub struct Sleeping {
 }
 
 /// `sleep_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct SleepDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub bed_pos: BlockXyz,
@@ -374,6 +387,9 @@ impl EventKind for SleepDone {
     const NAME: &'static str = "sleep_done";
     const DESCRIPTION: &'static str =
         "A sleep ended: confirmed by the server's sleeping state; failed with the server's message key when it refused";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Sleeping {
@@ -382,8 +398,14 @@ impl AsyncAction for Sleeping {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = SleepDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> SleepDone {
-        SleepDone { outcome, bed_pos: self.pos.into(), block: self.block.clone(), confirmed: self.confirmed }
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> SleepDone {
+        SleepDone {
+            bot: bot.id(),
+            outcome,
+            bed_pos: self.pos.into(),
+            block: self.block.clone(),
+            confirmed: self.confirmed,
+        }
     }
 }
 
@@ -485,9 +507,11 @@ pub struct Waking {
 }
 
 /// `wake_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct WakeDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     /// True only when the server cleared the sleeping state.
@@ -496,6 +520,9 @@ pub struct WakeDone {
 impl EventKind for WakeDone {
     const NAME: &'static str = "wake_done";
     const DESCRIPTION: &'static str = "A wake ended: confirmed when the server cleared the sleeping state";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Waking {
@@ -504,8 +531,8 @@ impl AsyncAction for Waking {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = WakeDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> WakeDone {
-        WakeDone { outcome, confirmed: self.confirmed }
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WakeDone {
+        WakeDone { bot: bot.id(), outcome, confirmed: self.confirmed }
     }
 }
 
@@ -592,9 +619,11 @@ pub struct Using {
 }
 
 /// `use_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct UseDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     /// The item used (null = empty hand).
@@ -613,6 +642,9 @@ pub struct UseDone {
 impl EventKind for UseDone {
     const NAME: &'static str = "use_done";
     const DESCRIPTION: &'static str = "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl Using {
@@ -627,8 +659,9 @@ impl AsyncAction for Using {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = UseDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> UseDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> UseDone {
         UseDone {
+            bot: bot.id(),
             outcome,
             item: self.item.clone(),
             pos: self.pos.map(|(c, ..)| c.into()),

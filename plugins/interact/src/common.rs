@@ -438,14 +438,12 @@ pub fn hold_item_of(world: &mut World, bot: Entity, query: &str) -> Result<Ready
     }
     if let Some(&slot) = found.iter().find(|s| **s < clawcraft_inventory::HOTBAR_SLOTS) {
         let rid = runtime_id_of(world, bot)?;
-        let mut events = Vec::new();
+        let mut events = clawcraft_core::EventBatch::new(bot);
         let mut q = world.query::<(&mut clawcraft_network::Connection, &mut Inventory)>();
         if let Ok((mut conn, mut inv)) = q.get_mut(world, bot) {
             clawcraft_inventory::hold(&mut conn, rid, &mut inv, slot, &mut events);
         }
-        for e in events {
-            world.write_message(e);
-        }
+        world.write_message_batch(events.drain());
         return Ok(Ready::Now);
     }
     let Some(&from) = found.first() else {

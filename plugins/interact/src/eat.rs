@@ -65,9 +65,11 @@ pub struct Eating {
 }
 
 /// `eat_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct EatDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub item: String,
@@ -85,6 +87,9 @@ pub struct EatDone {
 impl EventKind for EatDone {
     const NAME: &'static str = "eat_done";
     const DESCRIPTION: &'static str = "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Eating {
@@ -104,6 +109,7 @@ impl AsyncAction for Eating {
             count.after = inv.held().filter(|i| *i.name == *self.item).map_or(0, |i| i.count);
         }
         EatDone {
+            bot: bot.id(),
             outcome,
             item: self.item.clone(),
             confirmed: self.completed,

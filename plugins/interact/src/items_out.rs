@@ -72,9 +72,11 @@ pub struct Throwing {
 }
 
 /// `throw_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ThrowDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub item: String,
@@ -88,6 +90,9 @@ impl EventKind for ThrowDone {
     const NAME: &'static str = "throw_done";
     const DESCRIPTION: &'static str =
         "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl Throwing {
@@ -102,8 +107,9 @@ impl AsyncAction for Throwing {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = ThrowDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> ThrowDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> ThrowDone {
         ThrowDone {
+            bot: bot.id(),
             outcome,
             item: self.item.clone(),
             confirmed: self.confirmed(),
@@ -248,9 +254,11 @@ pub struct Dropping {
 }
 
 /// `drop_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct DropDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub item: String,
@@ -263,12 +271,17 @@ pub struct DropDone {
 impl EventKind for DropDone {
     const NAME: &'static str = "drop_done";
     const DESCRIPTION: &'static str = "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `give_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct GiveDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub to: String,
@@ -284,6 +297,9 @@ pub struct GiveDone {
 impl EventKind for GiveDone {
     const NAME: &'static str = "give_done";
     const DESCRIPTION: &'static str = "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Registers the drop slot's action under both completion events: `drop` and `give` differ only
@@ -297,8 +313,9 @@ impl AsyncAction for Dropping {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = DropDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> DropDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> DropDone {
         DropDone {
+            bot: bot.id(),
             outcome,
             item: self.item.clone(),
             count: self.count,
@@ -314,10 +331,11 @@ impl AsyncAction for Giving {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = GiveDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> GiveDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> GiveDone {
         let d = &self.0;
         let (to, _, distance) = d.to.clone().unwrap_or_default();
         GiveDone {
+            bot: bot.id(),
             outcome,
             to,
             item: d.item.clone(),

@@ -104,9 +104,11 @@ pub struct Mining {
 }
 
 /// `mine_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MineDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub block: String,
@@ -129,6 +131,9 @@ pub struct MineDone {
 impl EventKind for MineDone {
     const NAME: &'static str = "mine_done";
     const DESCRIPTION: &'static str = "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Mining {
@@ -137,8 +142,9 @@ impl AsyncAction for Mining {
     const IDLE: &'static str = "Not mining";
     type Done = MineDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> MineDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> MineDone {
         MineDone {
+            bot: bot.id(),
             outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
@@ -314,14 +320,12 @@ pub fn prepare_mine(
             {
                 if best < clawcraft_inventory::HOTBAR_SLOTS {
                     let rid = runtime_id_of(world, bot)?;
-                    let mut events = Vec::new();
+                    let mut events = clawcraft_core::EventBatch::new(bot);
                     let mut q = world.query::<(&mut Connection, &mut Inventory)>();
                     if let Ok((mut conn, mut inv)) = q.get_mut(world, bot) {
                         clawcraft_inventory::hold(&mut conn, rid, &mut inv, best, &mut events);
                     }
-                    for e in events {
-                        world.write_message(e);
-                    }
+                    world.write_message_batch(events.drain());
                     slot_to_use = Some(best);
                 } else {
                     let held = inv.held_slot;

@@ -70,9 +70,11 @@ pub struct Placing {
 }
 
 /// `place_done`.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PlaceDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     /// The block the server shows in the cell (null when none).
@@ -92,6 +94,9 @@ pub struct PlaceDone {
 impl EventKind for PlaceDone {
     const NAME: &'static str = "place_done";
     const DESCRIPTION: &'static str = "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 impl AsyncAction for Placing {
@@ -100,8 +105,9 @@ impl AsyncAction for Placing {
     const IDLE: &'static str = UseSlot::IDLE;
     type Done = PlaceDone;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> PlaceDone {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> PlaceDone {
         PlaceDone {
+            bot: bot.id(),
             outcome,
             block: self.block.clone(),
             pos: self.pos.into(),

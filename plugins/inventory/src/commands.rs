@@ -3,7 +3,7 @@
 //! (`confirmed:true`), or a `REJECTED`/`TIMEOUT` error when it refused or never answered.
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentCommand, CommandCtx, CommandError, CommandResponse, DeferredReply, EntityIds};
+use clawcraft_core::{AgentCommand, CommandCtx, CommandError, CommandResponse, DeferredReply, EntityIds, EventBatch};
 use clawcraft_network::Connection;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -161,14 +161,12 @@ pub struct EquipResponse {
 
 fn hold_now(ctx: &mut CommandCtx<'_>, slot: u8) -> Result<EquipResponse, CommandError> {
     let runtime_id = ctx.world.get::<EntityIds>(ctx.bot).map(|i| i.runtime_id).ok_or_else(CommandError::not_spawned)?;
-    let mut events = Vec::new();
+    let mut events = EventBatch::new(ctx.bot);
     let mut q = ctx.world.query::<(&mut Connection, &mut Inventory)>();
     let (mut conn, mut inv) = q.get_mut(ctx.world, ctx.bot).map_err(|_| CommandError::not_spawned())?;
     hold(&mut conn, runtime_id, &mut inv, slot, &mut events);
     let item = inv.held().map(crate::item::Item::json);
-    for ev in events {
-        ctx.world.write_message(ev);
-    }
+    ctx.world.write_message_batch(events.drain());
     Ok(EquipResponse { equipped: true, slot, item, confirmed: false })
 }
 

@@ -1,5 +1,6 @@
 //! Inventory events, in ClawCraft's shapes (`item`, `slot`, `windowId` on every slot event).
 
+use bevy_ecs::prelude::{Entity, Message};
 use clawcraft_core::Vec3;
 use clawcraft_core::event::EventKind;
 use schemars::JsonSchema;
@@ -8,9 +9,11 @@ use serde::Serialize;
 use crate::item::ItemJson;
 
 /// `item_added`: a slot that was empty holds an item now.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemAdded {
+    #[serde(skip)]
+    pub bot: Entity,
     pub item: ItemJson,
     pub slot: u32,
     /// `inventory`, `armor`, `offhand` or `cursor`.
@@ -26,12 +29,17 @@ impl EventKind for ItemAdded {
     const NAME: &'static str = "item_added";
     const DESCRIPTION: &'static str =
         "An item appeared in a slot (source pickup + entityPosition when an item entity we took explains it)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `item_removed`: a slot became empty.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemRemoved {
+    #[serde(skip)]
+    pub bot: Entity,
     pub item: ItemJson,
     pub slot: u32,
     pub window_id: String,
@@ -43,12 +51,17 @@ pub struct ItemRemoved {
 impl EventKind for ItemRemoved {
     const NAME: &'static str = "item_removed";
     const DESCRIPTION: &'static str = "An item disappeared from a slot";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `item_count_changed`: the same item, another count.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemCountChanged {
+    #[serde(skip)]
+    pub bot: Entity,
     pub item: ItemJson,
     pub slot: u32,
     pub window_id: String,
@@ -64,12 +77,17 @@ pub struct ItemCountChanged {
 impl EventKind for ItemCountChanged {
     const NAME: &'static str = "item_count_changed";
     const DESCRIPTION: &'static str = "A stack's count changed (oldCount, newCount)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `item_damaged`: a tool or armour piece lost durability.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemDamaged {
+    #[serde(skip)]
+    pub bot: Entity,
     pub item: ItemJson,
     pub slot: u32,
     pub window_id: String,
@@ -79,12 +97,17 @@ pub struct ItemDamaged {
 impl EventKind for ItemDamaged {
     const NAME: &'static str = "item_damaged";
     const DESCRIPTION: &'static str = "A durable item lost durability (previousDurability, durability)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `tool_broken`: a durable item wore out and vanished.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolBroken {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The item as it was last seen.
     pub item: ItemJson,
     pub slot: u32,
@@ -93,12 +116,17 @@ pub struct ToolBroken {
 impl EventKind for ToolBroken {
     const NAME: &'static str = "tool_broken";
     const DESCRIPTION: &'static str = "A durable item wore out (it had at most one use left) and vanished";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `held_slot_changed`: another hotbar slot is selected.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct HeldSlotChanged {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Hotbar slot now held (0–8).
     pub slot: u8,
     pub previous: u8,
@@ -110,13 +138,18 @@ pub struct HeldSlotChanged {
 impl EventKind for HeldSlotChanged {
     const NAME: &'static str = "held_slot_changed";
     const DESCRIPTION: &'static str = "Another hotbar slot is held (by the server's word or our own selection)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `item_request_rejected`: the server refused one of our inventory requests; the local view
 /// stays the server's (nothing was changed before its answer).
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemRequestRejected {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The item-stack request id (negative) or 0 for a legacy transaction.
     pub request_id: i32,
     /// What the request was for (`equip`, `unequip`, `drop`, …).
@@ -129,4 +162,7 @@ impl EventKind for ItemRequestRejected {
     const NAME: &'static str = "item_request_rejected";
     const DESCRIPTION: &'static str =
         "The server refused (or never answered) an inventory request; the view stays the server's";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }

@@ -3,7 +3,7 @@
 //! the held slot; TakeItemEntity naming us (the entity plugin's [`ItemPickedUp`]) → pickups.
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, EntityIds, LocalBot, TickCount};
+use clawcraft_core::{AgentEvent, EntityIds, EventBatch, LocalBot, TickCount};
 use clawcraft_entity::ItemPickedUp;
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{
@@ -75,7 +75,7 @@ pub fn handle_inventory_packets(
     }
     for pkt in packets.read() {
         let Ok((mut inv, mut ids, mut pickups, own)) = bots.get_mut(pkt.bot) else { continue };
-        let mut out = Vec::new();
+        let mut out = EventBatch::new(pkt.bot);
         if let Some(r) = pkt.view::<ItemRegistry>() {
             ids.extend(&r.itemstates);
         } else if let Some(c) = pkt.view::<InventoryContent>() {
@@ -111,9 +111,7 @@ pub fn handle_inventory_packets(
         {
             select(&mut inv, slot, "server", &mut out);
         }
-        for e in out {
-            events.write(e);
-        }
+        events.write_batch(out.drain());
     }
     for (_, _, mut pickups, _) in &mut bots {
         pickups.expire(ticks.0);
@@ -127,7 +125,7 @@ fn set_slot(
     slot: SlotRef,
     wire: &ItemInstance,
     pickups: Option<&mut RecentPickups>,
-    out: &mut Vec<AgentEvent>,
+    out: &mut EventBatch,
 ) {
     let new = ids.item(wire);
     let old = inv.set(slot, new.clone());
@@ -139,17 +137,18 @@ fn set_slot(
 }
 
 /// Selects hotbar slot `slot`, emitting `held_slot_changed` when it changes.
-pub fn select(inv: &mut Inventory, slot: u8, source: &str, out: &mut Vec<AgentEvent>) {
+pub fn select(inv: &mut Inventory, slot: u8, source: &str, out: &mut EventBatch) {
     if inv.held_slot == slot {
         return;
     }
     let previous = std::mem::replace(&mut inv.held_slot, slot);
-    out.push(AgentEvent::of(&HeldSlotChanged {
+    out.push(HeldSlotChanged {
+        bot: out.bot(),
         slot,
         previous,
         item: inv.held().map(crate::item::Item::json),
         source: source.into(),
-    }));
+    });
 }
 
 /// The MobEquipment that tells the server we hold hotbar slot `slot` (with the exact item).
@@ -160,7 +159,7 @@ pub fn equipment_packet(runtime_id: u64, inv: &Inventory, slot: u8) -> MobEquipm
 
 /// Holds hotbar slot `slot`: tells the server and updates the view (selection is the client's to
 /// decide; servers do not answer it).
-pub fn hold(conn: &mut Connection, runtime_id: u64, inv: &mut Inventory, slot: u8, out: &mut Vec<AgentEvent>) {
+pub fn hold(conn: &mut Connection, runtime_id: u64, inv: &mut Inventory, slot: u8, out: &mut EventBatch) {
     conn.send(&equipment_packet(runtime_id, inv, slot));
     select(inv, slot, "bot", out);
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, InventoryView, ItemStackView, Vec3};
+use clawcraft_core::{EventBatch, InventoryView, ItemStackView, Vec3};
 
 use crate::events::{ItemAdded, ItemCountChanged, ItemDamaged, ItemRemoved, ToolBroken};
 use crate::item::Item;
@@ -243,7 +243,7 @@ pub fn slot_events(
     new: Option<&Item>,
     source: Option<&str>,
     pickups: &mut RecentPickups,
-    out: &mut Vec<AgentEvent>,
+    out: &mut EventBatch,
 ) {
     let (window_id, index) = (slot.window().to_owned(), slot.index());
     let src = || source.map(str::to_owned);
@@ -251,20 +251,21 @@ pub fn slot_events(
         (None, None) => {}
         (None, Some(n)) => {
             let pickup = if source.is_none() { pickups.take(&n.name) } else { None };
-            out.push(AgentEvent::of(&ItemAdded {
+            out.push(ItemAdded {
+                bot: out.bot(),
                 item: n.json(),
                 slot: index,
                 window_id,
                 source: pickup.as_ref().map(|_| "pickup".to_owned()).or_else(src),
                 entity_position: pickup.and_then(|p| p.position),
-            }));
+            });
         }
         (Some(o), None) => {
             // A worn-out tool vanishes with at most one use left; anything else was moved or used.
             if source.is_none() && o.durability.is_some_and(|d| d <= 1) {
-                out.push(AgentEvent::of(&ToolBroken { item: o.json(), slot: index, window_id }));
+                out.push(ToolBroken { bot: out.bot(), item: o.json(), slot: index, window_id });
             } else {
-                out.push(AgentEvent::of(&ItemRemoved { item: o.json(), slot: index, window_id, source: src() }));
+                out.push(ItemRemoved { bot: out.bot(), item: o.json(), slot: index, window_id, source: src() });
             }
         }
         (Some(o), Some(n)) if o.name != n.name => {
@@ -274,7 +275,8 @@ pub fn slot_events(
         (Some(o), Some(n)) => {
             if o.count != n.count {
                 let pickup = if source.is_none() && n.count > o.count { pickups.take(&n.name) } else { None };
-                out.push(AgentEvent::of(&ItemCountChanged {
+                out.push(ItemCountChanged {
+                    bot: out.bot(),
                     item: n.json(),
                     slot: index,
                     window_id: window_id.clone(),
@@ -282,18 +284,19 @@ pub fn slot_events(
                     new_count: n.count,
                     source: pickup.as_ref().map(|_| "pickup".to_owned()).or_else(src),
                     entity_position: pickup.and_then(|p| p.position),
-                }));
+                });
             }
             if let (Some(before), Some(after)) = (o.durability, n.durability)
                 && after < before
             {
-                out.push(AgentEvent::of(&ItemDamaged {
+                out.push(ItemDamaged {
+                    bot: out.bot(),
                     item: n.json(),
                     slot: index,
                     window_id,
                     previous_durability: before,
                     durability: after,
-                }));
+                });
             }
         }
     }
@@ -318,14 +321,14 @@ mod tests {
         }
     }
 
-    fn kinds(out: &[AgentEvent]) -> Vec<&str> {
-        out.iter().map(|e| e.kind.as_str()).collect()
+    fn kinds(out: &EventBatch) -> Vec<&str> {
+        out.events().iter().map(|e| e.kind()).collect()
     }
 
     #[test]
     fn slot_changes_become_clawcraft_events() {
         let mut p = RecentPickups::default();
-        let mut out = Vec::new();
+        let mut out = EventBatch::new(Entity::PLACEHOLDER);
         let dirt = item("minecraft:dirt", 3, None);
         slot_events(SlotRef::Inv(4), None, Some(&dirt), None, &mut p, &mut out);
         slot_events(SlotRef::Inv(4), Some(&dirt), Some(&dirt.with_count(5)), None, &mut p, &mut out);
@@ -347,11 +350,11 @@ mod tests {
                 "item_added"
             ]
         );
-        assert_eq!(out[1].fields["oldCount"], 3);
-        assert_eq!(out[1].fields["newCount"], 5);
-        assert_eq!(out[2].fields["source"], "drop");
-        assert_eq!(out[3].fields["previousDurability"], 10);
-        assert_eq!(out[6].fields["windowId"], "armor");
+        assert_eq!(out.events()[1].fields()["oldCount"], 3);
+        assert_eq!(out.events()[1].fields()["newCount"], 5);
+        assert_eq!(out.events()[2].fields()["source"], "drop");
+        assert_eq!(out.events()[3].fields()["previousDurability"], 10);
+        assert_eq!(out.events()[6].fields()["windowId"], "armor");
     }
 
     #[test]
@@ -363,13 +366,13 @@ mod tests {
             count: 1,
             position: Some(Vec3::new(2.5, -61.0, 0.5)),
         });
-        let mut out = Vec::new();
+        let mut out = EventBatch::new(Entity::PLACEHOLDER);
         let dirt = item("minecraft:dirt", 1, None);
         slot_events(SlotRef::Inv(9), None, Some(&dirt), None, &mut p, &mut out);
         slot_events(SlotRef::Inv(10), None, Some(&dirt), None, &mut p, &mut out);
-        assert_eq!(out[0].fields["source"], "pickup");
-        assert_eq!(out[0].fields["entityPosition"]["x"], 2.5);
-        assert!(out[1].fields.get("source").is_none(), "one pickup explains one change");
+        assert_eq!(out.events()[0].fields()["source"], "pickup");
+        assert_eq!(out.events()[0].fields()["entityPosition"]["x"], 2.5);
+        assert!(out.events()[1].fields().get("source").is_none(), "one pickup explains one change");
         p.entries.push_back(Pickup { tick: 10, name: "minecraft:dirt".into(), count: 1, position: None });
         p.expire(10 + PICKUP_WINDOW_TICKS + 1);
         assert!(p.entries.is_empty());

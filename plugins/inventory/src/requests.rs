@@ -24,7 +24,7 @@
 use std::collections::VecDeque;
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, EntityIds, TickCount};
+use clawcraft_core::{AgentEvent, EntityIds, EventBatch, TickCount};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{
     ContainerClose, ContainerOpen, FullContainerName, Interact, InventoryTransaction, ItemInstance, ItemStackRequest,
@@ -352,25 +352,27 @@ pub fn legacy_move(from: SlotRef, to: SlotRef, inv: &Inventory) -> InventoryTran
 /// Applies an accepted response: replays the job's moves, then takes the listed slots' counts
 /// and stack ids from the server. Returns the events of every slot that changed.
 pub fn apply_response(
+    bot: Entity,
     inv: &mut Inventory,
     moves: &[Move],
     response: &StackResponse,
     source: &str,
     pickups: &mut RecentPickups,
-) -> Vec<AgentEvent> {
-    apply_response_expecting(inv, moves, &[], response, source, pickups)
+) -> EventBatch {
+    apply_response_expecting(bot, inv, moves, &[], response, source, pickups)
 }
 
 /// [`apply_response`] for a job that also says what some slots hold afterwards (`expected`,
 /// applied after the moves and before the server's counts and stack ids).
 pub fn apply_response_expecting(
+    bot: Entity,
     inv: &mut Inventory,
     moves: &[Move],
     expected: &[(SlotRef, Option<crate::item::Item>)],
     response: &StackResponse,
     source: &str,
     pickups: &mut RecentPickups,
-) -> Vec<AgentEvent> {
+) -> EventBatch {
     let before = inv.clone();
     for m in moves {
         m.apply(inv);
@@ -394,7 +396,7 @@ pub fn apply_response_expecting(
             inv.set(slot, now);
         }
     }
-    let mut events = Vec::new();
+    let mut events = EventBatch::new(bot);
     let mut all: Vec<SlotRef> = (0..crate::inventory::INVENTORY_SLOTS as u8).map(SlotRef::Inv).collect();
     all.extend((0..4).map(SlotRef::Armor));
     all.extend([SlotRef::Offhand, SlotRef::Cursor]);
@@ -449,7 +451,8 @@ pub fn drive_jobs(
         }
         for (id, purpose, request_id, result) in ended {
             if let JobResult::Rejected(status) = &result {
-                events.write(AgentEvent::of(&ItemRequestRejected {
+                events.write(AgentEvent::new(ItemRequestRejected {
+                    bot,
                     request_id,
                     purpose: purpose.into(),
                     status: status.clone(),
@@ -544,12 +547,13 @@ pub fn handle_responses(
                         _ => "move",
                     };
                     let expected = job.custom.as_ref().map_or(&[][..], |c| &c.expected[..]);
-                    for e in apply_response_expecting(&mut inv, &job.moves, expected, resp, source, &mut pickups) {
-                        events.write(e);
-                    }
+                    let mut changed =
+                        apply_response_expecting(pkt.bot, &mut inv, &job.moves, expected, resp, source, &mut pickups);
+                    events.write_batch(changed.drain());
                     JobResult::Confirmed
                 } else {
-                    events.write(AgentEvent::of(&ItemRequestRejected {
+                    events.write(AgentEvent::new(ItemRequestRejected {
+                        bot: pkt.bot,
                         request_id: resp.request_id,
                         purpose: job.purpose.into(),
                         status: resp.status.clone(),
@@ -685,13 +689,14 @@ mod tests {
                 ResponseContainer { slot_type: FullContainerName::of("inventory"), slots: vec![slot(12, 5, 77)] },
             ]),
         };
-        let events = apply_response(&mut inv, &moves, &resp, "move", &mut RecentPickups::default());
+        let events =
+            apply_response(Entity::PLACEHOLDER, &mut inv, &moves, &resp, "move", &mut RecentPickups::default());
         assert_eq!(inv.get(SlotRef::Inv(0)).map(|i| &*i.name), Some("minecraft:stone_pickaxe"));
         let dirt = inv.get(SlotRef::Inv(12)).expect("dirt moved");
         assert_eq!((dirt.count, dirt.stack_id, dirt.wire.stack_id), (5, Some(77), Some(77)), "server's stack id");
-        let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+        let kinds: Vec<&str> = events.events().iter().map(|e| e.kind()).collect();
         assert_eq!(kinds, ["item_removed", "item_added", "item_removed", "item_added"]);
-        assert!(events.iter().all(|e| e.fields["source"] == "move"));
+        assert!(events.events().iter().all(|e| e.fields()["source"] == "move"));
     }
 
     #[test]

@@ -31,8 +31,9 @@ use clawcraft_core::builtin::{Shutdown, Startup as StartupEvent};
 use clawcraft_core::command::next_request_id;
 use clawcraft_core::gate::{Gate, QuietAware};
 use clawcraft_core::{
-    AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, CommandError, CommandResponse, CommandWaker, CorePlugin,
-    EventKind, Interim, InterimSet, PendingCommands, TickWork, event::now_ms, parse_request,
+    AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, AwaitingReconnect, BotNames, CommandError, CommandResponse,
+    CommandWaker, CorePlugin, EventKind, Interim, InterimSet, Lifecycle, LocalBot, NameBots, PLUGIN_ORIGIN,
+    PendingCommands, TickWork, event::now_ms, parse_request,
 };
 use clawcraft_network::{ConnectionClosed, ShutdownRequest};
 use crossbeam_channel::{Receiver, TryRecvError};
@@ -62,7 +63,9 @@ pub struct IoPlugin {
     pub signals: bool,
     /// Print responses and events to stdout.
     pub stdout: bool,
-    /// Exit (non-zero) once every bot's connection is gone.
+    /// Exit (code 2) once the last bot's connection is lost and no bot will connect again (a
+    /// bot waiting to reconnect keeps the process running). Off: run on without bots
+    /// (`--keep-running`).
     pub exit_on_disconnect: bool,
     /// Bytes of stdout output that may wait for a reader; beyond it lines are dropped, counted and
     /// reported with `stdout_overflow`.
@@ -95,7 +98,7 @@ struct Overflow {
 }
 
 /// `stdout_overflow`: stdout was not read fast enough and lines were dropped from it.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StdoutOverflow {
     /// Events dropped from stdout (every one is still in the events file and on TCP `watch`).
@@ -110,6 +113,9 @@ pub struct StdoutOverflow {
 impl EventKind for StdoutOverflow {
     const NAME: &'static str = "stdout_overflow";
     const DESCRIPTION: &'static str = "stdout was not read in time and lines were dropped; read events firstSeq..=lastSeq back with `clawcraft events --since` or TCP `watch`";
+    fn bot(&self) -> Option<Entity> {
+        None
+    }
 }
 
 /// Set by the signal handler, read once per tick.
@@ -143,7 +149,20 @@ pub struct StampedEvent {
     pub seq: u64,
     /// The event's `type`, for filters.
     pub kind: Arc<str>,
+    /// The name of the bot it is about (`None` for the process's own events), for filters.
+    pub bot: Option<Arc<str>>,
     pub line: Arc<str>,
+}
+
+impl StampedEvent {
+    /// Whether a filter on `bot` (a bot's name, case-insensitive) lets it through: events of
+    /// that bot and the process's own.
+    pub fn is_for(&self, bot: Option<&str>) -> bool {
+        match (bot, &self.bot) {
+            (None, _) | (Some(_), None) => true,
+            (Some(want), Some(name)) => name.eq_ignore_ascii_case(want),
+        }
+    }
 }
 
 /// What this output pass writes: filled in [`IoSet::Collect`], read in [`IoSet::Route`].
@@ -161,9 +180,11 @@ struct OutputCursors {
     events: MessageCursor<AgentEvent>,
 }
 
+/// When the process ends by itself (see [`IoPlugin::exit_on_disconnect`]).
 #[derive(Resource, Debug, Clone, Copy)]
-struct IoSettings {
-    exit_on_disconnect: bool,
+pub struct ExitPolicy {
+    /// Exit when no bot is left.
+    pub when_no_bots: bool,
 }
 
 impl Plugin for IoPlugin {
@@ -171,7 +192,7 @@ impl Plugin for IoPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        app.insert_resource(IoSettings { exit_on_disconnect: self.exit_on_disconnect })
+        app.insert_resource(ExitPolicy { when_no_bots: self.exit_on_disconnect })
             .init_resource::<EventSeq>()
             .init_resource::<EventLog>()
             .init_resource::<SignalFlag>()
@@ -255,7 +276,7 @@ impl IoPlugin {
 }
 
 fn emit_startup(mut events: MessageWriter<AgentEvent>) {
-    events.write(AgentEvent::of(&StartupEvent { version: env!("CARGO_PKG_VERSION").into() }));
+    events.write(AgentEvent::new(StartupEvent { version: env!("CARGO_PKG_VERSION").into() }));
 }
 
 fn read_stdin(
@@ -313,7 +334,7 @@ fn finish_on_shutdown(
     mut exit: MessageWriter<AppExit>,
 ) {
     if requests.read().count() > 0 {
-        events.write(AgentEvent::of(&Shutdown {}));
+        events.write(AgentEvent::new(Shutdown {}));
         exit.write(AppExit::Success);
     }
 }
@@ -324,7 +345,10 @@ fn output_waiting(outbox: Res<Outbox>, stdout: Option<Res<Stdout>>) -> bool {
     !outbox.responses.is_empty() || !outbox.events.is_empty() || stdout.is_some_and(|s| s.overflow.is_some())
 }
 
-/// Reads this pass's responses and events once, stamping each event with the next `seq`.
+/// Reads this pass's responses and events once, stamping each event with the next `seq`: the one
+/// place where a typed event becomes the JSON line every channel writes. With more than one bot
+/// (or a swarm) each bot's event names it (`"bot": "<name>"`).
+#[allow(clippy::too_many_arguments)]
 fn collect_output(
     response_msgs: Res<Messages<CommandResponse>>,
     event_msgs: Res<Messages<AgentEvent>>,
@@ -332,17 +356,28 @@ fn collect_output(
     mut outbox: ResMut<Outbox>,
     mut seq: ResMut<EventSeq>,
     mut log: ResMut<EventLog>,
+    names: Res<BotNames>,
+    naming: Res<NameBots>,
+    bots: Query<(), With<LocalBot>>,
 ) {
     let cursors = &mut *cursors;
     outbox.responses.clear();
     outbox.events.clear();
-    outbox.responses.extend(cursors.responses.read(&response_msgs).cloned());
+    // A plugin's requests are answered with typed messages, not lines.
+    outbox.responses.extend(cursors.responses.read(&response_msgs).filter(|r| r.origin != PLUGIN_ORIGIN).cloned());
+    let mut name_bots = None;
     for event in cursors.events.read(&event_msgs) {
         seq.0 += 1;
         let mut obj = event.to_json(now_ms());
+        let bot = event.bot().and_then(|b| names.get(b).cloned());
+        if let Some(name) = &bot
+            && *name_bots.get_or_insert_with(|| naming.always || bots.iter().nth(1).is_some())
+        {
+            obj.insert("bot".into(), Value::from(&**name));
+        }
         obj.insert("seq".into(), Value::from(seq.0));
         let line: Arc<str> = Value::Object(obj.clone()).to_string().into();
-        outbox.events.push(StampedEvent { seq: seq.0, kind: event.kind.as_str().into(), line });
+        outbox.events.push(StampedEvent { seq: seq.0, kind: event.kind().into(), bot, line });
         if log.capacity > 0 {
             if log.lines.len() >= log.capacity {
                 log.lines.remove(0);
@@ -363,7 +398,7 @@ fn write_stdout(outbox: Res<Outbox>, stdout: Option<ResMut<Stdout>>, mut events:
     {
         stdout.overflow = None;
         tracing::warn!(events = o.events, responses = o.responses, "stdout was not read in time; lines were dropped");
-        events.write(AgentEvent::of(&StdoutOverflow {
+        events.write(AgentEvent::new(StdoutOverflow {
             dropped: o.events,
             first_seq: o.first_seq,
             last_seq: o.last_seq,
@@ -418,14 +453,20 @@ pub fn push_line(out: &mut Vec<u8>, v: &impl Serialize) {
     }
 }
 
-/// A lost or refused connection ends the process with a non-zero code, after its event.
+/// A lost or refused connection ends the process with code 2, after its event, once no bot is
+/// left: every bot's connection is gone and none waits to reconnect. In a swarm one bot's loss
+/// is an event, never an exit.
 fn exit_when_disconnected(
     mut closed: MessageReader<ConnectionClosed>,
-    settings: Res<IoSettings>,
+    policy: Res<ExitPolicy>,
+    bots: Query<(&Lifecycle, Has<AwaitingReconnect>), With<LocalBot>>,
     mut exit: MessageWriter<AppExit>,
 ) {
     // Every close we see here was not ours (a polite shutdown closes without this message).
-    if closed.read().count() > 0 && settings.exit_on_disconnect {
+    if closed.read().count() == 0 || !policy.when_no_bots {
+        return;
+    }
+    if bots.iter().all(|(lifecycle, returning)| *lifecycle == Lifecycle::Disconnected && !returning) {
         exit.write(AppExit::from_code(2));
     }
 }

@@ -6,13 +6,40 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use bevy_app::App;
-use clawcraft_core::AgentEvent;
+use bevy_ecs::prelude::{Entity, Message};
+use clawcraft_core::{AgentEvent, EventKind};
 use clawcraft_io::client::Session;
 use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, read_events};
 use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
 use clawcraft_io::{EventLog, IoPlugin};
 use clawcraft_network::NetworkPlugin;
 use serde_json::Value;
+
+/// Events of types the harness does not register (so `watch` warns about their names).
+macro_rules! test_event {
+    ($ty:ident, $name:literal, $field:ident: $t:ty) => {
+        #[derive(Message, Clone, serde::Serialize, schemars::JsonSchema)]
+        struct $ty {
+            $field: $t,
+        }
+        impl EventKind for $ty {
+            const NAME: &'static str = $name;
+            const DESCRIPTION: &'static str = "test";
+            fn bot(&self) -> Option<Entity> {
+                None
+            }
+        }
+    };
+}
+test_event!(TestEvent, "test_event", i: usize);
+test_event!(OtherEvent, "other_event", i: usize);
+test_event!(Live, "live", i: usize);
+test_event!(Big, "big", pad: String);
+
+/// `test_event` for even `i`, `other_event` for odd.
+fn alternating(i: usize) -> AgentEvent {
+    if i.is_multiple_of(2) { AgentEvent::new(TestEvent { i }) } else { AgentEvent::new(OtherEvent { i }) }
+}
 
 struct Harness {
     app: App,
@@ -48,7 +75,7 @@ fn harness(name: &str, ring: usize, token: Option<&str>) -> Harness {
 impl Harness {
     fn emit(&mut self, n: usize) {
         for i in 0..n {
-            self.app.world_mut().write_message(AgentEvent::new("test_event").with("i", i));
+            self.app.world_mut().write_message(AgentEvent::new(TestEvent { i }));
         }
         self.app.update();
     }
@@ -111,7 +138,7 @@ fn watch_replays_from_file_and_ring_then_streams_live() {
         assert!(Instant::now() < deadline, "backlog arrives");
     }
     for i in 0..3 {
-        h.app.world_mut().write_message(AgentEvent::new("live").with("i", i));
+        h.app.world_mut().write_message(AgentEvent::new(Live { i }));
     }
     let lines = h.run_until(&rx);
     assert_eq!(lines[0]["watching"], true);
@@ -149,7 +176,7 @@ fn watch_without_since_is_live_only_and_token_is_enforced() {
         std::thread::sleep(Duration::from_millis(2));
         assert!(Instant::now() < deadline, "watch answered");
     }
-    h.app.world_mut().write_message(AgentEvent::new("live"));
+    h.app.world_mut().write_message(AgentEvent::new(Live { i: 0 }));
     let (denied, resp, live) = h.run_until(&rx);
     assert_eq!(denied["code"], "UNAUTHORIZED");
     assert_eq!(denied["id"], 1);
@@ -208,7 +235,7 @@ fn a_watcher_that_does_not_read_is_dropped_without_stalling_the_tick() {
     let mut slowest = Duration::ZERO;
     for _ in 0..30 {
         for _ in 0..100 {
-            app.world_mut().write_message(AgentEvent::new("big").with("pad", &pad));
+            app.world_mut().write_message(AgentEvent::new(Big { pad: pad.clone() }));
         }
         let t = Instant::now();
         app.update();
@@ -275,8 +302,7 @@ fn watch_types_filters_the_file_backlog_the_ring_and_live_events() {
     let mut h = harness("types", 5, None);
     // 20 events alternating `test_event` and `other_event` (and `startup`).
     for i in 0..20 {
-        let kind = if i % 2 == 0 { "test_event" } else { "other_event" };
-        h.app.world_mut().write_message(AgentEvent::new(kind).with("i", i));
+        h.app.world_mut().write_message(alternating(i));
     }
     h.app.update();
     wait_for_file(&h.path, 21, "events reach the file");
@@ -304,8 +330,7 @@ fn watch_types_filters_the_file_backlog_the_ring_and_live_events() {
         assert!(Instant::now() < deadline, "backlog arrives");
     }
     for i in 0..4 {
-        let kind = if i % 2 == 0 { "test_event" } else { "other_event" };
-        h.app.world_mut().write_message(AgentEvent::new(kind).with("i", i));
+        h.app.world_mut().write_message(alternating(i));
     }
     let (lines, bad) = h.run_until(&rx);
     let resp = &lines[0];

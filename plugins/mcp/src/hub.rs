@@ -141,7 +141,7 @@ impl Hub {
             origin
         };
         let _forget = Forget { hub: self, origin };
-        self.to_game(FromMcp::Request(CommandRequest { origin, id, action: action.to_owned(), params }))?;
+        self.to_game(FromMcp::Request(CommandRequest { origin, id, action: action.to_owned(), bot: None, params }))?;
         rx.await.map_err(|_| GameGone)
     }
 
@@ -309,6 +309,7 @@ mod tests {
         seqs.map(|seq| StampedEvent {
             seq,
             kind: "tick".into(),
+            bot: None,
             line: format!("{{\"type\":\"tick\",\"seq\":{seq}}}").into(),
         })
         .collect()
@@ -344,7 +345,12 @@ mod tests {
         let batch: Arc<[StampedEvent]> = (1..=8u64)
             .map(|seq| {
                 let kind = if [2, 5, 6].contains(&seq) { "danger" } else { "tick" };
-                StampedEvent { seq, kind: kind.into(), line: format!("{{\"type\":\"{kind}\",\"seq\":{seq}}}").into() }
+                StampedEvent {
+                    seq,
+                    kind: kind.into(),
+                    bot: None,
+                    line: format!("{{\"type\":\"{kind}\",\"seq\":{seq}}}").into(),
+                }
             })
             .collect();
         hub.deliver(ToMcp { responses: vec![], events: batch });

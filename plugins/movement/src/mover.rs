@@ -288,9 +288,11 @@ pub struct Authority {
 }
 
 /// `position_desync`: the server disagreed with our position (a correction or a teleport).
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PositionDesync {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Feet position the server holds.
     pub server_pos: CoreVec3,
     /// Feet position we had predicted (for that tick).
@@ -310,6 +312,9 @@ impl EventKind for PositionDesync {
     const NAME: &'static str = "position_desync";
     const DESCRIPTION: &'static str =
         "The server corrected or teleported the bot: serverPos, localPos (our prediction), drift (blocks), mode";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Gives every bot that received StartGame a [`Mover`], a [`MovementIntent`] and a [`MoveFrame`].
@@ -375,7 +380,8 @@ pub fn apply_server_movement(
     mut events: MessageWriter<AgentEvent>,
 ) {
     for m in moves.read() {
-        let Ok((mut mover, mut pos, world, ids)) = bots.get_mut(m.bot) else { continue };
+        let bot = m.bot;
+        let Ok((mut mover, mut pos, world, ids)) = bots.get_mut(bot) else { continue };
         let before = mover.feet();
         let table = ids.map(|ids| BlockTable::of(&ids.0.registry));
         let view = match (world, ids, &table) {
@@ -407,7 +413,8 @@ pub fn apply_server_movement(
             mover.server = Some(ServerFix { feet: server, tick: m.tick, source: mode, at: ticks.0 });
             let drift = (server.distance(local) * 1000.0).round() / 1000.0;
             tracing::debug!(mode, drift, resimulated, "position desync");
-            events.write(AgentEvent::of(&PositionDesync {
+            events.write(AgentEvent::new(PositionDesync {
+                bot,
                 server_pos: server.rounded(),
                 local_pos: local.rounded(),
                 drift,

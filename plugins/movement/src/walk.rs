@@ -16,9 +16,11 @@ pub const STALL_TICKS: u32 = 40;
 pub const FROZEN_TICKS: u32 = 200;
 
 /// `walk_done`: a `walk`, `move` or `follow` ended.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WalkDone {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     /// Steps completed: path nodes reached (walk, follow) or whole blocks travelled (move).
@@ -59,6 +61,9 @@ pub struct BlockChange {
 impl EventKind for WalkDone {
     const NAME: &'static str = "walk_done";
     const DESCRIPTION: &'static str = "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Progress bookkeeping every action of the `walk` slot keeps: distance travelled, and the
@@ -137,6 +142,7 @@ impl WalkProgress {
     /// The completion event.
     pub fn done(&self, outcome: Outcome, bot: EntityRef<'_>, now: u64, target: Option<Vec3>) -> WalkDone {
         WalkDone {
+            bot: bot.id(),
             outcome,
             walked: self.steps,
             pos: bot.get::<Position>().map(|p| p.0.rounded()).unwrap_or_default(),

@@ -397,7 +397,8 @@ pub fn receive_packets(
                     tracing::info!(%reason, "connection closed");
                     conn.open = false;
                     *lifecycle = Lifecycle::Disconnected;
-                    events.write(AgentEvent::of(&clawcraft_core::builtin::Disconnected { reason: reason.clone() }));
+                    events
+                        .write(AgentEvent::new(clawcraft_core::builtin::Disconnected { bot, reason: reason.clone() }));
                     closed.write(ConnectionClosed { bot, reason, error });
                     arrivals.closed += 1;
                     interrupts.write(InterruptActions { bot, cause: Interruption::Disconnect });

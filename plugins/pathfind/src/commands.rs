@@ -40,7 +40,7 @@ pub fn path_points(path: &[Step]) -> Vec<PathPoint> {
 }
 
 /// Target and search options shared by the commands.
-#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[derive(Deserialize, JsonSchema, Clone, Copy, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Target {
     /// Block x of the goal (with `z`: a point or, without `y`, a column).
@@ -394,6 +394,13 @@ fn scaffold_ready(ctx: &CommandCtx<'_>, opts: &Options) -> Result<(), CommandErr
 pub struct WalkCmd {
     #[serde(flatten)]
     pub target: Target,
+}
+
+impl WalkCmd {
+    /// A walk to within `range` blocks of `at` (feet position), with the default options.
+    pub fn to(at: clawcraft_core::Vec3, range: f64) -> Self {
+        Self { target: Target { x: Some(at.x), y: Some(at.y), z: Some(at.z), range: Some(range), ..Target::default() } }
+    }
 }
 
 impl AgentCommand for WalkCmd {

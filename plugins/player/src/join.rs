@@ -28,14 +28,17 @@ pub struct JoinProgress {
 #[allow(clippy::type_complexity)]
 pub fn handle_join_packets(
     mut packets: MessageReader<ClientboundPacket>,
-    mut bots: Query<(&mut Connection, &mut Lifecycle, &mut JoinProgress, &mut BotStats), With<LocalBot>>,
+    mut bots: Query<
+        (&mut Connection, &mut Lifecycle, &mut JoinProgress, &mut BotStats, Option<&crate::ChunkRadius>),
+        With<LocalBot>,
+    >,
     settings: Res<PlayerSettings>,
     mut commands: Commands,
     mut events: MessageWriter<AgentEvent>,
     mut closed: MessageWriter<ConnectionClosed>,
 ) {
     for packet in packets.read() {
-        let Ok((mut conn, mut lifecycle, mut progress, mut stats)) = bots.get_mut(packet.bot) else {
+        let Ok((mut conn, mut lifecycle, mut progress, mut stats, own_radius)) = bots.get_mut(packet.bot) else {
             continue;
         };
         stats.packets_received += 1;
@@ -44,7 +47,7 @@ pub fn handle_join_packets(
                 "login_success" => {
                     conn.send(&ClientCacheStatus { enabled: false });
                     *lifecycle = Lifecycle::Joining;
-                    events.write(AgentEvent::of(&Ready {}));
+                    events.write(AgentEvent::new(Ready { bot: packet.bot }));
                 }
                 "player_spawn" => progress.player_spawn_status = true,
                 refused => {
@@ -52,7 +55,7 @@ pub fn handle_join_packets(
                     // the server's reason, like a Disconnect packet.
                     let reason = login_refusal(refused, conn.protocol().info().game_version);
                     tracing::warn!(%reason, "server refused the login");
-                    events.write(AgentEvent::of(&Disconnected { reason: reason.clone() }));
+                    events.write(AgentEvent::new(Disconnected { bot: packet.bot, reason: reason.clone() }));
                     closed.write(ConnectionClosed { bot: packet.bot, reason, error: true });
                     *lifecycle = Lifecycle::Disconnected;
                     conn.close();
@@ -83,10 +86,8 @@ pub fn handle_join_packets(
                 InputState::at_server_tick(start.current_tick),
             ));
             progress.start_game = true;
-            conn.send(&RequestChunkRadius {
-                chunk_radius: settings.chunk_radius,
-                max_radius: settings.chunk_radius.clamp(0, 255) as u8,
-            });
+            let radius = own_radius.map_or(settings.chunk_radius, |r| r.0);
+            conn.send(&RequestChunkRadius { chunk_radius: radius, max_radius: radius.clamp(0, 255) as u8 });
         } else if packet.is::<ChunkRadiusUpdate>() {
             progress.chunk_radius_updated = true;
         } else if let Some(latency) = packet.view::<NetworkStackLatency>() {
@@ -100,7 +101,7 @@ pub fn handle_join_packets(
                 disconnect.message.clone()
             };
             tracing::info!(%reason, "server disconnected us");
-            events.write(AgentEvent::of(&Disconnected { reason: reason.clone() }));
+            events.write(AgentEvent::new(Disconnected { bot: packet.bot, reason: reason.clone() }));
             closed.write(ConnectionClosed { bot: packet.bot, reason, error: true });
             *lifecycle = Lifecycle::Disconnected;
             conn.close();
@@ -121,8 +122,10 @@ fn login_refusal(status: &str, spoken: &str) -> String {
 
 /// Sends SetLocalPlayerAsInitialized once StartGame, ChunkRadiusUpdated and
 /// PlayStatus(player_spawn) have all arrived, and announces the spawn.
+#[allow(clippy::type_complexity)]
 pub fn finish_spawn(
     mut bots: Query<(
+        Entity,
         &mut Connection,
         &mut Lifecycle,
         &mut JoinProgress,
@@ -133,7 +136,7 @@ pub fn finish_spawn(
     )>,
     mut events: MessageWriter<AgentEvent>,
 ) {
-    for (mut conn, mut lifecycle, mut progress, ids, pos, mut input, mut info) in &mut bots {
+    for (bot, mut conn, mut lifecycle, mut progress, ids, pos, mut input, mut info) in &mut bots {
         let ready = progress.start_game && progress.chunk_radius_updated && progress.player_spawn_status;
         if !ready || progress.initialized || *lifecycle == Lifecycle::Disconnected {
             continue;
@@ -144,7 +147,7 @@ pub fn finish_spawn(
         // Inputs start with the next tick: this tick's batch carries the initialisation.
         input.skip_ticks = 1;
         info.spawn_time_ms = Some(now_ms());
-        events.write(AgentEvent::of(&Spawn { pos: pos.0.rounded() }));
+        events.write(AgentEvent::new(Spawn { bot, pos: pos.0.rounded() }));
     }
 }
 

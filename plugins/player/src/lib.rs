@@ -28,6 +28,11 @@ pub struct PlayerSettings {
     pub chunk_radius: i32,
 }
 
+/// A bot's own chunk radius, over [`PlayerSettings::chunk_radius`] (a swarm's per-bot
+/// `chunkRadius`).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkRadius(pub i32);
+
 impl Default for PlayerSettings {
     fn default() -> Self {
         Self { chunk_radius: 8 }

@@ -484,7 +484,8 @@ fn start_run(
     };
     ctx.world.entity_mut(ctx.bot).insert(SkillHost::new(script, run_ctx));
     if mode == Mode::Trial {
-        ctx.world.write_message(AgentEvent::of(&SkillTrialStarted {
+        ctx.world.write_message(AgentEvent::new(SkillTrialStarted {
+            bot: ctx.bot,
             id: ctx.id.clone(),
             skill: skill.to_owned(),
             version: number,
@@ -566,7 +567,8 @@ impl AgentCommand for SkillRetire {
             ));
         }
         for n in &retired {
-            ctx.world.write_message(AgentEvent::of(&SkillRetired {
+            ctx.world.write_message(AgentEvent::new(SkillRetired {
+                bot: ctx.bot,
                 id: ctx.id.clone(),
                 skill: self.skill.clone(),
                 version: *n,

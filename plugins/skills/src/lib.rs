@@ -62,8 +62,10 @@ impl Default for SkillSettings {
 }
 
 /// `skill_trial_started`: a trial began.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct SkillTrialStarted {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The `skill_trial` request id (its `skill_finished` carries it too).
     pub id: Value,
     pub skill: String,
@@ -76,11 +78,16 @@ impl EventKind for SkillTrialStarted {
     const NAME: &'static str = "skill_trial_started";
     const DESCRIPTION: &'static str =
         "A skill trial began in the live world (its skill_finished follows with the same id)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `skill_promoted`: a passed trial promoted a version.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct SkillPromoted {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The request id of the trial (or run) that promoted it.
     pub id: Value,
     pub skill: String,
@@ -94,11 +101,16 @@ pub struct SkillPromoted {
 impl EventKind for SkillPromoted {
     const NAME: &'static str = "skill_promoted";
     const DESCRIPTION: &'static str = "A skill version passed its trial and can be run with skill_run";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `skill_retired`: a version was retired.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct SkillRetired {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The request that retired it (skill_retire, or the run that failed once too often).
     pub id: Value,
     pub skill: String,
@@ -111,6 +123,9 @@ impl EventKind for SkillRetired {
     const NAME: &'static str = "skill_retired";
     const DESCRIPTION: &'static str =
         "A skill version was retired (by skill_retire, or after failing too many runs in a row)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// The skill runtime: commands, events, the run systems and the library.

@@ -75,9 +75,11 @@ pub struct LifecycleChange {
 }
 
 /// `skill_finished`: a skill trial or run ended (the completion event of `skill_trial`/`skill_run`).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Message, Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillFinished {
+    #[serde(skip)]
+    pub bot: Entity,
     #[serde(flatten)]
     pub outcome: Outcome,
     pub skill: String,
@@ -113,6 +115,9 @@ pub struct SkillFinished {
 impl EventKind for SkillFinished {
     const NAME: &'static str = "skill_finished";
     const DESCRIPTION: &'static str = "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// What the runtime decided when it ended a run itself.
@@ -156,7 +161,7 @@ impl AsyncAction for SkillRun {
     const IDLE: &'static str = "No skill running";
     type Done = SkillFinished;
 
-    fn done(&self, outcome: Outcome, _bot: EntityRef<'_>) -> SkillFinished {
+    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> SkillFinished {
         let f = self.finished.clone().unwrap_or_else(|| {
             let status = external_status(&outcome);
             let failure = failure_report(
@@ -178,6 +183,7 @@ impl AsyncAction for SkillRun {
             }
         });
         SkillFinished {
+            bot: bot.id(),
             outcome,
             skill: self.skill.clone(),
             version: self.version,
@@ -688,7 +694,13 @@ pub fn judge(
 }
 
 /// Moves the version's lifecycle after a judged run, emits `skill_promoted`/`skill_retired`.
-fn apply_judgement(world: &mut World, ctx: &RunContext, judgement: Judgement, note: RunNote) -> LifecycleChange {
+fn apply_judgement(
+    world: &mut World,
+    bot: Entity,
+    ctx: &RunContext,
+    judgement: Judgement,
+    note: RunNote,
+) -> LifecycleChange {
     let mut store = world.resource_mut::<SkillStore>();
     let skill = ctx.def.skill.clone();
     let Some(v) = store.get_mut(&skill, ctx.version) else {
@@ -708,7 +720,8 @@ fn apply_judgement(world: &mut World, ctx: &RunContext, judgement: Judgement, no
     };
     store.save_life(&skill, ctx.version);
     if after == SkillState::Promoted && !before.runnable() {
-        world.write_message(AgentEvent::of(&SkillPromoted {
+        world.write_message(AgentEvent::new(SkillPromoted {
+            bot,
             id: ctx.request_id.clone(),
             skill: skill.clone(),
             version: ctx.version,
@@ -719,7 +732,8 @@ fn apply_judgement(world: &mut World, ctx: &RunContext, judgement: Judgement, no
         }));
     }
     if after == SkillState::Retired && before != SkillState::Retired {
-        world.write_message(AgentEvent::of(&SkillRetired {
+        world.write_message(AgentEvent::new(SkillRetired {
+            bot,
             id: ctx.request_id.clone(),
             skill,
             version: ctx.version,
@@ -794,7 +808,7 @@ fn finalize(world: &mut World, bot: Entity, mut host: SkillHost, end: ScriptEnd,
         evidence: evidence_path,
         at_ms: now_ms(),
     };
-    let lifecycle = apply_judgement(world, &ctx, judged.judgement, note);
+    let lifecycle = apply_judgement(world, bot, &ctx, judged.judgement, note);
     let record = evidence(&ctx, &host.bridge, tick, end.status, Some(&end), &end.usage, &after, &judged, lifecycle);
     world.resource_mut::<SkillStore>().put_evidence(&ctx.run, record);
     let (status, reason) = match (&judged.judgement, &judged.failure) {
@@ -829,8 +843,9 @@ pub fn step_runs(
     let events: HashMap<String, (String, Map<String, Value>)> = event_cursor
         .read(world.resource::<Messages<AgentEvent>>())
         .filter_map(|e| {
-            let id = e.fields.get("id")?.as_str()?;
-            id.starts_with("skill:").then(|| (id.to_owned(), (e.kind.clone(), e.fields.clone())))
+            let fields = e.fields();
+            let id = fields.get("id")?.as_str()?.to_owned();
+            id.starts_with("skill:").then(|| (id, (e.kind().to_owned(), fields)))
         })
         .collect();
     let responses: HashMap<String, Map<String, Value>> = response_cursor
@@ -878,8 +893,11 @@ pub fn step_runs(
 pub fn finish_ended_runs(world: &mut World, mut cursor: Local<MessageCursor<AgentEvent>>) {
     let finished: HashMap<String, Map<String, Value>> = cursor
         .read(world.resource::<Messages<AgentEvent>>())
-        .filter(|e| e.kind == SkillFinished::NAME)
-        .filter_map(|e| Some((e.fields.get("run")?.as_str()?.to_owned(), e.fields.clone())))
+        .filter_map(|e| e.get::<SkillFinished>())
+        .filter_map(|e| {
+            let fields = AgentEvent::new(e.clone()).fields();
+            Some((fields.get("run")?.as_str()?.to_owned(), fields))
+        })
         .collect();
     let ended: Vec<Entity> =
         world.query_filtered::<Entity, (With<SkillHost>, Without<SkillRun>)>().iter(world).collect();
@@ -905,7 +923,7 @@ pub fn finish_ended_runs(world: &mut World, mut cursor: Local<MessageCursor<Agen
             evidence: evidence_path,
             at_ms: now_ms(),
         };
-        let lifecycle = apply_judgement(world, &ctx, Judgement::Failed, note);
+        let lifecycle = apply_judgement(world, bot, &ctx, Judgement::Failed, note);
         let usage = host.script.usage.clone();
         let record = evidence(&ctx, &host.bridge, tick, status, None, &usage, &after, &judged, lifecycle);
         world.resource_mut::<SkillStore>().put_evidence(&ctx.run, record);

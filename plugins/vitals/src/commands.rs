@@ -111,7 +111,7 @@ impl AgentCommand for RespawnCmd {
         let mut q = ctx.world.query::<(&mut Vitals, &mut DeathState, &mut Connection)>();
         let (mut v, mut death, mut conn) = q.get_mut(ctx.world, bot).map_err(|_| CommandError::not_spawned())?;
         let pos = crate::respawn(runtime_id, &mut v, &mut death, &mut conn);
-        ctx.world.write_message(clawcraft_core::AgentEvent::of(&Respawned { pos, auto: false }));
+        ctx.world.write_message(clawcraft_core::AgentEvent::new(Respawned { bot, pos, auto: false }));
         Ok(RespawnResponse { respawned: true, pos })
     }
 }

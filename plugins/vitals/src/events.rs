@@ -1,5 +1,6 @@
 //! The vitals events, in ClawCraft's shapes (ClawCraft's README).
 
+use bevy_ecs::prelude::{Entity, Message};
 use clawcraft_core::{EventKind, Vec3};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -15,8 +16,10 @@ pub struct Bar {
 
 /// `damage_taken`: health (or absorption) went down; changes within the grouping window
 /// (3 ticks) are one event.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct DamageTaken {
+    #[serde(skip)]
+    pub bot: Entity,
     /// `attack` (a hurt event was seen), `fall`, `drown`, `fire`, `lava`, `starvation`, `poison`,
     /// `wither`, `magic`, … or `unknown`.
     pub cause: String,
@@ -31,11 +34,16 @@ pub struct DamageTaken {
 impl EventKind for DamageTaken {
     const NAME: &'static str = "damage_taken";
     const DESCRIPTION: &'static str = "Health went down (changes within 3 ticks grouped into one event, with a cause)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `health_restored`: health went up.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct HealthRestored {
+    #[serde(skip)]
+    pub bot: Entity,
     /// `regeneration` (effect), `instant_health`, `natural_regeneration` (saturation spent) or
     /// `unknown`.
     pub cause: String,
@@ -44,24 +52,34 @@ pub struct HealthRestored {
 impl EventKind for HealthRestored {
     const NAME: &'static str = "health_restored";
     const DESCRIPTION: &'static str = "Health went up";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `hunger_changed`: hunger changed (up or down) without a health change.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct HungerChanged {
+    #[serde(skip)]
+    pub bot: Entity,
     pub hunger: Bar,
 }
 impl EventKind for HungerChanged {
     const NAME: &'static str = "hunger_changed";
     const DESCRIPTION: &'static str = "Hunger changed without a health change";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 macro_rules! effect_event {
     ($ty:ident, $name:literal, $desc:literal) => {
         #[doc = $desc]
-        #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+        #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct $ty {
+            #[serde(skip)]
+            pub bot: Entity,
             /// Effect name, e.g. `speed` (`unknown_<id>` for ids not in the table).
             pub effect: String,
             pub effect_id: i32,
@@ -73,6 +91,9 @@ macro_rules! effect_event {
         impl EventKind for $ty {
             const NAME: &'static str = $name;
             const DESCRIPTION: &'static str = $desc;
+            fn bot(&self) -> Option<Entity> {
+                Some(self.bot)
+            }
         }
     };
 }
@@ -80,20 +101,27 @@ effect_event!(EffectAdded, "effect_added", "A status effect was applied to the b
 effect_event!(EffectUpdated, "effect_updated", "A status effect's amplifier or duration changed");
 
 /// `effect_removed`: a status effect ended.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct EffectRemoved {
+    #[serde(skip)]
+    pub bot: Entity,
     pub effect: String,
     pub effect_id: i32,
 }
 impl EventKind for EffectRemoved {
     const NAME: &'static str = "effect_removed";
     const DESCRIPTION: &'static str = "A status effect expired or was removed";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `death`: the bot died.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Death {
+    #[serde(skip)]
+    pub bot: Entity,
     /// DeathInfo's cause (a death message key such as `death.attack.mob`), or `unknown`.
     pub cause: String,
     /// DeathInfo's message parameters.
@@ -102,11 +130,16 @@ pub struct Death {
 impl EventKind for Death {
     const NAME: &'static str = "death";
     const DESCRIPTION: &'static str = "The bot died";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `death_details`: where the bot died and what it carried.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct DeathDetails {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Feet position at death.
     pub pos: Option<Vec3>,
     /// Carried items when death showed: item objects with `slot` and `windowId`.
@@ -118,11 +151,16 @@ impl EventKind for DeathDetails {
     const NAME: &'static str = "death_details";
     const DESCRIPTION: &'static str =
         "Snapshot at death: position, the inventory carried (items with slot and windowId), cause";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `respawn`: the bot respawned.
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct Respawned {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Feet position the server respawns us at, when it said.
     pub pos: Option<Vec3>,
     /// Whether CLAWCRAFT_RESPAWN did it (else the `respawn` command).
@@ -131,12 +169,17 @@ pub struct Respawned {
 impl EventKind for Respawned {
     const NAME: &'static str = "respawn";
     const DESCRIPTION: &'static str = "The bot respawned after death";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `danger`: low health or hunger (hostile mobs are reported by the entity plugin).
-#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Danger {
+    #[serde(skip)]
+    pub bot: Entity,
     /// `low_health` or `low_hunger`.
     pub threat: String,
     /// The value that crossed the threshold.
@@ -155,4 +198,7 @@ pub struct Danger {
 impl EventKind for Danger {
     const NAME: &'static str = "danger";
     const DESCRIPTION: &'static str = "Danger alert: low health/hunger, change new (crossed the threshold), gone (recovered) or repeat; hostile mobs come from the entity plugin";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }

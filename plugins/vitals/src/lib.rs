@@ -159,7 +159,7 @@ pub fn handle_vitals_packets(
             apply_attribute(&mut v, &mut window, "minecraft:health", f64::from(p.health), max, tick);
         } else if let Some(p) = packet.view::<MobEffect>() {
             if ours(p.runtime_entity_id) {
-                apply_effect(&mut v, &p, tick, &mut events);
+                apply_effect(packet.bot, &mut v, &p, tick, &mut events);
             }
         } else if let Some(p) = packet.view::<EntityEvent>() {
             if !ours(p.runtime_entity_id) {
@@ -221,7 +221,7 @@ fn apply_attribute(v: &mut Vitals, window: &mut DamageWindow, name: &str, value:
     }
 }
 
-fn apply_effect(v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWriter<AgentEvent>) {
+fn apply_effect(bot: Entity, v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWriter<AgentEvent>) {
     let name = effect_name(p.effect_id);
     match p.event_id.as_str() {
         "add" | "update" => {
@@ -239,14 +239,14 @@ fn apply_effect(v: &mut Vitals, p: &MobEffect, tick: u64, events: &mut MessageWr
             );
             let (effect, effect_id, amplifier, duration) = (name, p.effect_id, p.amplifier, p.duration);
             if p.event_id == "add" && !existed {
-                events.write(AgentEvent::of(&EffectAdded { effect, effect_id, amplifier, duration }));
+                events.write(AgentEvent::new(EffectAdded { bot, effect, effect_id, amplifier, duration }));
             } else {
-                events.write(AgentEvent::of(&EffectUpdated { effect, effect_id, amplifier, duration }));
+                events.write(AgentEvent::new(EffectUpdated { bot, effect, effect_id, amplifier, duration }));
             }
         }
         "remove" => {
             v.effects.remove(&p.effect_id);
-            events.write(AgentEvent::of(&EffectRemoved { effect: name, effect_id: p.effect_id }));
+            events.write(AgentEvent::new(EffectRemoved { bot, effect: name, effect_id: p.effect_id }));
         }
         other => tracing::debug!(event = other, "unknown mob_effect event"),
     }
@@ -275,26 +275,26 @@ fn vitals_pending((window, death, debounce): (&DamageWindow, &DeathState, &Dange
 /// Closes grouping windows that are old enough, emits their event and, in `interval` mode,
 /// checks the danger thresholds.
 pub fn close_windows(
-    mut bots: Query<(&mut Vitals, &mut DamageWindow, &mut DeathState, &mut DangerDebounce)>,
+    mut bots: Query<(Entity, &mut Vitals, &mut DamageWindow, &mut DeathState, &mut DangerDebounce)>,
     ticks: Res<TickCount>,
     settings: Res<VitalsSettings>,
     policy: Res<DangerPolicy>,
     mut events: MessageWriter<AgentEvent>,
 ) {
-    for (v, mut window, mut death, mut debounce) in &mut bots {
+    for (bot, v, mut window, mut death, mut debounce) in &mut bots {
         let Some(start) = window.start else { continue };
         if ticks.0 + 1 < start + settings.group_ticks.max(1) {
             continue;
         }
         match close_window(&window, &v) {
             WindowOutcome::Damage { cause, health, absorption, hunger } => {
-                events.write(AgentEvent::of(&DamageTaken { cause, health, absorption, hunger }));
+                events.write(AgentEvent::new(DamageTaken { bot, cause, health, absorption, hunger }));
             }
             WindowOutcome::Restored { cause, health } => {
-                events.write(AgentEvent::of(&HealthRestored { cause, health }));
+                events.write(AgentEvent::new(HealthRestored { bot, cause, health }));
             }
             WindowOutcome::Hunger(hunger) => {
-                events.write(AgentEvent::of(&HungerChanged { hunger }));
+                events.write(AgentEvent::new(HungerChanged { bot, hunger }));
             }
             WindowOutcome::Nothing => {}
         }
@@ -303,18 +303,19 @@ pub fn close_windows(
             death.pending_since.get_or_insert(ticks.0);
         }
         if policy.mode == DangerMode::Interval {
-            check_danger_interval(&v, &settings, ticks.0, &mut debounce, &mut events);
+            check_danger_interval(bot, &v, &settings, ticks.0, &mut debounce, &mut events);
         }
     }
 }
 
 /// The two vitals threats for `v`: key, whether it is on, and its event (without `change`).
-fn vitals_threats(v: &Vitals, settings: &VitalsSettings) -> [(&'static str, bool, Danger); 2] {
+fn vitals_threats(bot: Entity, v: &Vitals, settings: &VitalsSettings) -> [(&'static str, bool, Danger); 2] {
     [
         (
             "low_health",
             v.health <= settings.danger_health,
             Danger {
+                bot,
                 threat: "low_health".into(),
                 value: v.health,
                 threshold: settings.danger_health,
@@ -328,6 +329,7 @@ fn vitals_threats(v: &Vitals, settings: &VitalsSettings) -> [(&'static str, bool
             "low_hunger",
             v.hunger <= settings.danger_hunger,
             Danger {
+                bot,
                 threat: "low_hunger".into(),
                 value: v.hunger,
                 threshold: settings.danger_hunger,
@@ -343,6 +345,7 @@ fn vitals_threats(v: &Vitals, settings: &VitalsSettings) -> [(&'static str, bool
 /// `interval` mode (ClawCraft): after a change, each threat that is on, at most every
 /// `danger_debounce_ticks`.
 fn check_danger_interval(
+    bot: Entity,
     v: &Vitals,
     settings: &VitalsSettings,
     tick: u64,
@@ -352,7 +355,7 @@ fn check_danger_interval(
     if !v.alive || v.health <= 0.0 {
         return;
     }
-    for (key, on, mut danger) in vitals_threats(v, settings) {
+    for (key, on, mut danger) in vitals_threats(bot, v, settings) {
         if !on {
             debounce.active.remove(key);
             continue;
@@ -362,7 +365,7 @@ fn check_danger_interval(
             let change = if debounce.active.insert(key) { DangerChange::New } else { DangerChange::Repeat };
             danger.change = change.as_str().to_owned();
             debounce.last.insert(key, tick);
-            events.write(AgentEvent::of(&danger));
+            events.write(AgentEvent::new(danger));
         }
     }
 }
@@ -371,7 +374,7 @@ fn check_danger_interval(
 /// included), `repeat` while it stays low. Waits while a grouping window is open, so the
 /// `damage_taken` that caused a threat comes first; silent while the bot is dead.
 pub fn danger_on_change(
-    mut bots: Query<(&Vitals, &DamageWindow, &mut DangerDebounce)>,
+    mut bots: Query<(Entity, &Vitals, &DamageWindow, &mut DangerDebounce)>,
     ticks: Res<TickCount>,
     settings: Res<VitalsSettings>,
     policy: Res<DangerPolicy>,
@@ -381,11 +384,11 @@ pub fn danger_on_change(
         return;
     }
     let tick = ticks.0;
-    for (v, window, mut debounce) in &mut bots {
+    for (bot, v, window, mut debounce) in &mut bots {
         if window.start.is_some() || !v.alive || v.health <= 0.0 {
             continue;
         }
-        for (key, on, mut danger) in vitals_threats(v, &settings) {
+        for (key, on, mut danger) in vitals_threats(bot, v, &settings) {
             let was = debounce.active.contains(key);
             let change = match (was, on) {
                 (false, true) => DangerChange::New,
@@ -402,7 +405,7 @@ pub fn danger_on_change(
             }
             debounce.last.insert(key, tick);
             danger.change = change.as_str().to_owned();
-            events.write(AgentEvent::of(&danger));
+            events.write(AgentEvent::new(danger));
         }
     }
 }
@@ -453,8 +456,9 @@ pub fn report_death(
         v.alive = false;
         v.health = 0.0;
         let pos = pos.map(|p| p.0.rounded());
-        events.write(AgentEvent::of(&Death { cause: cause.clone(), messages: messages.clone() }));
-        events.write(AgentEvent::of(&DeathDetails {
+        events.write(AgentEvent::new(Death { bot, cause: cause.clone(), messages: messages.clone() }));
+        events.write(AgentEvent::new(DeathDetails {
+            bot,
             pos,
             items: items.clone(),
             cause: cause.clone(),
@@ -465,21 +469,25 @@ pub fn report_death(
     }
 }
 
-/// With CLAWCRAFT_RESPAWN, answers the server's Respawn(state 1) after a death.
+/// A bot's own respawn setting, over [`VitalsSettings::auto_respawn`] (a swarm's per-bot
+/// `respawn`).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoRespawn(pub bool);
+
+/// With CLAWCRAFT_RESPAWN (or the bot's own [`AutoRespawn`]), answers the server's Respawn
+/// (state 1) after a death.
+#[allow(clippy::type_complexity)]
 pub fn auto_respawn(
-    mut bots: Query<(&EntityIds, &mut Vitals, &mut DeathState, &mut Connection)>,
+    mut bots: Query<(Entity, &EntityIds, &mut Vitals, &mut DeathState, &mut Connection, Option<&AutoRespawn>)>,
     settings: Res<VitalsSettings>,
     mut events: MessageWriter<AgentEvent>,
 ) {
-    if !settings.auto_respawn {
-        return;
-    }
-    for (ids, mut v, mut death, mut conn) in &mut bots {
-        if v.alive || death.respawn_ready.is_none() {
+    for (bot, ids, mut v, mut death, mut conn, own) in &mut bots {
+        if v.alive || death.respawn_ready.is_none() || !own.map_or(settings.auto_respawn, |a| a.0) {
             continue;
         }
         let pos = respawn(ids.runtime_id, &mut v, &mut death, &mut conn);
-        events.write(AgentEvent::of(&Respawned { pos, auto: true }));
+        events.write(AgentEvent::new(Respawned { bot, pos, auto: true }));
     }
 }
 

@@ -14,8 +14,10 @@ use crate::plugin::BlockChanged;
 use crate::query::{BlockReport, Cell, round2};
 
 /// `block_changed`: a loaded block changed (UpdateBlock / UpdateSubChunkBlocks).
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct BlockChangedEvent {
+    #[serde(skip)]
+    pub bot: Entity,
     pub pos: Cell,
     /// The new block's name.
     pub block: String,
@@ -33,11 +35,16 @@ impl EventKind for BlockChangedEvent {
     const NAME: &'static str = "block_changed";
     const DESCRIPTION: &'static str =
         "Opt-in (radius, default 16, max 128): a loaded block changed — new block, properties, previous, distance";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `weather`: rain or thunder began or ended.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct WeatherEvent {
+    #[serde(skip)]
+    pub bot: Entity,
     /// The weather now: `clear`, `rain` or `thunder`.
     pub weather: String,
     /// Whether rain or thunder began (false: it ended).
@@ -48,12 +55,17 @@ impl EventKind for WeatherEvent {
     const NAME: &'static str = "weather";
     const DESCRIPTION: &'static str =
         "Opt-in: rain or thunder began or ended (weather = clear/rain/thunder now, started); also the weather at join";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `time`: the world clock, at most once per 60 s of game time or when the phase changes.
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TimeEvent {
+    #[serde(skip)]
+    pub bot: Entity,
     /// World time in ticks (SetTime).
     pub game_time: i64,
     /// Ticks into the current day, 0..24000.
@@ -66,11 +78,16 @@ impl EventKind for TimeEvent {
     const NAME: &'static str = "time";
     const DESCRIPTION: &'static str =
         "Opt-in: world time and day phase (dawn/day/dusk/night), at most every 60 s of game time or on a phase change";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// `chunks_evicted`: columns were dropped to bound memory (far away or least recently used).
-#[derive(Serialize, JsonSchema)]
+#[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct ChunksEvicted {
+    #[serde(skip)]
+    pub bot: Entity,
     /// Columns dropped.
     pub count: usize,
     /// Columns still held.
@@ -80,6 +97,9 @@ pub struct ChunksEvicted {
 impl EventKind for ChunksEvicted {
     const NAME: &'static str = "chunks_evicted";
     const DESCRIPTION: &'static str = "Chunk columns were dropped (beyond CLAWCRAFT_CHUNK_EVICT_DIST blocks, or least recently used beyond CLAWCRAFT_CHUNK_CACHE_MAX)";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
 }
 
 /// Ticks of game time between two `time` events of the same phase (60 s).
@@ -103,7 +123,8 @@ pub fn emit_block_changed(
         }
         let Some(ids) = ids.map(|i| i.0.clone()).or_else(BlockIds::fallback) else { continue };
         let new = BlockReport::of(&ids, ch.new);
-        events.write(AgentEvent::of(&BlockChangedEvent {
+        events.write(AgentEvent::new(BlockChangedEvent {
+            bot: ch.bot,
             pos: cell,
             block: new.name,
             properties: new.properties,
@@ -183,7 +204,7 @@ pub fn track_weather(
             }
         }
         if subs.is_some_and(|s| s.get(WeatherEvent::NAME).is_some()) {
-            events.write(AgentEvent::of(&WeatherEvent { weather: now.name().to_owned(), started }));
+            events.write(AgentEvent::new(WeatherEvent { bot: pkt.bot, weather: now.name().to_owned(), started }));
         }
     }
 }
@@ -229,7 +250,12 @@ pub fn track_time(
         };
         if due && subs.is_some_and(|s| s.get(TimeEvent::NAME).is_some()) {
             c.last_sent = Some((c.game_time, ph));
-            events.write(AgentEvent::of(&TimeEvent { game_time: c.game_time, day_time, phase: ph.to_owned() }));
+            events.write(AgentEvent::new(TimeEvent {
+                bot: pkt.bot,
+                game_time: c.game_time,
+                day_time,
+                phase: ph.to_owned(),
+            }));
         }
         match clock {
             Some(mut old) => *old = c,

@@ -270,18 +270,18 @@ pub fn packets_or_sweep_due(arrivals: Res<'_, clawcraft_core::gate::Arrivals>, t
 pub fn evict_columns(
     settings: Res<'_, WorldSettings>,
     ticks: Res<'_, TickCount>,
-    mut bots: Query<'_, '_, (&mut World, Option<&Position>, Option<&mut ColumnSweep>)>,
+    mut bots: Query<'_, '_, (Entity, &mut World, Option<&Position>, Option<&mut ColumnSweep>)>,
     mut events: MessageWriter<'_, AgentEvent>,
 ) {
     let sweep = sweep_due(ticks.0);
-    for (mut world, pos, record) in &mut bots {
+    for (bot, mut world, pos, record) in &mut bots {
         let over = world.column_count() > settings.chunk_cache_max;
         // Without a position only the count limit applies.
         if over || (sweep && pos.is_some()) {
             let (centre, dist) = pos.map_or(((0.0, 0.0), f64::INFINITY), |p| ((p.0.x, p.0.z), settings.evict_dist));
             let count = world.evict(centre, settings.chunk_cache_max, dist);
             if count > 0 {
-                events.write(AgentEvent::of(&ChunksEvicted { count, remaining: world.column_count() }));
+                events.write(AgentEvent::new(ChunksEvicted { bot, count, remaining: world.column_count() }));
             }
         }
         if sweep && let Some(mut record) = record {

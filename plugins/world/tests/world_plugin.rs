@@ -301,10 +301,10 @@ fn eviction_emits_an_agent_event() {
     }
     sim.receive(&request_chunk(30, 0, 0));
     sim.tick();
-    let evicted: Vec<_> = sim.agent_events().into_iter().filter(|e| e.kind == "chunks_evicted").collect();
+    let evicted: Vec<_> = sim.agent_events().into_iter().filter(|e| e.kind() == "chunks_evicted").collect();
     assert_eq!(evicted.len(), 1);
-    assert_eq!(evicted[0].fields.get("count").and_then(|v| v.as_u64()), Some(6));
-    assert_eq!(evicted[0].fields.get("remaining").and_then(|v| v.as_u64()), Some(4));
+    assert_eq!(evicted[0].fields().get("count").and_then(|v| v.as_u64()), Some(6));
+    assert_eq!(evicted[0].fields().get("remaining").and_then(|v| v.as_u64()), Some(4));
     assert!(sim.world().column(30, 0).is_none(), "far column dropped");
     let mut bad = Vec::new();
     bad.put_u8(9);
