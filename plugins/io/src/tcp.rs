@@ -147,6 +147,7 @@ pub struct WatchResponse {
 
 impl AgentCommand for Watch {
     const NAME: &'static str = "watch";
+    const PER_BOT: bool = false;
     const SUMMARY: &'static str = "TCP only: stream every event (or only `types`) after `since` (seq) on this connection, live, until it closes (stdout already carries every event)";
     const EXAMPLE: &'static str = r#"{"action":"watch","since":0,"types":["danger","msg"]}"#;
     const NEEDS_SPAWN: bool = false;
@@ -195,6 +196,7 @@ pub struct SessionResponse {
 
 impl AgentCommand for Session {
     const NAME: &'static str = "session";
+    const PER_BOT: bool = false;
     const SUMMARY: &'static str = "TCP: as the first line, keeps the connection open for many requests (without it the server answers one line and closes, as ClawCraft does)";
     const EXAMPLE: &'static str = r#"{"action":"session"}"#;
     const NEEDS_SPAWN: bool = false;

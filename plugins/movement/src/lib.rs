@@ -20,7 +20,7 @@
 //! The bot stands still (and sends its position unchanged) while the block under it has no data.
 
 pub mod blocks;
-mod commands;
+pub mod commands;
 mod mover;
 mod walk;
 

@@ -50,7 +50,7 @@ use std::time::Instant;
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::gate::{Arrivals, QuietAware, Settled};
+use clawcraft_core::gate::{Arrivals, QuietAware, Settled, SettledBot};
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
@@ -348,8 +348,9 @@ impl Plugin for NetworkPlugin {
 
 /// Drains each transport into messages. A bot whose transport closed gets a `disconnected` event
 /// (with the server's reason when it sent one) and moves to [`Lifecycle::Disconnected`].
+#[allow(clippy::type_complexity)]
 pub fn receive_packets(
-    mut bots: Query<(Entity, &mut Connection, &mut Lifecycle, Option<&ServerDisconnectReason>)>,
+    mut bots: Query<(Entity, &mut Connection, &mut Lifecycle, Option<&ServerDisconnectReason>, Option<&SettledBot>)>,
     mut packets: MessageWriter<'_, ClientboundPacket>,
     mut closed: MessageWriter<'_, ConnectionClosed>,
     mut events: MessageWriter<'_, AgentEvent>,
@@ -358,8 +359,9 @@ pub fn receive_packets(
 ) {
     // What gates the tick's packet handlers (see `clawcraft_core::gate`).
     *arrivals = Arrivals::default();
-    for (bot, mut conn, mut lifecycle, server_reason) in &mut bots {
-        if !conn.open {
+    for (bot, mut conn, mut lifecycle, server_reason, settled) in &mut bots {
+        // A settled bot was polled ahead this tick and nothing had arrived.
+        if !conn.open || SettledBot::this_tick(settled) {
             continue;
         }
         // A close that arrived with packets waited a tick, so the app read them first (a
@@ -464,13 +466,21 @@ pub fn count_decode_errors(
 }
 
 /// Sends each bot's queued packets as one batch, and records when (the tick's spacing).
-pub fn flush_outbox(mut conns: Query<'_, '_, &mut Connection>) {
+pub fn flush_outbox(mut conns: Query<'_, '_, (&mut Connection, Option<&SettledBot>)>) {
     let mut now = None;
-    for mut conn in &mut conns {
-        if conn.open {
-            let now = *now.get_or_insert_with(Instant::now);
-            conn.send_tick(now);
+    for (mut conn, settled) in &mut conns {
+        if !conn.open {
+            continue;
         }
+        if SettledBot::this_tick(settled) {
+            // Its tick's batch left already; what the tick's work queued since goes now.
+            if !conn.outbox.is_empty() {
+                conn.flush();
+            }
+            continue;
+        }
+        let now = *now.get_or_insert_with(Instant::now);
+        conn.send_tick(now);
     }
 }
 
