@@ -109,7 +109,8 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     let io = IoPlugin { stdin, stdout: !mcp_stdio, exit_on_disconnect: !config.reconnect, ..IoPlugin::default() };
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(io)
-        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius });
+        .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
+        .insert_resource(crate::OfflineLoginSetting(config.offline_login()));
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.offline {
         let auth = Authenticator::new(auth_config(&config));
@@ -166,6 +167,7 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(IoPlugin { stdin: false, stdout: false, exit_on_disconnect: false, ..IoPlugin::default() })
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
+        .insert_resource(crate::OfflineLoginSetting(config.offline_login()))
         .add_plugins(doctor);
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.offline {

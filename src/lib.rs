@@ -428,6 +428,11 @@ pub fn bot_bundle(username: &str, transport: Box<dyn Transport>, protocol: Arc<P
     )
 }
 
+/// The offline login shape to send (`--offline-login`, `CLAWCRAFT_OFFLINE_LOGIN`; `auto` when
+/// absent). Read by every connection the app opens, reconnects included; ignored online.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OfflineLoginSetting(pub clawcraft_protocol::login::OfflineLogin);
+
 /// Resolves `host:port`, preferring IPv4.
 pub fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
     let addrs: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();
@@ -460,7 +465,8 @@ pub fn spawn_connected_bot(
     forced_version: Option<&str>,
 ) -> std::io::Result<Entity> {
     let forced_version = forced_version.map(str::trim).filter(|v| !v.is_empty() && *v != "auto");
-    let params = ConnectParams::offline(username, &format!("{host}:{}", server.port()), forced_version);
+    let mut params = ConnectParams::offline(username, &format!("{host}:{}", server.port()), forced_version);
+    params.offline_login = world.get_resource::<OfflineLoginSetting>().copied().unwrap_or_default().0;
     // Until the transport reports the version it chose (before any game packet), the connection
     // holds the forced or default one.
     let initial = forced_version.unwrap_or(Protocol::default_version().game_version);
