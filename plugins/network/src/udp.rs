@@ -946,6 +946,32 @@ mod tests {
     }
 
     #[test]
+    fn offline_login_plan_by_setting_memory_and_mode() {
+        let server: SocketAddr = "127.0.0.1:1".parse().expect("address");
+        let other: SocketAddr = "127.0.0.1:2".parse().expect("address");
+        let mut params = ConnectParams::offline("Bot", "127.0.0.1:1", None);
+        // auto: vanilla's shape for the version first, the other one on an identity refusal.
+        assert_eq!(offline_plan(&params, server, 975), (OfflineShape::Token, Some(OfflineShape::Chain)));
+        assert_eq!(offline_plan(&params, server, 943), (OfflineShape::Chain, Some(OfflineShape::Token)));
+        // What this server accepted goes first, for this server only.
+        remember_offline_shape(server, OfflineShape::Chain);
+        assert_eq!(accepted_offline_shape(server), Some(OfflineShape::Chain));
+        assert_eq!(offline_plan(&params, server, 975), (OfflineShape::Chain, Some(OfflineShape::Token)));
+        assert_eq!(offline_plan(&params, other, 975).0, OfflineShape::Token);
+        // The retry itself is not retried.
+        params.refused_first = Some((OfflineShape::Token, "no".into()));
+        assert_eq!(offline_plan(&params, other, 975).1, None);
+        params.refused_first = None;
+        // An explicit shape is sent as it is, never retried.
+        params.offline_login = OfflineLogin::Only(OfflineShape::Chain);
+        assert_eq!(offline_plan(&params, other, 2169), (OfflineShape::Chain, None));
+        // Online: no retry (and the session sends the online login, not this shape).
+        params.offline_login = OfflineLogin::Auto;
+        params.online = Some(OnlineLogin { chain: vec!["a.b.c".into()], token: "t".into() });
+        assert_eq!(offline_plan(&params, other, 2169).1, None);
+    }
+
+    #[test]
     fn drain_hands_over_every_waiting_datagram_in_order_then_nothing() {
         let (from, to) = pair();
         let mut bufs = RecvBuffers::new();
