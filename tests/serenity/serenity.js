@@ -132,7 +132,11 @@ process.stdin.on('end', () => shutdown())
 
 function shutdown () {
   try { serenity.stop() } catch (_) {}
-  setTimeout(() => process.exit(0), 300).unref()
+  setTimeout(() => {
+    // A working directory of our own making goes with the server.
+    if (!args.dir) fs.rmSync(dir, { recursive: true, force: true })
+    process.exit(0)
+  }, 300).unref()
 }
 process.on('SIGTERM', shutdown)
 process.on('SIGINT', shutdown)
