@@ -133,7 +133,8 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(io)
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
-        .insert_resource(defaults);
+        .insert_resource(defaults)
+        .insert_resource(crate::OfflineLoginSetting(config.offline_login()));
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.offline {
         tracing::info!(dir = ?config.auth_dir, "online mode: signing in with Xbox Live");
@@ -193,6 +194,7 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(IoPlugin { stdin: false, stdout: false, exit_on_disconnect: false, ..IoPlugin::default() })
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
+        .insert_resource(crate::OfflineLoginSetting(config.offline_login()))
         .add_plugins(doctor);
     apply_agent_settings(&mut app, config.agent_settings());
     let mut spec = crate::swarm::BotSpec::new(&config.username, &config.host, server);

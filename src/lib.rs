@@ -450,6 +450,11 @@ pub fn bot_bundle(username: &str, transport: Box<dyn Transport>, protocol: Arc<P
     )
 }
 
+/// The offline login shape to send (`--offline-login`, `CLAWCRAFT_OFFLINE_LOGIN`; `auto` when
+/// absent). Read by every connection the app opens, reconnects included; ignored online.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OfflineLoginSetting(pub clawcraft_protocol::login::OfflineLogin);
+
 /// Resolves `host:port`, preferring IPv4.
 pub fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
     let addrs: Vec<SocketAddr> = (host, port).to_socket_addrs()?.collect();

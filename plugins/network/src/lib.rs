@@ -71,8 +71,19 @@ pub enum TransportEvent {
     },
     /// Game packet bodies (varu32 header + fields), in arrival order.
     Packets(Vec<Vec<u8>>),
+    /// The server accepted the login (PlayStatus `login_success`), and with what.
+    Login(LoginReport),
     /// The connection is gone. `reason` is for humans; `error` tells a failure from a clean close.
     Closed { reason: String, error: bool },
+}
+
+/// How a login was accepted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoginReport {
+    /// The offline login shape the server accepted (`None`: an online login).
+    pub offline: Option<clawcraft_protocol::login::OfflineShape>,
+    /// The shape the server refused first (an `auto` login's retry), with its reason.
+    pub refused_first: Option<(clawcraft_protocol::login::OfflineShape, String)>,
 }
 
 /// A bot's link to a server, below the game-packet level.
@@ -104,6 +115,7 @@ pub struct Connection {
     transport: Box<dyn Transport>,
     protocol: Arc<Protocol>,
     version: Option<(VersionChoice, Option<Advertised>)>,
+    login: Option<LoginReport>,
     outbox: Vec<Vec<u8>>,
     /// Emptied buffers of sent bodies, for the next ones ([`Connection::spare_buffer`]).
     spare_bodies: Vec<Vec<u8>>,
@@ -153,6 +165,7 @@ impl Connection {
             transport,
             protocol,
             version: None,
+            login: None,
             outbox: Vec::new(),
             spare_bodies: Vec::new(),
             open: true,
@@ -172,6 +185,12 @@ impl Connection {
     /// transport chose, and for transports that do not choose, e.g. in tests).
     pub fn version_choice(&self) -> Option<&(VersionChoice, Option<Advertised>)> {
         self.version.as_ref()
+    }
+
+    /// How the server accepted the login (`None` until it did, and for transports that do not
+    /// log in, e.g. in tests).
+    pub fn login_report(&self) -> Option<&LoginReport> {
+        self.login.as_ref()
     }
 
     /// Queues a packet for this tick's batch. Encoding errors are bugs in our packet views, so
@@ -394,6 +413,7 @@ pub fn receive_packets(
                     conn.protocol = protocol;
                     conn.version = Some((choice, advertised));
                 }
+                TransportEvent::Login(report) => conn.login = Some(report),
                 TransportEvent::Closed { reason, error } => {
                     let reason = server_reason.map(|r| r.0.clone()).unwrap_or(reason);
                     tracing::info!(%reason, "connection closed");
