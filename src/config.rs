@@ -221,6 +221,9 @@ pub enum Tool {
         /// only those. Unknown names are warned about on stderr with the closest ones.
         #[arg(long = "type", value_delimiter = ',')]
         types: Vec<String>,
+        /// Only this bot's events (and the process's own, such as `startup`), in a swarm.
+        #[arg(long)]
+        bot: Option<String>,
     },
     /// The online-mode token cache (CLAWCRAFT_AUTH_DIR): `status` lists the cached accounts,
     /// `login` signs USERNAME in now (device code), `logout` deletes its tokens.
