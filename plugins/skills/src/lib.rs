@@ -19,6 +19,7 @@
 //!   `skill_retire`.
 
 pub mod commands;
+pub mod compile;
 pub mod definition;
 pub mod replay;
 pub mod run;
