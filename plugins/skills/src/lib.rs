@@ -25,6 +25,7 @@ pub mod replay;
 pub mod run;
 pub mod sandbox;
 pub mod schema;
+pub mod seed;
 pub mod snapshot;
 pub mod store;
 pub mod verifier;
