@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::definition::{self, Analysis, Budget};
-use crate::seed;
 use crate::run::{Known, RunContext, SLOT, SkillHost, SkillRun, seed_of};
 use crate::sandbox::{HelperKind, Limits, Prelude, ScriptHandle, ScriptSpec};
 use crate::schema::{self, Problem};
+use crate::seed;
 use crate::snapshot::{capture, position};
 use crate::store::{Life, Mode, SkillState, SkillStore, summary};
 use crate::verifier::{self, SnapshotPlan};
@@ -283,7 +283,10 @@ impl AgentCommand for AuthorMineflayerAction {
         let trial = start_run(ctx, &defined.skill, Some(defined.version), parameters, Mode::Trial).map_err(|e| {
             CommandError::new(
                 e.code,
-                format!("{} v{} was defined, but its trial did not start: {}", defined.skill, defined.version, e.message),
+                format!(
+                    "{} v{} was defined, but its trial did not start: {}",
+                    defined.skill, defined.version, e.message
+                ),
             )
         })?;
         Ok(AuthorResponse { defined, trial, codegen_rationale: self.codegen_rationale })

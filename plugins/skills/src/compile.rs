@@ -169,7 +169,8 @@ fn banned_module(s: &str) -> Option<(&'static str, &'static str)> {
 }
 
 /// Members of `ctx` that are banned (raw bot access and runtime internals).
-const BANNED_CTX: &[(&str, &str)] = &[("bot", "ctx.bot"), ("helpers", "ctx.helpers"), ("sharedStorage", "ctx.sharedStorage")];
+const BANNED_CTX: &[(&str, &str)] =
+    &[("bot", "ctx.bot"), ("helpers", "ctx.helpers"), ("sharedStorage", "ctx.sharedStorage")];
 
 /// Maps byte offsets to lines and columns.
 struct Lines<'s> {
@@ -238,8 +239,8 @@ pub fn compile(source: &str, language: Language) -> Result<Compiled, Vec<SyntaxP
             }
             let scoping = semantic.semantic.into_scoping();
             let options = TransformOptions::default();
-            let done = Transformer::new(&allocator, Path::new("skill.ts"), &options)
-                .build_with_scoping(scoping, &mut program);
+            let done =
+                Transformer::new(&allocator, Path::new("skill.ts"), &options).build_with_scoping(scoping, &mut program);
             if !done.errors.is_empty() {
                 return Err(done
                     .errors
@@ -316,7 +317,8 @@ impl Checker<'_, '_> {
         match e.without_parentheses() {
             Expression::StaticMemberExpression(m) => self.is_ctx(&m.object) && m.property.name == "mineflayer",
             Expression::ComputedMemberExpression(m) => {
-                self.is_ctx(&m.object) && matches!(&m.expression, Expression::StringLiteral(s) if s.value == "mineflayer")
+                self.is_ctx(&m.object)
+                    && matches!(&m.expression, Expression::StringLiteral(s) if s.value == "mineflayer")
             }
             _ => false,
         }
@@ -589,7 +591,9 @@ export async function run(ctx: any, params: Params): Promise<Result> {
 
     #[test]
     fn bans_name_their_rule_and_place() {
-        let c = ts("export async function run(ctx, params) {\n  while (true) { await ctx.wait({ durationMs: 50 }); }\n  for (;;) {}\n  const b = ctx.bot;\n  ctx.mineflayer('chat', ['x']).bot;\n}");
+        let c = ts(
+            "export async function run(ctx, params) {\n  while (true) { await ctx.wait({ durationMs: 50 }); }\n  for (;;) {}\n  const b = ctx.bot;\n  ctx.mineflayer('chat', ['x']).bot;\n}",
+        );
         let got: Vec<String> = c.facts.bans.iter().map(|b| format!("{} {}", b.rule, b.at)).collect();
         assert_eq!(
             got,

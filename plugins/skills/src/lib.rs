@@ -122,6 +122,7 @@ impl Plugin for SkillsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SkillSettings>();
         app.add_agent_command::<commands::SkillDefine>()
+            .add_agent_command::<commands::AuthorMineflayerAction>()
             .add_agent_command::<commands::SkillGet>()
             .add_agent_command::<commands::SkillList>()
             .add_agent_command::<commands::SkillTrial>()

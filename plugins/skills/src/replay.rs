@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::sandbox::{Call, HelperKind, Limits, Reply, RunStatus, ScriptHandle, ScriptSpec, SliceEnd};
 use crate::run::note_event;
+use crate::sandbox::{Call, HelperKind, Limits, Reply, RunStatus, ScriptHandle, ScriptSpec, SliceEnd};
 use crate::sandbox::{NOTE_HELPER, Prelude};
 use crate::verifier::{self, HelperEvent, SeedEvent, Snapshot, Verdict};
 

@@ -793,34 +793,38 @@ fn build_ctx<'js>(
     let Some(prelude) = prelude else { return build_raw(ctx, host, helpers) };
     let raw = build_raw(ctx, host, helpers)?;
     let h = host.clone();
-    let note = Function::new(ctx.clone(), move |ctx: Ctx<'js>, event: rquickjs::Value<'js>| -> rquickjs::Result<rquickjs::Value<'js>> {
-        let params = match to_json_string(&ctx, event) {
-            Ok(s) if s.len() <= MAX_JSON_BYTES => serde_json::from_str(&s).unwrap_or(Json::Null),
-            Ok(_) => serde_json::json!({"error": "the helper event is over the size limit"}),
-            Err(e) => serde_json::json!({"error": e}),
-        };
-        let tick = h.state.borrow().tick;
-        if h.tx.send(FromScript::Call(Call { seq: 0, helper: NOTE_HELPER.into(), params, tick })).is_err() {
-            h.stop(RunStatus::Cancelled);
-            return Err(helper_error(&ctx, &h, "cancelled", "the run was cancelled"));
-        }
-        match h.rx.recv() {
-            Ok(ToScript::Reply(Reply::Value(v))) => from_json(&ctx, &v),
-            Ok(ToScript::Reply(_)) => Ok(rquickjs::Value::new_null(ctx.clone())),
-            Ok(ToScript::Abort) | Err(_) => {
+    let note = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, event: rquickjs::Value<'js>| -> rquickjs::Result<rquickjs::Value<'js>> {
+            let params = match to_json_string(&ctx, event) {
+                Ok(s) if s.len() <= MAX_JSON_BYTES => serde_json::from_str(&s).unwrap_or(Json::Null),
+                Ok(_) => serde_json::json!({"error": "the helper event is over the size limit"}),
+                Err(e) => serde_json::json!({"error": e}),
+            };
+            let tick = h.state.borrow().tick;
+            if h.tx.send(FromScript::Call(Call { seq: 0, helper: NOTE_HELPER.into(), params, tick })).is_err() {
                 h.stop(RunStatus::Cancelled);
-                Err(helper_error(&ctx, &h, "cancelled", "the run was cancelled"))
+                return Err(helper_error(&ctx, &h, "cancelled", "the run was cancelled"));
             }
-            Ok(ToScript::Resume { .. }) => {
-                h.stop(RunStatus::Internal);
-                Err(helper_error(&ctx, &h, "internal", "helper protocol out of step"))
+            match h.rx.recv() {
+                Ok(ToScript::Reply(Reply::Value(v))) => from_json(&ctx, &v),
+                Ok(ToScript::Reply(_)) => Ok(rquickjs::Value::new_null(ctx.clone())),
+                Ok(ToScript::Abort) | Err(_) => {
+                    h.stop(RunStatus::Cancelled);
+                    Err(helper_error(&ctx, &h, "cancelled", "the run was cancelled"))
+                }
+                Ok(ToScript::Resume { .. }) => {
+                    h.stop(RunStatus::Internal);
+                    Err(helper_error(&ctx, &h, "internal", "helper protocol out of step"))
+                }
             }
-        }
-    })?;
+        },
+    )?;
     let h = host.clone();
-    let raise = Function::new(ctx.clone(), move |ctx: Ctx<'js>, code: String, message: String| -> rquickjs::Result<()> {
-        Err(helper_error(&ctx, &h, &code, &message))
-    })?;
+    let raise =
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, code: String, message: String| -> rquickjs::Result<()> {
+            Err(helper_error(&ctx, &h, &code, &message))
+        })?;
     let allow: Vec<String> = prelude.allow.clone();
     let make: Function = ctx.eval(prelude.code)?;
     make.call::<_, Object>((raw, note, raise, allow))

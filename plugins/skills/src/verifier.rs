@@ -79,17 +79,56 @@ pub enum NearTarget {
 /// A parsed check.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
-    InventoryDelta { item: String, min: Option<f64>, max: Option<f64> },
-    InventoryAtLeast { item: String, count: f64 },
-    Equipped { item: String, slot: String },
-    BlockAt { at: At, block: String, present: bool },
-    BlockCountDelta { block: String, radius: i64, min: Option<f64>, max: Option<f64> },
-    PositionDelta { min: Option<f64>, max: Option<f64> },
-    Near { target: NearTarget, radius: f64 },
-    VitalsDelta { field: String, min: Option<f64>, max: Option<f64> },
-    EntityGone { entity: u64 },
-    HelperResult { helper: String, status: String, code: Option<String>, min_count: u64 },
-    ChatSent { contains: Option<String>, to: Option<String> },
+    InventoryDelta {
+        item: String,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    InventoryAtLeast {
+        item: String,
+        count: f64,
+    },
+    Equipped {
+        item: String,
+        slot: String,
+    },
+    BlockAt {
+        at: At,
+        block: String,
+        present: bool,
+    },
+    BlockCountDelta {
+        block: String,
+        radius: i64,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    PositionDelta {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Near {
+        target: NearTarget,
+        radius: f64,
+    },
+    VitalsDelta {
+        field: String,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    EntityGone {
+        entity: u64,
+    },
+    HelperResult {
+        helper: String,
+        status: String,
+        code: Option<String>,
+        min_count: u64,
+    },
+    ChatSent {
+        contains: Option<String>,
+        to: Option<String>,
+    },
     All(Vec<Check>),
     Any(Vec<Check>),
     Not(Box<Check>),
@@ -97,19 +136,38 @@ pub enum Check {
     /// A check reported under the seed's kind name (`inventory_count` is an `inventory_at_least`).
     Named(String, Box<Check>),
     /// `helper_event_progress`: a helper completed with a progress status (of `helper`, if given).
-    HelperProgress { helper: Option<String> },
+    HelperProgress {
+        helper: Option<String>,
+    },
     /// `helper_event` (any completed event) and `helper_result_status` (with that result status).
-    HelperCompleted { helper: String, status: Option<String> },
+    HelperCompleted {
+        helper: String,
+        status: Option<String>,
+    },
     /// `world_scan`: the runtime's count of `block` in the box around the start cell afterwards
     /// (at least `min`); without a block, an `observe` that returned a loaded world scan.
-    WorldScan { block: Option<String>, radius: i64, min: u64 },
+    WorldScan {
+        block: Option<String>,
+        radius: i64,
+        min: u64,
+    },
     /// `container_snapshot`: a container's contents as the server sent them (an `observe` of a
     /// container, or the window open at the end), of that block/position, holding `min` of `item`.
-    ContainerSnapshot { block: Option<String>, pos: Option<Cell>, item: Option<String>, min: u64 },
+    ContainerSnapshot {
+        block: Option<String>,
+        pos: Option<Cell>,
+        item: Option<String>,
+        min: u64,
+    },
     /// `block_or_inventory_delta`: the inventory count of `item`, or the count of `block` around
     /// the start cell, changed by at least `count`; with neither, any inventory change or a block
     /// change the server confirmed to a helper.
-    BlockOrInventoryDelta { item: Option<String>, block: Option<String>, radius: i64, count: f64 },
+    BlockOrInventoryDelta {
+        item: Option<String>,
+        block: Option<String>,
+        radius: i64,
+        count: f64,
+    },
 }
 
 /// `{"$param":"name"}` references in a verifier: (field, parameter name).
@@ -734,7 +792,9 @@ pub fn evaluate_with(
                     let scans: Vec<&SeedEvent> = seed
                         .iter()
                         .filter(|e| e.helper == "observe" && e.status == "completed")
-                        .filter(|e| e.result.as_ref().and_then(|r| r.get("worldStateSummary")).is_some_and(Value::is_object))
+                        .filter(|e| {
+                            e.result.as_ref().and_then(|r| r.get("worldStateSummary")).is_some_and(Value::is_object)
+                        })
                         .collect();
                     let loaded = scans.iter().any(|e| {
                         e.result.as_ref().and_then(|r| r["worldStateSummary"]["loaded"].as_bool()) == Some(true)
@@ -763,7 +823,9 @@ pub fn evaluate_with(
             let fits = |c: &Value| {
                 let block_ok = block.as_ref().is_none_or(|b| c["block"].as_str().is_some_and(|n| same_item(n, b)));
                 let pos_ok = pos.is_none_or(|p| {
-                    c["pos"]["x"].as_i64() == Some(p.x) && c["pos"]["y"].as_i64() == Some(p.y) && c["pos"]["z"].as_i64() == Some(p.z)
+                    c["pos"]["x"].as_i64() == Some(p.x)
+                        && c["pos"]["y"].as_i64() == Some(p.y)
+                        && c["pos"]["z"].as_i64() == Some(p.z)
                 });
                 let held: u64 = item.as_ref().map_or(*min, |it| {
                     c["items"]
@@ -784,7 +846,9 @@ pub fn evaluate_with(
                     Verdict::Failed,
                     expected,
                     observed,
-                    Some("no container was observed (observe({container:{x,y,z}}), or a window open at the end)".into()),
+                    Some(
+                        "no container was observed (observe({container:{x,y,z}}), or a window open at the end)".into(),
+                    ),
                 );
             }
             result("container_snapshot", verdict(hit.is_some()), expected, observed, None)
@@ -795,7 +859,8 @@ pub fn evaluate_with(
                 (Some(b), Some(a)) => Some((b, a)),
                 _ => None,
             };
-            let inv_delta = item.as_ref().and_then(|it| inv.map(|(b, a)| count_of(a, it) as f64 - count_of(b, it) as f64));
+            let inv_delta =
+                item.as_ref().and_then(|it| inv.map(|(b, a)| count_of(a, it) as f64 - count_of(b, it) as f64));
             let block_delta = block.as_ref().and_then(|bl| {
                 let key = count_key(bl, *radius);
                 match (before.counts.get(&key), after.counts.get(&key)) {

@@ -459,10 +459,9 @@ fn parse_allowlist(v: Option<&Value>, p: &mut Vec<Problem>) -> Option<Vec<String
             None => p.push(Problem::new(field, "must be a string")),
             Some(n) if out.iter().any(|o| o == n) => p.push(Problem::new(field, format!("{n} is listed twice"))),
             Some(n) if names.contains(&n) => out.push(n.to_owned()),
-            Some(n) => p.push(Problem::new(
-                field,
-                format!("{n} is not a helper of {API} (helpers: {})", names.join(", ")),
-            )),
+            Some(n) => {
+                p.push(Problem::new(field, format!("{n} is not a helper of {API} (helpers: {})", names.join(", "))))
+            }
         }
     }
     (p.len() == before).then_some(out)
@@ -481,9 +480,10 @@ fn check_facts(
     }
     match &facts.run {
         None => p.push(Problem::new("source", "must define `export async function run(ctx, params)`")),
-        Some(r) if !r.is_async => {
-            p.push(Problem::new("source", format!("{}: `run` must be async: `export async function run(ctx, params)`", r.at)))
-        }
+        Some(r) if !r.is_async => p.push(Problem::new(
+            "source",
+            format!("{}: `run` must be async: `export async function run(ctx, params)`", r.at),
+        )),
         Some(_) => {}
     }
     let names: Vec<&str> = HELPERS.iter().map(|h| h.name).collect();
@@ -494,7 +494,10 @@ fn check_facts(
         }
         seen.push(&u.name);
         if u.name == "[computed]" {
-            p.push(Problem::new("source", format!("{}: ctx[…] with a computed name: call helpers as ctx.<name>(…)", u.at)));
+            p.push(Problem::new(
+                "source",
+                format!("{}: ctx[…] with a computed name: call helpers as ctx.<name>(…)", u.at),
+            ));
         } else if helper(&u.name).is_none() {
             if !matches!(u.name.as_str(), "bot" | "helpers" | "sharedStorage") {
                 p.push(Problem::new(
@@ -518,12 +521,16 @@ fn check_facts(
         if !BRIDGE_METHODS.contains(&m.as_str()) {
             p.push(Problem::new(
                 "source",
-                format!("{at}: ctx.mineflayer('{m}', …) is not a bridge method (methods: {})", BRIDGE_METHODS.join(", ")),
+                format!(
+                    "{at}: ctx.mineflayer('{m}', …) is not a bridge method (methods: {})",
+                    BRIDGE_METHODS.join(", ")
+                ),
             ));
         }
     }
     for at in &facts.bridge_dynamic {
-        warnings.push(format!("{at}: ctx.mineflayer's method is not a string literal; it is checked only when it runs"));
+        warnings
+            .push(format!("{at}: ctx.mineflayer's method is not a string literal; it is checked only when it runs"));
     }
     let (declared, required) = input_schema.map(schema::property_names).unwrap_or_default();
     let mut read: Vec<&str> = Vec::new();
@@ -638,7 +645,10 @@ pub fn parse_verifier(v: &Value, field: &str, problems: &mut Vec<Problem>) -> Op
         Some(v) => match v.as_i64().filter(|r| (1..=MAX_COUNT_RADIUS).contains(r)) {
             Some(r) => r,
             None => {
-                problems.push(Problem::new(format!("{field}.radius"), format!("must be an integer 1..={MAX_COUNT_RADIUS}")));
+                problems.push(Problem::new(
+                    format!("{field}.radius"),
+                    format!("must be an integer 1..={MAX_COUNT_RADIUS}"),
+                ));
                 8
             }
         },
@@ -648,11 +658,9 @@ pub fn parse_verifier(v: &Value, field: &str, problems: &mut Vec<Problem>) -> Op
         Some(v) => {
             let c = |a: &str| v.get(a).and_then(Value::as_f64).filter(|f| f.is_finite() && f.abs() < 3.0e7);
             match (c("x"), c("y"), c("z")) {
-                (Some(x), Some(y), Some(z)) => Some(crate::verifier::Cell {
-                    x: x.floor() as i64,
-                    y: y.floor() as i64,
-                    z: z.floor() as i64,
-                }),
+                (Some(x), Some(y), Some(z)) => {
+                    Some(crate::verifier::Cell { x: x.floor() as i64, y: y.floor() as i64, z: z.floor() as i64 })
+                }
                 _ => {
                     problems.push(Problem::new(format!("{field}.pos"), "must be {x,y,z} with finite numbers"));
                     None

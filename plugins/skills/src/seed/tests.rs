@@ -110,7 +110,9 @@ fn every_ban_refuses_with_its_rule_and_place() {
         ("https", "const h = 'https';", "line 1, column 11: `https` is banned"),
     ];
     for (rule, top, want) in cases {
-        let src = format!("{top}\nexport async function run(ctx: any, params: {{ targetCount: number }}) {{\n  return await ctx.collectLogs(params.targetCount);\n}}\n");
+        let src = format!(
+            "{top}\nexport async function run(ctx: any, params: {{ targetCount: number }}) {{\n  return await ctx.collectLogs(params.targetCount);\n}}\n"
+        );
         let p = refused(source(&src));
         assert!(p.contains(&format!("source: {want}")), "{rule}: {p}");
     }
@@ -118,7 +120,11 @@ fn every_ban_refuses_with_its_rule_and_place() {
         ("while (true)", "while (true) { await ctx.collectLogs(1); }", "line 2, column 3: `while (true)` is banned"),
         ("for (;;)", "for (;;) { await ctx.collectLogs(1); }", "line 2, column 3: `for (;;)` is banned"),
         ("ctx.bot", "const bot = ctx.bot; await ctx.collectLogs(1);", "line 2, column 15: `ctx.bot` is banned"),
-        ("ctx.helpers", "const h = ctx.helpers; await ctx.collectLogs(1);", "line 2, column 13: `ctx.helpers` is banned"),
+        (
+            "ctx.helpers",
+            "const h = ctx.helpers; await ctx.collectLogs(1);",
+            "line 2, column 13: `ctx.helpers` is banned",
+        ),
         (
             "ctx.sharedStorage",
             "const s = ctx.sharedStorage; await ctx.collectLogs(1);",
@@ -160,7 +166,12 @@ fn checklist_required_covers_every_parameter_the_source_reads() {
     let p = refused(source(
         "export async function run(ctx: any, { targetCount, radius }: any) {\n  return await ctx.collectLogs(targetCount + radius);\n}\n",
     ));
-    assert!(p.contains("the source reads params.radius (line 1, column 52), which input_schema.properties does not declare"), "{p}");
+    assert!(
+        p.contains(
+            "the source reads params.radius (line 1, column 52), which input_schema.properties does not declare"
+        ),
+        "{p}"
+    );
 }
 
 #[test]
@@ -203,7 +214,9 @@ fn checklist_helpers_outside_the_allowlist_are_refused_and_unused_ones_reported(
     assert!(p.contains("source: line 2, column 9: calls ctx.say, which is not in helper_allowlist"), "{p}");
     let p = refused(with("helper_allowlist", json!(["collectLogs", "fly"])));
     assert!(p.contains("helper_allowlist[1]: fly is not a helper of mineflayer-action-skill-helper/v1"), "{p}");
-    let p = refused(source("export async function run(ctx: any, params: any) {\n  return ctx.teleport(params.targetCount);\n}\n"));
+    let p = refused(source(
+        "export async function run(ctx: any, params: any) {\n  return ctx.teleport(params.targetCount);\n}\n",
+    ));
     assert!(p.contains("source: line 2, column 10: ctx.teleport is not a helper"), "{p}");
     let (_, a) = validate(&with("helper_allowlist", json!(["collectLogs", "observe"]))).expect("accepted");
     assert_eq!(a.unused_allowlist, ["observe"]);
@@ -235,7 +248,8 @@ fn the_seeds_fixed_values_are_checked() {
     assert!(p.contains("timeout_ms: must be an integer 500..=120000"), "{p}");
     let p = refused(with("skill", json!("x")));
     assert!(p.contains("skill: unknown field (the seed's fields:"), "{p}");
-    let p = refused(source("export function run(ctx: any, params: any) { return ctx.collectLogs(params.targetCount); }"));
+    let p =
+        refused(source("export function run(ctx: any, params: any) { return ctx.collectLogs(params.targetCount); }"));
     assert!(p.contains("`run` must be async"), "{p}");
 }
 
@@ -247,13 +261,21 @@ fn free_text_failure_modes_match_what_happened() {
         "timeout".to_owned(),
         "missing ingredients for sticks".to_owned(),
     ];
-    let m = matched_modes(&known, &["no_logs_found".into()], &["collectLogs: no_logs_found — no log within 32 blocks".into()]);
+    let m = matched_modes(
+        &known,
+        &["no_logs_found".into()],
+        &["collectLogs: no_logs_found — no log within 32 blocks".into()],
+    );
     assert_eq!(m, ["no logs found within search distance"]);
     let m = matched_modes(&known, &["tick_budget".into(), "timeout".into()], &[]);
     assert_eq!(m, ["timeout"]);
     let m = matched_modes(&known, &["missing_ingredients".into()], &[]);
     assert_eq!(m, ["missing ingredients for sticks"]);
-    let m = matched_modes(&known, &["no_crafting_table".into()], &["craftWithTable: no_crafting_table — no placed crafting table within reach".into()]);
+    let m = matched_modes(
+        &known,
+        &["no_crafting_table".into()],
+        &["craftWithTable: no_crafting_table — no placed crafting table within reach".into()],
+    );
     assert!(m.is_empty(), "no mode names it: {m:?}");
 }
 
