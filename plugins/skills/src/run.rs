@@ -608,10 +608,10 @@ impl Bridge {
             // An async command that answered without starting its action (a walk already there).
             (HelperKind::Action, Ok(Some(mut fields)))
                 if entry.async_info.is_some_and(|info| {
-                    !world
+                    world
                         .get::<ActiveActions>(bot)
                         .and_then(|a| a.slots.get(info.slot))
-                        .is_some_and(|a| a.id.as_str() == Some(request_id.as_str()))
+                        .is_none_or(|a| a.id.as_str() != Some(request_id.as_str()))
                 }) =>
             {
                 fields.insert("status".into(), json!("done"));

@@ -506,7 +506,7 @@ fn check_facts(
                 ));
             }
         } else if let Some(list) = allowlist
-            && !list.iter().any(|n| *n == u.name)
+            && !list.contains(&u.name)
         {
             p.push(Problem::new(
                 "source",
