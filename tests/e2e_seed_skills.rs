@@ -227,8 +227,11 @@ export async function run(ctx: any, params: { crafts: number }) {
         &["missing ingredients: no planks"],
     );
     let done = define_and_trial(&mut bot, &c);
-    promoted(&mut bot, &done);
+    let ev = promoted(&mut bot, &done);
     peer_event(&mut peer, "crafted", |v| v["item"] == "stick" && v["count"] == 4);
+    // The recorded trial replays offline through the same prelude: same calls, events, verdict.
+    let report = clawcraft_skills::replay::replay(&ev).expect("replay");
+    assert!(report.matches() && report.calls >= 1, "{report:?}");
 
     // 4. craftItem (a crafting table) — verifier inventory_contains; the wrapped form of
     // author_mineflayer_action (candidate + runtime_parameters + codegen_rationale).
@@ -522,7 +525,37 @@ export async function run(ctx: any, params: { origin: Offset; item: string }) {
         assert_eq!(p["block"], "cobblestone", "{p}");
     }
 
-    // 14. A candidate that fails its trial: the report names which known_failure_modes matched.
+    // 14. A control state still held when the skill returns is released by the run's end.
+    let c = candidate(
+        "nudgeForward",
+        "Start walking forward and hand control back at once",
+        json!({"durationMs": {"type": "integer", "minimum": 50, "maximum": 5000}}),
+        json!({"durationMs": 3000}),
+        r#"export async function run(ctx: any, params: { durationMs: number }) {
+  const r = await ctx.mineflayer("setControlState", { control: "forward", state: true, durationMs: params.durationMs });
+  return { status: r.status, releaseAfterMs: r.releaseAfterMs };
+}
+"#,
+        &["mineflayer"],
+        10_000,
+        json!({"kind": "helper_result_status", "helper": "mineflayer", "status": "ok"}),
+        &["control state not released"],
+    );
+    let done = define_and_trial(&mut bot, &c);
+    let ev = promoted(&mut bot, &done);
+    assert_eq!(done["result"]["releaseAfterMs"], 3000, "{done}");
+    assert!(done["ticks"].as_u64().is_some_and(|t| t < 20), "returned without waiting for the release: {done}");
+    let moved = ev["helperCalls"].as_array().into_iter().flatten().find(|c| c["helper"] == "move").expect("a move");
+    assert_eq!(
+        (moved["result"]["status"].clone(), moved["result"]["code"].clone()),
+        (json!("aborted"), json!("cancelled")),
+        "the run's end released the control: {moved}"
+    );
+    let r = bot.request(json!({"action": "abort_walk"}), ANSWER).expect("answer");
+    assert_eq!(r["code"], "NOT_ACTIVE", "nothing is still walking: {r}");
+
+    // 15. A candidate that fails its trial: the report names which known_failure_modes matched.
+    walk_to(&mut bot, 0.5, 0.5);
     let c = candidate(
         "craftIronPickaxe",
         "Craft an iron pickaxe at the placed table",
@@ -553,7 +586,7 @@ export async function run(ctx: any, params: { origin: Offset; item: string }) {
         "{done}"
     );
 
-    // The library holds the thirteen promoted seed skills under their seed ids.
+    // The library holds the fourteen promoted seed skills under their seed ids.
     let list = ok(&mut bot, json!({"action": "skill_list", "state": "promoted"}));
-    assert_eq!(list["count"], 13, "{list}");
+    assert_eq!(list["count"], 14, "{list}");
 }

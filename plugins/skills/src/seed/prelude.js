@@ -96,7 +96,7 @@
         container = { pos: c, error: `${errCode(opened) || opened.status}: ${why(opened)}` };
       }
     } else {
-      const w = raw.container({});
+      const w = raw.container ? raw.container({}) : { open: false };
       if (w.open) {
         container = {
           block: strip(w.block || ''),

@@ -297,3 +297,75 @@ fn every_seed_verifier_kind_parses() {
     }
     assert!(p.is_empty(), "{p:?}");
 }
+
+/// The prelude in the sandbox: the skill's `ctx` holds exactly its allowlisted helpers, the
+/// commands they are made of stay out of reach, each helper call is recorded as a note (free of
+/// the helper budget) around the commands it runs.
+#[test]
+fn the_prelude_hands_the_skill_only_its_allowlisted_helpers() {
+    use std::time::Duration;
+
+    use crate::sandbox::{
+        Call, HelperKind, Limits, NOTE_HELPER, Prelude, Reply, RunStatus, ScriptHandle, ScriptSpec, SliceEnd,
+    };
+
+    let source = r#"export async function run(ctx, params) {
+  const keys = Object.keys(ctx);
+  let reached = 'none';
+  try { ctx.collectLogs(1); reached = 'collectLogs'; } catch (e) { reached = e.name; }
+  const frozen = Object.isFrozen(ctx);
+  const at = ctx.position();
+  const said = await ctx.say(params.text);
+  return { keys, reached, frozen, at, said: said.status, raw: typeof ctx.chat + typeof ctx.pos };
+}"#;
+    let spec = ScriptSpec {
+        source: source.into(),
+        params: json!({"text": "hi"}),
+        helpers: vec![("pos".into(), HelperKind::Query), ("chat".into(), HelperKind::Instant)],
+        limits: Limits {
+            max_ops: 5_000_000,
+            slice_ops: 200_000,
+            max_helper_calls: 2,
+            memory_bytes: 8 << 20,
+            stack_bytes: 256 << 10,
+        },
+        seed: 1,
+        prelude: Some(Prelude { code: PRELUDE, allow: vec!["position".into(), "say".into()] }),
+    };
+    let mut handle = ScriptHandle::spawn(spec, "prelude").expect("thread");
+    let mut calls: Vec<Call> = Vec::new();
+    let mut notes: Vec<crate::verifier::SeedEvent> = Vec::new();
+    let mut end = None;
+    for tick in 0..50u64 {
+        let mut serve = |call: Call| -> Reply {
+            calls.push(call.clone());
+            match call.helper.as_str() {
+                NOTE_HELPER => Reply::Value(crate::run::note_event(&mut notes, &call.params, tick)),
+                "pos" => Reply::Value(json!({"pos": {"x": 0.5, "y": -60.0, "z": 0.5}})),
+                "chat" => Reply::Resolved(json!({"status": "done", "code": "ok", "delivered": "unknown"})),
+                other => Reply::Error { code: "unknown_helper".into(), message: other.into() },
+            }
+        };
+        if let SliceEnd::Finished(e) = handle.run_slice(tick, &mut Vec::new(), Duration::from_secs(10), &mut serve) {
+            end = Some(e);
+            break;
+        }
+    }
+    let end = end.expect("finished");
+    assert_eq!(end.status, RunStatus::Returned, "{end:?}");
+    let v = end.value.expect("value");
+    assert_eq!(v["keys"], json!(["position", "say"]));
+    assert_eq!(v["reached"], "TypeError", "a helper outside the allowlist is not there");
+    assert_eq!(v["frozen"], true);
+    assert_eq!(v["at"], json!({"x": 0.5, "y": -60, "z": 0.5}));
+    assert_eq!(v["said"], "delivered");
+    assert_eq!(v["raw"], "undefinedundefined", "the commands stay in the prelude");
+    // Two commands within a budget of two: the four notes are not counted.
+    let commands: Vec<&str> = calls.iter().filter(|c| c.helper != NOTE_HELPER).map(|c| c.helper.as_str()).collect();
+    assert_eq!(commands, ["pos", "chat"]);
+    assert_eq!(end.usage.helper_calls, 2);
+    let trace: Vec<(&str, &str, Option<&str>)> =
+        notes.iter().map(|e| (e.helper.as_str(), e.status.as_str(), e.result_status())).collect();
+    assert_eq!(trace, [("position", "completed", None), ("say", "completed", Some("delivered"))]);
+    assert!(notes[1].progress() && !notes[0].progress());
+}
