@@ -484,7 +484,16 @@ export async function run(ctx: any, params: { chest: { x: number; y: number; z: 
         (json!("ok"), json!(true), json!("ok")),
         "{done}"
     );
-    assert_eq!(res["swing"], "blocked", "swingArm has no harness command: {done}");
+    assert_eq!(res["swing"], "ok", "{done}");
+    assert!(
+        peer.wait_log(
+            |p| p.iter().any(|x| x["name"] == "animate"
+                && x["params"]["action_id"] == "swing_arm"
+                && x["params"]["swing_source"] == "none"),
+            PEER
+        ),
+        "the peer saw the arm swing"
+    );
     assert!(res["moved"].as_f64().is_some_and(|m| m > 0.3), "the forward control moved the bot: {done}");
     // The control state was a `move` the bridge released with abort_walk.
     let calls: Vec<&str> =

@@ -538,6 +538,7 @@ fn start_run(
                     helpers.push(((*name).to_owned(), kind));
                 }
             }
+            helpers.push((crate::sandbox::SWING_HELPER.to_owned(), HelperKind::Instant));
             Some(Prelude { code: seed::PRELUDE, allow: def.helper_allowlist.clone() })
         }
         None => {

@@ -30,8 +30,8 @@ use serde_json::{Map, Value, json};
 
 use crate::definition::{Definition, ExpectedOutcome, FailureMode, PromotionPolicy};
 use crate::sandbox::{
-    Call, HelperKind, Limits, MAX_JSON_BYTES, NOTE_HELPER, Reply, RunStatus, ScriptEnd, ScriptError, ScriptHandle,
-    SliceEnd, Usage, WAIT_HELPER,
+    Call, HelperKind, Limits, MAX_JSON_BYTES, NOTE_HELPER, Reply, RunStatus, SWING_HELPER, ScriptEnd, ScriptError,
+    ScriptHandle, SliceEnd, Usage, WAIT_HELPER,
 };
 use crate::snapshot::{SKILL_ORIGIN, capture};
 use crate::store::{Judgement, Life, Mode, RunNote, SkillState, SkillStore};
@@ -567,6 +567,9 @@ impl Bridge {
         let Value::Object(params) = call.params.clone() else {
             return Reply::Error { code: "invalid_params".into(), message: "parameters must be an object".into() };
         };
+        if call.helper == SWING_HELPER {
+            return Reply::Resolved(swing_arm(world, bot));
+        }
         if call.helper == WAIT_HELPER {
             return match params.get("ticks").and_then(Value::as_u64).filter(|t| *t <= MAX_WAIT_TICKS) {
                 Some(ticks) => {
@@ -669,6 +672,24 @@ impl Bridge {
             json!({"status": "aborted", "code": "cancelled", "reason": "the skill run ended"}),
         );
     }
+}
+
+/// Sends an arm swing (Animate `swing_arm`) as the bot, the way a client shows a swing.
+fn swing_arm(world: &mut World, bot: Entity) -> Value {
+    let Some(runtime_id) = world.get::<clawcraft_core::EntityIds>(bot).map(|i| i.runtime_id) else {
+        return rejected("NOT_SPAWNED", "the bot has not spawned");
+    };
+    let Some(mut conn) = world.get_mut::<clawcraft_network::Connection>(bot) else {
+        return rejected("NOT_SPAWNED", "no connection");
+    };
+    conn.send(&clawcraft_protocol::packets::Animate {
+        action_id: "swing_arm".into(),
+        runtime_entity_id: runtime_id,
+        data: 0.0,
+        has_swing_source: true,
+        swing_source: Some("none".into()),
+    });
+    json!({"status": "done", "code": "ok", "swung": true})
 }
 
 /// Records a prelude's `note(event)` in `events` (`tick`: since the run started): `started`

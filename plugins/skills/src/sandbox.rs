@@ -112,6 +112,9 @@ pub struct Prelude {
 
 /// The call a prelude's `note(event)` is sent as (sequence number 0; never a command).
 pub const NOTE_HELPER: &str = "@note";
+/// The prelude's arm swing (`ctx.mineflayer('swingArm')`): answered by the runtime itself, not
+/// a command (no command only swings).
+pub const SWING_HELPER: &str = "@swing_arm";
 
 /// How a run ended, as far as the script is concerned (the runtime adds `tick_budget`,
 /// `cancelled`, `died`, … when the run is ended from outside).

@@ -355,8 +355,10 @@
         sprinting = false;
         return { status: 'ok', cleared: await release() };
       }
-      case 'swingArm':
-        return blocked('unsupported', 'swingArm has no harness command (an arm swing is sent by mine and attack)');
+      case 'swingArm': {
+        const r = await raw['@swing_arm']({});
+        return r.status === 'done' ? { status: 'ok', swung: true } : blocked(errCode(r) || 'failed', why(r));
+      }
       case 'equipByName': {
         const [name] = positional(args, ['name']);
         const given = name || (args && (args.itemName || args.item));
