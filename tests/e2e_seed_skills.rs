@@ -63,6 +63,7 @@ fn define_and_trial(bot: &mut Bot, c: &Value) -> Value {
     define["action"] = json!("skill_define");
     let d = ok(bot, define);
     assert_eq!((d["state"].clone(), d["created"].clone()), (json!("candidate"), json!(true)), "{d}");
+    assert!(d.get("warnings").is_none_or(|w| w == &json!([])), "accepted as written, no warning: {d}");
     let r = ok(bot, json!({"action": "skill_trial", "skill": c["proposed_action_skill_id"]}));
     finished(bot, &r["run"])
 }
@@ -73,6 +74,7 @@ fn author(bot: &mut Bot, c: &Value) -> Value {
     cmd["action"] = json!("author_mineflayer_action");
     let r = ok(bot, cmd);
     assert_eq!(r["defined"]["state"], "candidate", "{r}");
+    assert!(r.get("warnings").is_none() && r["defined"]["warnings"] == json!([]), "accepted as written: {r}");
     finished(bot, &r["trial"]["run"])
 }
 

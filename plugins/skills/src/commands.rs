@@ -231,10 +231,72 @@ pub struct AuthorMineflayerAction {
     /// The author's rationale: echoed in the response, not stored.
     #[schemars(with = "Option<String>")]
     pub codegen_rationale: Option<Value>,
-    /// The candidate's fields, flat.
+    /// Stable lower-camel id.
+    #[schemars(with = "Option<String>")]
+    pub proposed_action_skill_id: Option<Value>,
+    /// One concrete behaviour the candidate owns.
+    #[schemars(with = "Option<String>")]
+    pub purpose: Option<Value>,
+    /// JSON Schema of the parameters (`type:"object"`, `additionalProperties:false`).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub input_schema: Option<Value>,
+    /// The exact current runtime inputs.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub parameters: Option<Value>,
+    /// `typescript` (or `javascript`).
+    #[schemars(with = "Option<String>")]
+    pub source_language: Option<Value>,
+    /// `export async function run(ctx, params)`.
+    #[schemars(with = "Option<String>")]
+    pub source: Option<Value>,
+    /// `mineflayer-action-skill-helper/v1`.
+    #[schemars(with = "Option<String>")]
+    pub helper_api_version: Option<Value>,
+    /// The helpers the source calls.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub helper_allowlist: Option<Value>,
+    /// Bounded trial timeout (500–120000 ms).
+    #[schemars(with = "Option<u64>")]
+    pub timeout_ms: Option<Value>,
+    /// The evidence to check after the trial (the seed's verifier kinds).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub verifier: Option<Value>,
+    /// Blocker strings to match against a failed trial.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub known_failure_modes: Option<Value>,
+    /// `promote_after_passed_trial`.
+    #[schemars(with = "Option<String>")]
+    pub promotion_policy: Option<Value>,
+    /// Anything else is reported as an unknown field.
     #[serde(flatten)]
     #[schemars(skip)]
-    pub fields: Map<String, Value>,
+    pub extra: Map<String, Value>,
+}
+
+impl AuthorMineflayerAction {
+    /// The candidate's fields given flat (with anything unknown, for the checks to name).
+    fn flat_fields(&mut self) -> Map<String, Value> {
+        let mut raw = std::mem::take(&mut self.extra);
+        for (k, v) in [
+            ("proposed_action_skill_id", self.proposed_action_skill_id.take()),
+            ("purpose", self.purpose.take()),
+            ("input_schema", self.input_schema.take()),
+            ("parameters", self.parameters.take()),
+            ("source_language", self.source_language.take()),
+            ("source", self.source.take()),
+            ("helper_api_version", self.helper_api_version.take()),
+            ("helper_allowlist", self.helper_allowlist.take()),
+            ("timeout_ms", self.timeout_ms.take()),
+            ("verifier", self.verifier.take()),
+            ("known_failure_modes", self.known_failure_modes.take()),
+            ("promotion_policy", self.promotion_policy.take()),
+        ] {
+            if let Some(v) = v {
+                raw.insert(k.into(), v);
+            }
+        }
+        raw
+    }
 }
 
 /// Response of `author_mineflayer_action`: the definition, and the trial that started.
@@ -254,16 +316,17 @@ impl AgentCommand for AuthorMineflayerAction {
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<SkillRun>());
     type Response = AuthorResponse;
 
-    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<AuthorResponse, CommandError> {
+    fn run(mut self, ctx: &mut CommandCtx<'_>) -> Result<AuthorResponse, CommandError> {
+        let flat = self.flat_fields();
         let raw = match self.candidate {
-            Some(Value::Object(c)) if self.fields.is_empty() => c,
+            Some(Value::Object(c)) if flat.is_empty() => c,
             Some(Value::Object(_)) => {
                 return Err(CommandError::invalid_params(
                     "give the candidate's fields inside candidate or flat, not both",
                 ));
             }
             Some(_) => return Err(CommandError::invalid_params("candidate must be an object")),
-            None => self.fields,
+            None => flat,
         };
         if !seed::is_seed(&raw) {
             return Err(CommandError::new(
