@@ -35,9 +35,14 @@ fn ensure_client_installed() {
 
 /// Runs the client script to the end and returns its report.
 fn run_client(args: &[&str], env: &[(&str, String)]) -> Value {
+    run_script("client.mjs", args, env)
+}
+
+/// Runs `tests/mcp-client/<script>` to the end and returns its report.
+fn run_script(script: &str, args: &[&str], env: &[(&str, String)]) -> Value {
     ensure_client_installed();
     let mut cmd = Command::new("node");
-    cmd.arg(repo_root().join("tests/mcp-client/client.mjs"))
+    cmd.arg(repo_root().join("tests/mcp-client").join(script))
         .args(args)
         .env_remove("CLAWCRAFT_TOKEN")
         .env_remove("BOT_USERNAME")
@@ -88,7 +93,11 @@ fn check_session(report: &Value, peer: &Peer, mode: &str) {
         let tool = tools.iter().find(|t| t["name"] == name).expect("tool");
         let description = tool["description"].as_str().unwrap_or_default();
         assert!(description.starts_with(c["summary"].as_str().unwrap_or("?")), "{name}: {description}");
-        assert_eq!(tool["inputSchema"], Value::Object(input_schema(&c["params"])), "{name}'s input schema");
+        assert_eq!(
+            tool["inputSchema"],
+            Value::Object(input_schema(&c["params"], c["perBot"] == true)),
+            "{name}'s input schema"
+        );
         assert_eq!(tool["outputSchema"], Value::Object(output_schema(&c["response"])), "{name}'s output schema");
         assert_eq!(tool["annotations"]["readOnlyHint"], c["query"], "{name}: queries are read-only");
         if let Some(a) = c.get("async") {
@@ -271,6 +280,66 @@ fn mcp_over_http_beside_stdin_with_a_bearer_token() {
         "an MCP call's response went to stdout"
     );
     assert!(bot.seen.iter().any(|v| v["type"] == "msg" && v["from"] == "Alice"), "events still reach stdout");
+}
+
+/// Two bots in one process: every tool of one bot takes `bot`, an unaddressed call is
+/// `BOT_REQUIRED`, each bot has its own status, vitals and events resources, and an events read
+/// or subscription with `bot` carries only that bot's events and the process's own.
+#[test]
+fn mcp_addresses_each_bot_of_a_swarm() {
+    let peer = Peer::start("flat");
+    let addr = format!("127.0.0.1:{}", free_tcp_port());
+    let token = "mcp-swarm-token";
+    let swarm = json!({"bots": ["McpAnn", "McpBob"]}).to_string();
+    let env = [("CLAWCRAFT_MCP_HTTP", addr.as_str()), ("CLAWCRAFT_TOKEN", token), ("CLAWCRAFT_SWARM", swarm.as_str())];
+    let mut bot = Bot::start_with(peer.port, "McpAnn", &env);
+    bot.wait_event("startup", STARTUP).expect("startup");
+    let url = format!("http://{addr}/mcp");
+    let r = run_script("swarm.mjs", &[&url, token, "McpAnn", "McpBob"], &[]);
+    assert_eq!(r["errors"], json!([]), "client errors");
+
+    let names: Vec<&str> =
+        r["bots"]["bots"].as_array().expect("bots").iter().filter_map(|b| b["name"].as_str()).collect();
+    assert_eq!(names, ["McpAnn", "McpBob"]);
+    assert_eq!((&r["posTakesBot"], &r["schemaTakesBot"]), (&json!(true), &json!(false)), "only a bot's tools take bot");
+    let resources = r["resources"].as_array().expect("resources");
+    for uri in [
+        "clawcraft://bots",
+        "clawcraft://status?bot=McpAnn",
+        "clawcraft://vitals?bot=McpBob",
+        "clawcraft://events?bot=McpBob",
+    ] {
+        assert!(resources.contains(&json!(uri)), "no resource {uri}: {resources:?}");
+    }
+    assert!(
+        r["templates"].as_array().is_some_and(|t| t.contains(&json!("clawcraft://status{?bot}"))),
+        "{}",
+        r["templates"]
+    );
+
+    let unaddressed = &r["posUnaddressed"];
+    assert_eq!(unaddressed["isError"], true, "{unaddressed}");
+    assert_eq!(unaddressed["meta"]["clawcraft/code"], "BOT_REQUIRED");
+    assert_eq!(r["posWrong"]["meta"]["clawcraft/code"], "UNKNOWN_BOT", "{}", r["posWrong"]);
+    assert_eq!(r["botNotString"]["thrown"]["code"], -32602, "{}", r["botNotString"]);
+    let (a, b) = (&r["posA"]["structured"]["pos"], &r["posB"]["structured"]["pos"]);
+    assert!(a["x"].is_number() && b["x"].is_number(), "both answered: {a} {b}");
+    assert_eq!(r["chatB"]["isError"], false, "{}", r["chatB"]);
+    assert_eq!(r["statusA"]["spawned"], true, "{}", r["statusA"]);
+    assert!(r["vitalsB"]["health"].is_number(), "{}", r["vitalsB"]);
+
+    // Events: each names its bot; a read for one bot has none of the other's.
+    let all = r["eventsAll"].as_array().expect("events");
+    let spawns: Vec<&str> = all.iter().filter(|e| e["type"] == "spawn").filter_map(|e| e["bot"].as_str()).collect();
+    assert!(spawns.contains(&"McpAnn") && spawns.contains(&"McpBob"), "spawns: {spawns:?}");
+    for (what, list) in [("read", &r["eventsA"]), ("subscription", &r["notified"])] {
+        let list = list.as_array().expect("events");
+        assert!(list.iter().any(|e| e["type"] == "spawn" && e["bot"] == "McpAnn"), "{what}: Ann's spawn");
+        assert!(list.iter().all(|e| e["bot"] != "McpBob"), "{what} for Ann has one of Bob's: {list:?}");
+    }
+    // The process is still serving both (stdin is not used: a swarm needs `bot` there too).
+    let answer = bot.request(json!({"action": "pos", "bot": "McpBob"}), ANSWER).expect("pos over stdin");
+    assert!(answer["pos"]["x"].is_number(), "{answer}");
 }
 
 #[test]

@@ -161,7 +161,7 @@ impl AgentCommand for Schema {
             .map(|c| {
                 let mut entry = json!({
                     "name": c.name, "summary": c.summary, "example": c.example,
-                    "needsSpawn": c.needs_spawn, "query": c.query,
+                    "needsSpawn": c.needs_spawn, "perBot": c.per_bot, "query": c.query,
                     "params": c.params_schema(), "response": c.response_schema(),
                 });
                 if let Some(a) = c.async_info {

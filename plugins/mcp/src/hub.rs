@@ -67,6 +67,30 @@ fn admits(types: Option<&[String]>, kind: &str) -> bool {
     types.is_none_or(|t| t.iter().any(|w| w == kind))
 }
 
+/// Which events a read or a subscription wants.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter<'a> {
+    /// Only events of these types (`None`: of every type).
+    pub types: Option<&'a [String]>,
+    /// Only this bot's events and the process's own (`None`: every bot's).
+    pub bot: Option<&'a str>,
+}
+
+impl Filter<'_> {
+    fn admits(&self, event: &StampedEvent) -> bool {
+        admits(self.types, &event.kind) && event.is_for(self.bot)
+    }
+
+    /// The same test on an event read back from the events file.
+    fn admits_value(&self, event: &Value) -> bool {
+        let bot_ok = match (self.bot, event["bot"].as_str()) {
+            (Some(want), Some(name)) => name.eq_ignore_ascii_case(want),
+            _ => true,
+        };
+        bot_ok && admits(self.types, event["type"].as_str().unwrap_or(""))
+    }
+}
+
 impl EventsPage {
     /// `{"events":[…],"lastSeq":N,"more":bool}` (and `missed` when some are gone).
     pub fn to_json(&self) -> String {
@@ -126,10 +150,16 @@ impl Hub {
         sent
     }
 
-    /// Runs `action` through the command path and returns its response line. The request id is
-    /// `id` (`null` picks the next process-wide one). Dropping the future forgets the call (its
-    /// response is then discarded).
-    pub async fn run(&self, action: &str, id: Value, params: Map<String, Value>) -> Result<Arc<str>, GameGone> {
+    /// Runs `action` (for `bot`, when named) through the command path and returns its response
+    /// line. The request id is `id` (`null` picks the next process-wide one). Dropping the future
+    /// forgets the call (its response is then discarded).
+    pub async fn run(
+        &self,
+        action: &str,
+        bot: Option<String>,
+        id: Value,
+        params: Map<String, Value>,
+    ) -> Result<Arc<str>, GameGone> {
         let _permit = self.in_flight.acquire().await.map_err(|_| GameGone)?;
         let id = if id.is_null() { next_request_id() } else { id };
         let (tx, rx) = oneshot::channel();
@@ -141,7 +171,7 @@ impl Hub {
             origin
         };
         let _forget = Forget { hub: self, origin };
-        self.to_game(FromMcp::Request(CommandRequest { origin, id, action: action.to_owned(), bot: None, params }))?;
+        self.to_game(FromMcp::Request(CommandRequest { origin, id, action: action.to_owned(), bot, params }))?;
         rx.await.map_err(|_| GameGone)
     }
 
@@ -213,15 +243,15 @@ impl Hub {
         *self.last_seq.borrow()
     }
 
-    /// Events after `since` from memory, at most `limit`, only of `types` when set. `lastSeq`
+    /// Events after `since` from memory, at most `limit`, only those `filter` admits. `lastSeq`
     /// passes the events the filter skipped, so resuming from it never scans them again.
-    pub fn ring_page(&self, since: u64, limit: usize, types: Option<&[String]>) -> EventsPage {
+    pub fn ring_page(&self, since: u64, limit: usize, filter: Filter<'_>) -> EventsPage {
         let state = self.state();
         let first = state.ring.front().map_or(u64::MAX, |e| e.seq);
         let start = state.ring.partition_point(|e| e.seq <= since);
         let (mut events, mut last_seq, mut more) = (Vec::new(), since, false);
         for e in state.ring.iter().skip(start) {
-            let wanted = admits(types, &e.kind);
+            let wanted = filter.admits(e);
             if wanted && events.len() >= limit {
                 more = true;
                 break;
@@ -235,31 +265,30 @@ impl Hub {
         EventsPage { events, last_seq, more, missed, warnings: Vec::new() }
     }
 
-    /// The last `limit` events in memory (of `types`, when set).
-    pub fn recent(&self, limit: usize, types: Option<&[String]>) -> EventsPage {
+    /// The last `limit` events in memory that `filter` admits.
+    pub fn recent(&self, limit: usize, filter: Filter<'_>) -> EventsPage {
         let since = {
             let state = self.state();
-            let mut matching = state.ring.iter().rev().filter(|e| admits(types, &e.kind));
+            let mut matching = state.ring.iter().rev().filter(|e| filter.admits(e));
             match matching.nth(limit) {
                 Some(e) => e.seq,
                 None => state.ring.front().map_or(self.last_seq(), |e| e.seq.saturating_sub(1)),
             }
         };
-        let mut page = self.ring_page(since, limit, types);
+        let mut page = self.ring_page(since, limit, filter);
         page.missed = 0;
         page
     }
 
-    /// Events after `since`, at most `limit` (of `types`, when set): from memory, or from the
+    /// Events after `since`, at most `limit`, that `filter` admits: from memory, or from the
     /// events file (on a blocking thread) when the ring no longer reaches back that far.
-    pub async fn events_page(self: &Arc<Self>, since: u64, limit: usize, types: Option<&[String]>) -> EventsPage {
-        let page = self.ring_page(since, limit, types);
+    pub async fn events_page(self: &Arc<Self>, since: u64, limit: usize, filter: Filter<'_>) -> EventsPage {
+        let page = self.ring_page(since, limit, filter);
         let Some(path) = self.events_file.clone().filter(|_| page.missed > 0) else { return page };
         let read = tokio::task::spawn_blocking(move || read_events(&path, Cursor::AfterSeq(since))).await;
         let from_file = read.unwrap_or_default();
         let file_last = from_file.last().and_then(|v| v["seq"].as_u64()).unwrap_or(since);
-        let wanted: Vec<&serde_json::Value> =
-            from_file.iter().filter(|v| admits(types, v["type"].as_str().unwrap_or(""))).collect();
+        let wanted: Vec<&serde_json::Value> = from_file.iter().filter(|v| filter.admits_value(v)).collect();
         let mut events: Vec<Arc<str>> = wanted.iter().take(limit).map(|v| Arc::from(v.to_string())).collect();
         let mut more = wanted.len() > events.len();
         let mut last_seq = if more {
@@ -269,7 +298,7 @@ impl Hub {
         };
         // The file may lag the ring (it is written on its own thread): the rest from memory.
         if !more && events.len() < limit {
-            let rest = self.ring_page(file_last.max(since), limit - events.len(), types);
+            let rest = self.ring_page(file_last.max(since), limit - events.len(), filter);
             last_seq = last_seq.max(rest.last_seq);
             more = rest.more;
             events.extend(rest.events);
@@ -320,22 +349,60 @@ mod tests {
         let (hub, _rx) = hub(5);
         hub.deliver(ToMcp { responses: vec![], events: events(1..=8) });
         assert_eq!(hub.last_seq(), 8);
-        let p = hub.ring_page(5, 2, None);
+        let p = hub.ring_page(5, 2, Filter::default());
         assert_eq!(p.events.len(), 2);
         assert_eq!((p.last_seq, p.more, p.missed), (7, true, 0));
-        let p = hub.ring_page(7, 10, None);
+        let p = hub.ring_page(7, 10, Filter::default());
         assert_eq!((p.events.len(), p.last_seq, p.more), (1, 8, false));
-        let p = hub.ring_page(8, 10, None);
+        let p = hub.ring_page(8, 10, Filter::default());
         assert!(p.events.is_empty());
         assert_eq!(p.last_seq, 8, "nothing new: the cursor stays");
-        let p = hub.ring_page(0, 10, None);
+        let p = hub.ring_page(0, 10, Filter::default());
         assert_eq!(p.missed, 3, "seq 1..=3 fell out of the ring of 5");
         assert_eq!(p.events.first().map(|e| e.contains("\"seq\":4")), Some(true));
-        let r = hub.recent(2, None);
+        let r = hub.recent(2, Filter::default());
         assert_eq!(
             r.to_json(),
             r#"{"events":[{"type":"tick","seq":7},{"type":"tick","seq":8}],"lastSeq":8,"more":false}"#
         );
+    }
+
+    fn only(types: &[String]) -> Filter<'_> {
+        Filter { types: Some(types), bot: None }
+    }
+
+    #[test]
+    fn a_bot_filter_pages_that_bots_events_and_the_process_own() {
+        let (hub, _rx) = hub(10);
+        // seq 1..=6: the process's own at 1, then Ann, Bob, Ann, Bob, Ann.
+        let batch: Arc<[StampedEvent]> = (1..=6u64)
+            .map(|seq| {
+                let bot: Option<Arc<str>> = match seq {
+                    1 => None,
+                    s if s % 2 == 0 => Some("Ann".into()),
+                    _ => Some("Bob".into()),
+                };
+                let field = bot.as_ref().map(|b| format!(",\"bot\":\"{b}\"")).unwrap_or_default();
+                StampedEvent {
+                    seq,
+                    kind: "tick".into(),
+                    bot,
+                    line: format!("{{\"type\":\"tick\"{field},\"seq\":{seq}}}").into(),
+                }
+            })
+            .collect();
+        hub.deliver(ToMcp { responses: vec![], events: batch });
+        let ann = Filter { types: None, bot: Some("ann") };
+        let p = hub.ring_page(0, 10, ann);
+        let seqs: Vec<bool> = p.events.iter().map(|e| e.contains("Bob")).collect();
+        assert_eq!(p.events.len(), 4, "the process's own event and Ann's three: {:?}", p.events);
+        assert!(!seqs.contains(&true), "no event of Bob's");
+        assert_eq!(p.last_seq, 6);
+        let r = hub.recent(1, Filter { types: None, bot: Some("Bob") });
+        assert_eq!(r.events.len(), 1);
+        assert!(r.events[0].contains("\"seq\":5"), "Bob's last event: {:?}", r.events);
+        let from_file = serde_json::json!({"type": "tick", "bot": "Bob", "seq": 9});
+        assert!(!ann.admits_value(&from_file) && Filter::default().admits_value(&from_file));
     }
 
     #[test]
@@ -355,15 +422,15 @@ mod tests {
             .collect();
         hub.deliver(ToMcp { responses: vec![], events: batch });
         let dangers = ["danger".to_owned()];
-        let p = hub.ring_page(0, 2, Some(&dangers));
+        let p = hub.ring_page(0, 2, only(&dangers));
         assert_eq!(p.events.len(), 2);
         assert_eq!((p.last_seq, p.more), (5, true), "stops before the third danger");
-        let p = hub.ring_page(5, 10, Some(&dangers));
+        let p = hub.ring_page(5, 10, only(&dangers));
         assert_eq!((p.events.len(), p.last_seq, p.more), (1, 8, false), "the cursor passes the ticks after it");
-        let p = hub.ring_page(8, 10, Some(&dangers));
+        let p = hub.ring_page(8, 10, only(&dangers));
         assert!(p.events.is_empty() && p.last_seq == 8);
         assert_eq!(
-            hub.recent(2, Some(&dangers)).to_json(),
+            hub.recent(2, only(&dangers)).to_json(),
             r#"{"events":[{"type":"danger","seq":5},{"type":"danger","seq":6}],"lastSeq":8,"more":false}"#,
             "the last two dangers, not the dangers among the last two events"
         );
@@ -373,17 +440,19 @@ mod tests {
     async fn a_call_gets_the_response_of_its_origin_and_a_dropped_call_is_forgotten() {
         let (hub, rx) = hub(10);
         let h = hub.clone();
-        let call = tokio::spawn(async move { h.run("pos", Value::from("x"), Map::new()).await });
+        let call =
+            tokio::spawn(async move { h.run("pos", Some("Miner02".into()), Value::from("x"), Map::new()).await });
         tokio::task::yield_now().await;
         let Ok(FromMcp::Request(req)) = rx.try_recv() else { panic!("no request reached the game loop") };
         assert_eq!((req.action.as_str(), &req.id), ("pos", &Value::from("x")));
+        assert_eq!(req.bot.as_deref(), Some("Miner02"), "the tool's bot names the request's bot");
         assert!(crate::is_mcp_origin(req.origin));
         let other = (req.origin + 1, Arc::from("{\"other\":true}"));
         hub.deliver(ToMcp { responses: vec![other, (req.origin, "{\"mine\":true}".into())], events: events(1..=1) });
         assert_eq!(call.await.expect("joined").expect("answered").as_ref(), "{\"mine\":true}");
 
         let h = hub.clone();
-        let dropped = tokio::spawn(async move { h.run("pos", Value::Null, Map::new()).await });
+        let dropped = tokio::spawn(async move { h.run("pos", None, Value::Null, Map::new()).await });
         tokio::task::yield_now().await;
         let Ok(FromMcp::Request(req)) = rx.try_recv() else { panic!("no request") };
         assert!(req.id.is_u64(), "a null id gets the next process-wide id");

@@ -22,13 +22,14 @@ use tokio::task::AbortHandle;
 
 use crate::HttpSettings;
 use crate::bridge::{FromMcp, GameSide};
-use crate::hub::{EventsPage, GameGone, Hub};
+use crate::hub::{EventsPage, Filter, GameGone, Hub};
 use crate::prompt;
 use crate::tools::{Catalog, call_result};
 
 pub const EVENTS_URI: &str = "clawcraft://events";
 pub const STATUS_URI: &str = "clawcraft://status";
 pub const VITALS_URI: &str = "clawcraft://vitals";
+pub const BOTS_URI: &str = "clawcraft://bots";
 
 /// Events a read returns without `limit`: everything after `since` up to this many, or this many
 /// recent ones.
@@ -43,7 +44,8 @@ const INSTRUCTIONS: &str = "clawcraft: a Minecraft Bedrock bot. Every clawcraft 
      a stable `code`. Wait for the `spawn` event before acting in the world. Read what happened from \
      clawcraft://events?since=SEQ (resume with the `lastSeq` of the previous read) or subscribe to \
      clawcraft://events. Async tools (move, walk, mine, …) answer at once and end with a completion event \
-     carrying the call's id. The `play` prompt gives the observe → decide → act loop.";
+     carrying the call's id. With several bots, name one with the `bot` argument (and `?bot=NAME` on \
+     resources). The `play` prompt gives the observe → decide → act loop.";
 
 /// What the MCP thread starts with.
 pub struct Launch {
@@ -172,13 +174,23 @@ impl ServerHandler for ClawcraftMcp {
         // As on a request line: `id` is the request id (echoed in completion events), `token`
         // is never a parameter.
         let mut params = request.arguments.unwrap_or_default();
+        let bot = match params.remove("bot") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(name),
+            Some(other) => {
+                return Err(McpError::invalid_params(
+                    format!("bot must be a bot's name (a string), got {other}"),
+                    Some(json!({"code": "INVALID_PARAMS"})),
+                ));
+            }
+        };
         let id = params.remove("id").unwrap_or(Value::Null);
         let id = if id.is_null() { clawcraft_core::command::next_request_id() } else { id };
         params.remove("token");
         let wait = self.hub.catalog.completion_event(&name).zip(context.meta.get_progress_token());
         let completion = wait.as_ref().map(|_| self.hub.expect_completion(&id));
         let line = tokio::select! {
-            line = self.hub.run(&name, id, params) => line.map_err(gone)?,
+            line = self.hub.run(&name, bot, id, params) => line.map_err(gone)?,
             () = context.ct.cancelled() => return Err(McpError::internal_error("cancelled", None)),
         };
         let mut result = call_result(&line);
@@ -200,13 +212,33 @@ impl ServerHandler for ClawcraftMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let json = |r: Resource| r.with_mime_type("application/json");
-        Ok(ListResourcesResult::with_all_items(vec![
+        let mut resources = vec![
             json(Resource::new(STATUS_URI, "status").with_description("The `status` command's answer: connection, spawn, position, health")),
             json(Resource::new(VITALS_URI, "vitals").with_description("The `vitals` command's answer: health, hunger, saturation, effects")),
             json(Resource::new(EVENTS_URI, "events").with_description(
                 "The most recent events ({\"events\":[…],\"lastSeq\":N,\"more\":bool}); subscribe to receive new events as notifications",
             )),
-        ]))
+            json(Resource::new(BOTS_URI, "bots").with_description("The `bots` command's answer: every bot of the process and its state")),
+        ];
+        // With several bots, each has its own status, vitals and events.
+        let names = self.bot_names().await?;
+        if names.len() > 1 {
+            for name in names {
+                resources.push(json(
+                    Resource::new(format!("{STATUS_URI}?bot={name}"), format!("{name} status"))
+                        .with_description(format!("{name}'s `status`")),
+                ));
+                resources.push(json(
+                    Resource::new(format!("{VITALS_URI}?bot={name}"), format!("{name} vitals"))
+                        .with_description(format!("{name}'s `vitals`")),
+                ));
+                resources.push(json(
+                    Resource::new(format!("{EVENTS_URI}?bot={name}"), format!("{name} events"))
+                        .with_description(format!("{name}'s recent events and the process's own; subscribable")),
+                ));
+            }
+        }
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn list_resource_templates(
@@ -214,14 +246,24 @@ impl ServerHandler for ClawcraftMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let template = ResourceTemplate::new("clawcraft://events{?since,limit,types}", "events-since")
+        let template = ResourceTemplate::new("clawcraft://events{?since,limit,types,bot}", "events-since")
             .with_description(
                 "Every event with a seq greater than `since`, oldest first, at most `limit` (default 1000), only \
-                 of `types` (comma-separated, e.g. danger,msg; unknown names come back in `warnings`) when given; \
-                 resume with the returned lastSeq (older events come from the events file)",
+                 of `types` (comma-separated, e.g. danger,msg; unknown names come back in `warnings`) when given, \
+                 only one bot's (and the process's own) with `bot`; resume with the returned lastSeq (older \
+                 events come from the events file)",
             )
             .with_mime_type("application/json");
-        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+        let of_bot = |uri: &str, name: &str, what: &str| {
+            ResourceTemplate::new(format!("{uri}{{?bot}}"), name)
+                .with_description(format!("The `{what}` command's answer for the bot named by `bot`"))
+                .with_mime_type("application/json")
+        };
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            template,
+            of_bot(STATUS_URI, "status-of-bot", "status"),
+            of_bot(VITALS_URI, "vitals-of-bot", "vitals"),
+        ]))
     }
 
     async fn read_resource(
@@ -230,15 +272,20 @@ impl ServerHandler for ClawcraftMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri;
-        let text = match uri.as_str() {
-            STATUS_URI => self.command_fields("status").await?,
-            VITALS_URI => self.command_fields("vitals").await?,
+        let invalid = |e: String| McpError::invalid_params(e, Some(json!({"code": "INVALID_PARAMS"})));
+        let of_bot = |base: &str| parse_bot_uri(&uri, base);
+        let text = match (of_bot(STATUS_URI), of_bot(VITALS_URI)) {
+            (Some(bot), _) => self.command_fields("status", bot.map_err(invalid)?).await?,
+            (_, Some(bot)) => self.command_fields("vitals", bot.map_err(invalid)?).await?,
+            _ if uri == BOTS_URI => self.command_fields("bots", None).await?,
             _ => match parse_events_uri(&uri) {
                 Some(Ok(query)) => self.events(query).await.to_json(),
                 Some(Err(e)) => return Err(McpError::invalid_params(e, Some(json!({"code": "INVALID_PARAMS"})))),
                 None => {
                     return Err(McpError::resource_not_found(
-                        format!("No resource {uri} (have {STATUS_URI}, {VITALS_URI}, {EVENTS_URI}?since=SEQ)"),
+                        format!(
+                            "No resource {uri} (have {STATUS_URI}, {VITALS_URI}, {BOTS_URI}, {EVENTS_URI}?since=SEQ, ?bot=NAME on each)"
+                        ),
                         None,
                     ));
                 }
@@ -253,8 +300,8 @@ impl ServerHandler for ClawcraftMcp {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let (since, types) = match parse_events_uri(&request.uri) {
-            Some(Ok(q)) => (q.since.unwrap_or_else(|| self.hub.last_seq()), q.types),
+        let (since, types, bot) = match parse_events_uri(&request.uri) {
+            Some(Ok(q)) => (q.since.unwrap_or_else(|| self.hub.last_seq()), q.types, q.bot),
             Some(Err(e)) => return Err(McpError::invalid_params(e, None)),
             None => {
                 return Err(McpError::invalid_params(
@@ -271,7 +318,7 @@ impl ServerHandler for ClawcraftMcp {
                 return Err(McpError::invalid_params(unknown.join("; "), Some(json!({"code": "INVALID_PARAMS"}))));
             }
         }
-        let task = tokio::spawn(stream_events(self.hub.clone(), context.peer.clone(), since, types));
+        let task = tokio::spawn(stream_events(self.hub.clone(), context.peer.clone(), since, types, bot));
         if let Some(old) = self.subscriptions().insert(request.uri, task.abort_handle()) {
             old.abort();
         }
@@ -319,19 +366,28 @@ impl ServerHandler for ClawcraftMcp {
 impl ClawcraftMcp {
     /// A command's answer as a JSON object text (without `type` and `id`; an error keeps its
     /// `error` and `code`).
-    async fn command_fields(&self, action: &str) -> Result<String, McpError> {
-        let line = self.hub.run(action, Value::Null, Map::new()).await.map_err(gone)?;
+    async fn command_fields(&self, action: &str, bot: Option<String>) -> Result<String, McpError> {
+        let line = self.hub.run(action, bot, Value::Null, Map::new()).await.map_err(gone)?;
         let mut fields: Map<String, Value> = serde_json::from_str(&line).unwrap_or_default();
         fields.remove("type");
         fields.remove("id");
         Ok(Value::Object(fields).to_string())
     }
 
+    /// The names of the process's bots (from `bots`).
+    async fn bot_names(&self) -> Result<Vec<String>, McpError> {
+        let line = self.hub.run("bots", None, Value::Null, Map::new()).await.map_err(gone)?;
+        let answer: Value = serde_json::from_str(&line).unwrap_or_default();
+        let bots = answer["bots"].as_array().map(Vec::as_slice).unwrap_or_default();
+        Ok(bots.iter().filter_map(|b| b["name"].as_str().map(String::from)).collect())
+    }
+
     async fn events(&self, query: EventsQuery) -> EventsPage {
         let types = query.types.as_deref();
+        let filter = Filter { types, bot: query.bot.as_deref() };
         let mut page = match query.since {
-            Some(since) => self.hub.events_page(since, query.limit.unwrap_or(DEFAULT_SINCE_LIMIT), types).await,
-            None => self.hub.recent(query.limit.unwrap_or(DEFAULT_RECENT_LIMIT), types),
+            Some(since) => self.hub.events_page(since, query.limit.unwrap_or(DEFAULT_SINCE_LIMIT), filter).await,
+            None => self.hub.recent(query.limit.unwrap_or(DEFAULT_RECENT_LIMIT), filter),
         };
         if let Some(t) = types {
             page.warnings =
@@ -371,13 +427,23 @@ async fn wait_for_completion(
 /// one it delivered (in `_meta`, and as the URI to read them back), so a slow client gets them
 /// in larger batches rather than falling behind. With `types`, only events of those types: a
 /// stretch of other events sends nothing.
-async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64, types: Option<Vec<String>>) {
+async fn stream_events(
+    hub: Arc<Hub>,
+    peer: Peer<RoleServer>,
+    mut delivered: u64,
+    types: Option<Vec<String>>,
+    bot: Option<String>,
+) {
     let mut seq = hub.watch_seq();
-    let filter = types.as_ref().map(|t| format!("&types={}", t.join(","))).unwrap_or_default();
+    let mut query = types.as_ref().map(|t| format!("&types={}", t.join(","))).unwrap_or_default();
+    if let Some(bot) = &bot {
+        query.push_str(&format!("&bot={bot}"));
+    }
+    let filter = Filter { types: types.as_deref(), bot: bot.as_deref() };
     loop {
         let latest = *seq.borrow_and_update();
         while delivered < latest {
-            let page = hub.ring_page(delivered, EVENTS_PER_NOTIFICATION, types.as_deref());
+            let page = hub.ring_page(delivered, EVENTS_PER_NOTIFICATION, filter);
             if page.events.is_empty() && page.missed == 0 {
                 // Only events of other types: nothing to tell.
                 delivered = latest.max(page.last_seq);
@@ -390,7 +456,7 @@ async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64
             if page.missed > 0 {
                 meta.insert("clawcraft/missed".into(), Value::from(page.missed));
             }
-            let mut note = ResourceUpdatedNotificationParam::new(format!("{EVENTS_URI}?since={delivered}{filter}"));
+            let mut note = ResourceUpdatedNotificationParam::new(format!("{EVENTS_URI}?since={delivered}{query}"));
             note.meta = Some(meta.into());
             if peer.notify_resource_updated(note).await.is_err() {
                 return;
@@ -403,13 +469,35 @@ async fn stream_events(hub: Arc<Hub>, peer: Peer<RoleServer>, mut delivered: u64
     }
 }
 
-/// `clawcraft://events?since=SEQ&limit=N&types=danger,msg`.
+/// `clawcraft://events?since=SEQ&limit=N&types=danger,msg&bot=NAME`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EventsQuery {
     pub since: Option<u64>,
     pub limit: Option<usize>,
     /// Only events of these types.
     pub types: Option<Vec<String>>,
+    /// Only this bot's events (and the process's own).
+    pub bot: Option<String>,
+}
+
+/// `None` when `uri` is not `base` (optionally with `?bot=NAME`); the bot's name otherwise, or
+/// an error text for a bad query.
+pub fn parse_bot_uri(uri: &str, base: &str) -> Option<Result<Option<String>, String>> {
+    let rest = uri.strip_prefix(base)?;
+    let query = match rest.strip_prefix('?') {
+        Some(q) => q,
+        None if rest.is_empty() => return Some(Ok(None)),
+        None => return None,
+    };
+    let mut bot = None;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("bot", name)) if !name.is_empty() => bot = Some(name.to_owned()),
+            Some(("bot", _)) | None if pair.starts_with("bot") => return Some(Err("bot must name a bot".into())),
+            _ => return Some(Err(format!("unknown parameter {pair} (have bot)"))),
+        }
+    }
+    Some(Ok(bot))
 }
 
 /// `None` when `uri` is not the events resource; an error text for a bad query.
@@ -452,7 +540,9 @@ pub fn parse_events_uri(uri: &str) -> Option<Result<EventsQuery, String>> {
                 }
                 out.types = Some(names);
             }
-            other => return Some(Err(format!("unknown parameter {other} (have since, limit, types)"))),
+            "bot" if !value.is_empty() => out.bot = Some(value.to_owned()),
+            "bot" => return Some(Err("bot must name a bot".into())),
+            other => return Some(Err(format!("unknown parameter {other} (have since, limit, types, bot)"))),
         }
     }
     Some(Ok(out))
@@ -467,15 +557,20 @@ mod tests {
         assert_eq!(parse_events_uri("clawcraft://events"), Some(Ok(EventsQuery::default())));
         assert_eq!(
             parse_events_uri("clawcraft://events?since=12&limit=5"),
-            Some(Ok(EventsQuery { since: Some(12), limit: Some(5), types: None }))
+            Some(Ok(EventsQuery { since: Some(12), limit: Some(5), types: None, bot: None }))
         );
         assert_eq!(
             parse_events_uri("clawcraft://events?since=0"),
-            Some(Ok(EventsQuery { since: Some(0), limit: None, types: None }))
+            Some(Ok(EventsQuery { since: Some(0), limit: None, types: None, bot: None }))
         );
         assert_eq!(
             parse_events_uri("clawcraft://events?types=danger%2Cmsg,&since=3"),
-            Some(Ok(EventsQuery { since: Some(3), limit: None, types: Some(vec!["danger".into(), "msg".into()]) }))
+            Some(Ok(EventsQuery {
+                since: Some(3),
+                limit: None,
+                types: Some(vec!["danger".into(), "msg".into()]),
+                bot: None
+            }))
         );
         assert!(matches!(parse_events_uri("clawcraft://events?types="), Some(Err(_))));
         assert!(matches!(parse_events_uri("clawcraft://events?since=-1"), Some(Err(_))));
@@ -484,5 +579,20 @@ mod tests {
         assert!(matches!(parse_events_uri("clawcraft://events?what=1"), Some(Err(_))));
         assert_eq!(parse_events_uri("clawcraft://eventsx"), None);
         assert_eq!(parse_events_uri("clawcraft://status"), None);
+        assert_eq!(
+            parse_events_uri("clawcraft://events?bot=Miner02&since=4"),
+            Some(Ok(EventsQuery { since: Some(4), bot: Some("Miner02".into()), ..EventsQuery::default() }))
+        );
+        assert!(matches!(parse_events_uri("clawcraft://events?bot="), Some(Err(_))));
+    }
+
+    #[test]
+    fn status_and_vitals_uris_name_their_bot() {
+        assert_eq!(parse_bot_uri("clawcraft://status", STATUS_URI), Some(Ok(None)));
+        assert_eq!(parse_bot_uri("clawcraft://status?bot=Ann", STATUS_URI), Some(Ok(Some("Ann".into()))));
+        assert_eq!(parse_bot_uri("clawcraft://vitals?bot=Ann", STATUS_URI), None);
+        assert_eq!(parse_bot_uri("clawcraft://statusx", STATUS_URI), None);
+        assert!(matches!(parse_bot_uri("clawcraft://status?bot=", STATUS_URI), Some(Err(_))));
+        assert!(matches!(parse_bot_uri("clawcraft://status?who=Ann", STATUS_URI), Some(Err(_))));
     }
 }

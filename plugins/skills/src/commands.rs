@@ -176,6 +176,8 @@ impl AgentCommand for SkillDefine {
     const SUMMARY: &'static str = "Author a skill candidate (schema-bound JavaScript, helper allowlist, timeout, verifier, failure modes); every malformed field is named and nothing is stored";
     const EXAMPLE: &'static str = r#"{"action":"skill_define","skill":"greetNearestPlayer","purpose":"Say hello to the nearest player","input_schema":{"type":"object","additionalProperties":false,"required":["greeting"],"properties":{"greeting":{"type":"string"}}},"parameters":{"greeting":"Hello"},"source":"export async function run(ctx, params) { … }","helper_api_version":"clawcraft-helpers/v1","helper_allowlist":["nearby","chat"],"timeout_ms":5000,"verifier":{"kind":"chat_sent","contains":{"$param":"greeting"}},"expected_outcome":"social_delta","known_failure_modes":["not_found"],"promotion_policy":"promote_after_passed_trial"}"#;
     const NEEDS_SPAWN: bool = false;
+    /// The skill store is the process's, shared by its bots.
+    const PER_BOT: bool = false;
     type Response = DefineResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<DefineResponse, CommandError> {
@@ -397,6 +399,8 @@ impl AgentCommand for SkillGet {
     const EXAMPLE: &'static str = r#"{"action":"skill_get","skill":"greetNearestPlayer","version":1}"#;
     const SIZE_HINT: Option<&'static str> = Some("leave out run, or name a version");
     const NEEDS_SPAWN: bool = false;
+    /// The skill store is the process's, shared by its bots.
+    const PER_BOT: bool = false;
     const QUERY: bool = true;
     type Response = GetResponse;
 
@@ -458,6 +462,8 @@ impl AgentCommand for SkillList {
     const EXAMPLE: &'static str = r#"{"action":"skill_list","state":"promoted"}"#;
     const SIZE_HINT: Option<&'static str> = Some("filter by state, or leave out all:true");
     const NEEDS_SPAWN: bool = false;
+    /// The skill store is the process's, shared by its bots.
+    const PER_BOT: bool = false;
     const QUERY: bool = true;
     type Response = ListResponse;
 
@@ -736,6 +742,8 @@ impl AgentCommand for SkillRetire {
     const EXAMPLE: &'static str =
         r#"{"action":"skill_retire","skill":"greetNearestPlayer","reason":"replaced by a better greeting"}"#;
     const NEEDS_SPAWN: bool = false;
+    /// The skill store is the process's, shared by its bots.
+    const PER_BOT: bool = false;
     type Response = RetireResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RetireResponse, CommandError> {
