@@ -27,13 +27,7 @@ pub async fn serve(hub: Arc<Hub>, settings: HttpSettings, listener: TcpListener)
     listener.set_nonblocking(true)?;
     let listener = tokio::net::TcpListener::from_std(listener)?;
     let addr = listener.local_addr()?;
-    // rmcp refuses requests whose Host is not loopback (DNS rebinding); a server bound elsewhere
-    // (which needs a token) also answers to its own address.
-    let mut hosts = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
-    if !addr.ip().is_loopback() {
-        hosts.push(addr.ip().to_string());
-    }
-    let config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    let config = host_check(addr);
     let service: Service = StreamableHttpService::new(
         move || Ok(ClawcraftMcp::new(hub.clone())),
         Arc::new(LocalSessionManager::default()),
@@ -71,6 +65,19 @@ pub async fn serve(hub: Arc<Hub>, settings: HttpSettings, listener: TcpListener)
     }
 }
 
+/// On loopback, rmcp refuses requests whose `Host` is not loopback: without a token, that is what
+/// stops a web page from reaching the bot through DNS rebinding. Off loopback a token is required
+/// (checked before rmcp sees the request, and a rebinding page cannot know it), and clients come
+/// by names the bot cannot know (a Kubernetes Service, a load balancer), so any `Host` passes.
+fn host_check(addr: std::net::SocketAddr) -> StreamableHttpServerConfig {
+    let config = StreamableHttpServerConfig::default();
+    if addr.ip().is_loopback() {
+        config.with_allowed_hosts(["localhost", "127.0.0.1", "::1"])
+    } else {
+        config.disable_allowed_hosts()
+    }
+}
+
 async fn handle(service: &Service, token: Option<&str>, req: Request<Incoming>) -> Response<Body> {
     if req.uri().path() != PATH {
         return plain(StatusCode::NOT_FOUND, "NOT_FOUND", &format!("the MCP endpoint is {PATH}"));
@@ -98,4 +105,17 @@ fn plain(status: StatusCode, code: &str, message: &str) -> Response<Body> {
             .insert(hyper::header::WWW_AUTHENTICATE, hyper::header::HeaderValue::from_static("Bearer"));
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_checks_the_host_and_an_address_behind_a_token_does_not() {
+        let on_loopback = host_check("127.0.0.1:4100".parse().expect("addr"));
+        assert_eq!(on_loopback.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
+        let in_a_pod = host_check("0.0.0.0:4100".parse().expect("addr"));
+        assert!(in_a_pod.allowed_hosts.is_empty(), "a Service name reaches it: {:?}", in_a_pod.allowed_hosts);
+    }
 }
