@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bevy_app::{App, AppExit};
 use clawcraft_io::client::{self, ClientError};
-use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, Follower, read_events};
+use clawcraft_io::events_file::{Cursor, EventsFilePlugin, EventsFileSettings, Follower, check_readable, read_events};
 use clawcraft_io::tcp::{TcpPlugin, TcpSettings};
 use clawcraft_mcp::{HttpSettings, McpPlugin, McpSettings};
 use serde_json::{Value, json};
@@ -480,6 +480,11 @@ impl EventsFilter {
 /// `clawcraft events`: a JSON array of the matching events, or JSON lines while following.
 fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool, filter: &EventsFilter) -> ExitCode {
     if !follow {
+        // `[]` must mean "nothing happened", never "no file" (a follower waits for the file).
+        if let Err(e) = check_readable(path) {
+            eprintln!("{}", json!({"type": "error", "code": "NO_EVENTS_FILE", "error": e}));
+            return ExitCode::from(2);
+        }
         let mut all = read_events(path, cursor);
         filter.keep(&mut all);
         if let Some(n) = last {

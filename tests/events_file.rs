@@ -74,3 +74,22 @@ fn events_type_filters_before_last_and_warns_about_unknown_names() {
     assert_eq!(seqs, [3, 7, 8]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"), "{out:?}");
 }
+
+#[test]
+fn events_on_a_missing_file_is_an_error_naming_the_path() {
+    let dir = TempDir::new("missing");
+    let path = dir.path().join("nowhere.jsonl");
+    let path_s = path.to_string_lossy().into_owned();
+    let out = common::run_tool(&["events"], &[("CLAWCRAFT_EVENTS", &path_s)]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "no `[]` that reads as \"nothing happened\"");
+    let err: Value = serde_json::from_slice(&out.stderr).expect("a JSON error on stderr");
+    assert_eq!(err["code"], "NO_EVENTS_FILE");
+    assert!(err["error"].as_str().is_some_and(|e| e.contains(&path_s)), "{err}");
+
+    // An empty file that exists is "nothing happened yet".
+    std::fs::write(&path, "").expect("empty events file");
+    let out = common::run_tool(&["events"], &[("CLAWCRAFT_EVENTS", &path_s)]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+}

@@ -248,6 +248,27 @@ impl Cursor {
 
 /// Every event in `.1` then the current file that `cursor` admits, in order. Unparsable lines
 /// (a partly written last line) are skipped.
+/// Whether the events file (or its rotated predecessor) can be read: an error naming the path
+/// when neither exists or the one that exists cannot be opened. A reader tells "no file" from
+/// "nothing happened yet" by it.
+pub fn check_readable(path: &Path) -> Result<(), String> {
+    let rotated = rotated_path(path);
+    if !path.exists() && !rotated.exists() {
+        return Err(format!(
+            "no events file at {} (the bot writes it where CLAWCRAFT_EVENTS says; is it running from this directory?)",
+            path.display()
+        ));
+    }
+    for p in [rotated, path.to_path_buf()] {
+        if p.exists()
+            && let Err(e) = File::open(&p)
+        {
+            return Err(format!("cannot read the events file {}: {e}", p.display()));
+        }
+    }
+    Ok(())
+}
+
 pub fn read_events(path: &Path, cursor: Cursor) -> Vec<Value> {
     let mut out = Vec::new();
     let mut last = 0;
