@@ -268,6 +268,22 @@ fn find_is_nearest_first_and_skips_sub_chunks_without_the_block() {
         assert_eq!(w.code(r#"{"action":"find","block":"no_such_block_anywhere"}"#), "INVALID_PARAMS");
         assert_eq!(w.code(r#"{"action":"find","block":"stone","radius":1000}"#), "OUT_OF_RANGE");
         assert_eq!(w.code(r#"{"action":"find","block":"stone","count":0}"#), "OUT_OF_RANGE");
+
+        // `bed` is a part of `bedrock`: without exact it finds the floor, with exact nothing.
+        let r = w.ok(r#"{"action":"find","block":"bed","radius":4}"#);
+        assert_eq!(r["blocks"][0]["name"], "minecraft:bedrock", "a substring matches bedrock");
+        assert_eq!(r["matched"][0], "minecraft:bedrock", "the names found come first: {}", r["matched"]);
+        let r = w.ok(r#"{"action":"find","block":"minecraft:bed","exact":true,"radius":4}"#);
+        assert_eq!((r["count"].clone(), r["matched"].clone()), (json!(0), json!(["minecraft:bed"])), "hashed={hashed}");
+        let r = w.ok(r#"{"action":"find","block":"Bedrock","exact":true,"radius":4,"count":1}"#);
+        assert_eq!(r["matched"], json!(["minecraft:bedrock"]));
+        assert_eq!(w.code(r#"{"action":"find","block":"bedroc","exact":true}"#), "INVALID_PARAMS");
+        let r = w.ok(r#"{"action":"find","block":"stone","radius":4}"#);
+        let matched = r["matched"].as_array().expect("matched");
+        assert!(matched.len() <= 16 && matched.len() > 1, "capped: {matched:?}");
+        let mut rest: Vec<&str> = matched.iter().filter_map(Value::as_str).collect();
+        rest.sort_unstable();
+        assert_eq!(matched.iter().filter_map(Value::as_str).collect::<Vec<_>>(), rest, "none found: by name");
     }
 }
 

@@ -68,8 +68,13 @@ impl IdTable {
     /// Network ids of every state of every block whose name contains `query` (see
     /// [`BlockRegistry::search`]), for palette checks.
     pub fn ids_matching(&self, query: &str) -> HashSet<u32> {
+        self.ids_of(self.registry.search(query))
+    }
+
+    /// The network ids of every state of `blocks`.
+    pub fn ids_of(&self, blocks: impl IntoIterator<Item = crate::block::BlockId>) -> HashSet<u32> {
         let mut ids = HashSet::new();
-        for block in self.registry.search(query) {
+        for block in blocks {
             let Some(info) = self.registry.block(block) else { continue };
             ids.extend(info.states().filter_map(|s: StateIndex| self.map.network_id(s)));
         }

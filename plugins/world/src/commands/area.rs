@@ -181,8 +181,10 @@ impl AgentCommand for Chunks {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Find {
-    /// Case-insensitive name substring (`minecraft:` optional).
+    /// Case-insensitive name substring (`minecraft:` optional); the whole name with `exact`.
     pub block: String,
+    /// Only the block named exactly `block` (`bed` is then not `bedrock`).
+    pub exact: Option<bool>,
     /// Blocks from the bot's feet (default 32, at most 256).
     pub radius: Option<f64>,
     /// Most results (default 5, at most 256).
@@ -203,7 +205,8 @@ pub struct FindResponse {
     pub truncated: bool,
     /// Nearest first.
     pub blocks: Vec<Found>,
-    /// Block names the query matched (at most 16 listed).
+    /// Block names the query matched: those found first (most found first), then the rest by
+    /// name; at most 16 listed.
     pub matched: Vec<String>,
     pub radius: f64,
     /// Columns in range that were searched.
@@ -229,29 +232,51 @@ impl AgentCommand for Find {
         if !(1..=MAX_FIND_COUNT).contains(&count) {
             return Err(CommandError::out_of_range(format!("count must be between 1 and {MAX_FIND_COUNT}")));
         }
-        let wanted = matching(&v.ids, &self.block)?;
-        let matched = v
-            .ids
-            .registry
-            .search(&self.block)
-            .into_iter()
-            .take(16)
-            .filter_map(|b| v.ids.registry.block(b).map(|i| i.name.to_string()))
-            .collect();
+        let registry = &v.ids.registry;
+        let mut blocks = registry.search(&self.block);
+        if self.exact == Some(true) {
+            let bare = |n: &str| n.trim().to_ascii_lowercase().trim_start_matches("minecraft:").to_owned();
+            let want = bare(&self.block);
+            blocks.retain(|b| registry.block(*b).is_some_and(|i| bare(&i.name) == want));
+            if blocks.is_empty() {
+                return Err(CommandError::invalid_params(format!(
+                    "no block is named \"{}\" (leave out exact to match a part of a name)",
+                    self.block
+                )));
+            }
+        }
+        let wanted = v.ids.ids_of(blocks.iter().copied());
+        if wanted.is_empty() {
+            return Err(CommandError::invalid_params(format!("no block name contains \"{}\"", self.block)));
+        }
+        let names: Vec<String> = blocks.iter().filter_map(|b| registry.block(*b).map(|i| i.name.to_string())).collect();
         let feet = [v.feet.x, v.feet.y, v.feet.z];
         let count_only = self.count_only.unwrap_or(false);
         let r = query::find_or_count(v.world, &v.ids, &wanted, feet, radius, count as usize, count_only);
         Ok(FindResponse {
             count: r.count,
             truncated: r.truncated,
+            matched: matched_by_hits(names, &r.blocks),
             blocks: r.blocks,
-            matched,
             radius,
             columns_searched: r.columns_searched,
             unloaded_columns: r.unloaded_columns,
         })
     }
 }
+
+/// The names a query matched, those among `found` first (most found first), then the rest by
+/// name, at most [`MATCHED_LISTED`].
+fn matched_by_hits(names: Vec<String>, found: &[query::Found]) -> Vec<String> {
+    let hits = |name: &str| found.iter().filter(|f| f.name == name).count();
+    let mut ranked: Vec<(usize, String)> = names.into_iter().map(|n| (hits(&n), n)).collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    ranked.dedup_by(|a, b| a.1 == b.1);
+    ranked.into_iter().take(MATCHED_LISTED).map(|(_, n)| n).collect()
+}
+
+/// Names `find` lists in `matched`.
+const MATCHED_LISTED: usize = 16;
 
 /// `{"action":"scan","radius":4,"radiusY":2}`: the box around a point (default: the bot's feet).
 #[derive(Deserialize, JsonSchema)]
