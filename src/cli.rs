@@ -237,10 +237,13 @@ fn apply_agent_settings(app: &mut App, settings: AgentSettings) {
         evict_dist: settings.chunk_evict_dist,
     };
     let skills = clawcraft_skills::SkillSettings { dir: settings.skills_dir.clone(), ..Default::default() };
+    // The place book lives next to the skills store.
+    let team = clawcraft_team::TeamSettings::next_to_skills(settings.skills_dir.as_deref());
     let budget = clawcraft_core::ResponseBudget { chars: settings.response_budget };
     app.insert_resource(chat)
         .insert_resource(budget)
         .insert_resource(skills)
+        .insert_resource(team)
         .insert_resource(vitals)
         .insert_resource(entity)
         .insert_resource(settings.danger)

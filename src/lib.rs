@@ -43,6 +43,7 @@ pub use clawcraft_pathfind as pathfind;
 pub use clawcraft_player as player;
 pub use clawcraft_protocol as protocol;
 pub use clawcraft_skills as skills;
+pub use clawcraft_team as team;
 pub use clawcraft_vitals as vitals;
 pub use clawcraft_world as world;
 
@@ -73,6 +74,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(reconnect::ReconnectPlugin)
             .add(swarm::SwarmPlugin)
             .add(clawcraft_containers::ContainersPlugin)
+            .add(clawcraft_team::TeamPlugin)
             .add(footprint::FootprintPlugin)
     }
 }

@@ -161,7 +161,8 @@ fn name_list(bots: &[(Entity, String)]) -> String {
     format!("{}{more}", names.join(", "))
 }
 
-fn unknown_bot(name: &str, bots: &[(Entity, String)]) -> CommandError {
+/// `UNKNOWN_BOT` for `name`, naming the closest of `bots` (or all of them when none is close).
+pub fn unknown_bot(name: &str, bots: &[(Entity, String)]) -> CommandError {
     let lower = name.to_lowercase();
     let mut close: Vec<(usize, &str)> = bots
         .iter()
