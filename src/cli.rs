@@ -275,8 +275,8 @@ fn report_failure(code: &str, message: &str, to_stdout: bool) {
 /// Runs a tool subcommand.
 pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
     match tool {
-        Tool::Cmd { json } => cmd(config, &json),
-        Tool::Events { since, since_ms, last, follow, via_tcp, types, bot } => {
+        Tool::Cmd { json, wait } => cmd(config, &json, wait),
+        Tool::Events { since, since_ms, last, follow, via_tcp, types, bot, wait_id, wait_type } => {
             let cursor = match (since, since_ms) {
                 (Some(s), _) => Cursor::AfterSeq(s),
                 (None, Some(ms)) => Cursor::AfterMs(ms),
@@ -287,7 +287,17 @@ pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
                 types: Some(types).filter(|t| !t.is_empty()),
                 bot: bot.map(|b| b.trim().to_owned()).filter(|b| !b.is_empty()),
             };
-            if via_tcp {
+            let wait_type: Vec<String> =
+                wait_type.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
+            if wait_id.is_some() || !wait_type.is_empty() {
+                let wait = EventWait { id: wait_id, types: wait_type, filter };
+                // An id's completion may already be in the file; a type waits for the next one.
+                let cursor = match (since, since_ms, &wait.id) {
+                    (None, None, None) => Cursor::AfterSeq(last_seq(&config.events)),
+                    _ => cursor,
+                };
+                events_wait(&config.events, cursor, &wait, Duration::from_millis(config.timeout))
+            } else if via_tcp {
                 events_tcp(config, since, filter)
             } else {
                 if let Some(t) = &filter.types {
@@ -415,9 +425,10 @@ pub const CMD_EXIT_NO_ANSWER: u8 = 2;
 /// `clawcraft cmd '<json>'`: prints one response line on stdout, always in the bot's shape
 /// (`{"type":"response","id":…,"error":…,"code":…}` for failures, the client's own included);
 /// exits 0 only when the response carries no error.
-fn cmd(config: &Config, request: &str) -> ExitCode {
-    let result = client::with_token(request, config.token())
-        .and_then(|line| client::round_trip(tool_addr(config), &line, Duration::from_millis(config.timeout)));
+fn cmd(config: &Config, request: &str, wait: bool) -> ExitCode {
+    let (request, timeout) = with_wait(request, wait, config.timeout);
+    let result = client::with_token(&request, config.token())
+        .and_then(|line| client::round_trip(tool_addr(config), &line, Duration::from_millis(timeout)));
     match result {
         Ok(line) => {
             println!("{line}");
@@ -427,11 +438,30 @@ fn cmd(config: &Config, request: &str) -> ExitCode {
         }
         Err(e) => {
             let id =
-                serde_json::from_str::<Value>(request).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
+                serde_json::from_str::<Value>(&request).ok().and_then(|v| v.get("id").cloned()).unwrap_or(Value::Null);
             println!("{}", json!({"type": "response", "id": id, "error": e.message(), "code": e.code()}));
             ExitCode::from(CMD_EXIT_NO_ANSWER)
         }
     }
+}
+
+/// The request with `"wait": true` added (`--wait`) and how long to wait for its answer: a
+/// request that waits is answered when its action ends, so the client waits as long as the bot
+/// does, and a little more.
+fn with_wait(request: &str, wait: bool, timeout_ms: u64) -> (String, u64) {
+    const MARGIN_MS: u64 = 5_000;
+    let Ok(Value::Object(mut req)) = serde_json::from_str::<Value>(request) else {
+        return (request.to_owned(), timeout_ms);
+    };
+    if wait && !req.contains_key("wait") {
+        req.insert("wait".into(), Value::Bool(true));
+    }
+    let waits = match req.get("wait") {
+        Some(Value::Bool(true)) => clawcraft_core::wait::DEFAULT_WAIT_MS,
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => return (request.to_owned(), timeout_ms),
+    };
+    (Value::Object(req).to_string(), timeout_ms.max(waits.saturating_add(MARGIN_MS)))
 }
 
 /// A tool's own failure on stderr: the same `code` and `error` fields as every response.
@@ -440,8 +470,73 @@ fn tool_error(e: &ClientError) -> ExitCode {
     ExitCode::from(CMD_EXIT_NO_ANSWER)
 }
 
-/// Every event type the bot can emit, from the plugins' registrations (nothing runs).
-fn event_registry() -> EventRegistry {
+/// What `clawcraft events --wait-id/--wait-type` waits for.
+struct EventWait {
+    /// The request id whose completion event ends the wait.
+    id: Option<String>,
+    /// Event types that end it (with `id`: the completion must be of these).
+    types: Vec<String>,
+    filter: EventsFilter,
+}
+
+impl EventWait {
+    fn matches(&self, event: &Value, completions: &[&str]) -> bool {
+        let kind = event["type"].as_str().unwrap_or("");
+        let type_ok = self.types.is_empty() || self.types.iter().any(|t| t == kind);
+        let id_ok = match &self.id {
+            None => true,
+            Some(want) => {
+                let id = match &event["id"] {
+                    Value::String(s) => s.clone(),
+                    Value::Null => return false,
+                    other => other.to_string(),
+                };
+                id == *want && (!self.types.is_empty() || completions.contains(&kind))
+            }
+        };
+        let mut one = vec![event.clone()];
+        self.filter.keep(&mut one);
+        type_ok && id_ok && !one.is_empty()
+    }
+}
+
+/// The last `seq` in the events file (0 when there is none).
+fn last_seq(path: &Path) -> u64 {
+    read_events(path, Cursor::All).last().and_then(|e| e["seq"].as_u64()).unwrap_or(0)
+}
+
+/// `clawcraft events --wait-id/--wait-type`: follows the file until the event comes, prints it
+/// (exit 0), or gives up after `timeout` (`CLIENT_TIMEOUT` on stderr, exit 2).
+fn events_wait(path: &Path, cursor: Cursor, wait: &EventWait, timeout: Duration) -> ExitCode {
+    let registry = command_registry();
+    let completions: Vec<&str> = registry.entries().filter_map(|e| e.async_info.map(|a| a.completion_event)).collect();
+    let deadline = std::time::Instant::now() + timeout;
+    let mut follower = Follower::new(path, cursor);
+    loop {
+        if let Some(event) = follower.poll().into_iter().find(|e| wait.matches(e, &completions)) {
+            println!("{event}");
+            return ExitCode::SUCCESS;
+        }
+        if std::time::Instant::now() >= deadline {
+            let what = match (&wait.id, wait.types.is_empty()) {
+                (Some(id), _) => format!("the completion of request {id}"),
+                (None, _) => format!("an event of type {}", wait.types.join(", ")),
+            };
+            let message = format!("no {what} in {} within {} ms", path.display(), timeout.as_millis());
+            eprintln!("{}", json!({"type": "error", "code": "CLIENT_TIMEOUT", "error": message}));
+            return ExitCode::from(CMD_EXIT_NO_ANSWER);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every command the bot registers (nothing runs).
+fn command_registry() -> clawcraft_core::CommandRegistry {
+    tool_app().world().resource::<clawcraft_core::CommandRegistry>().clone()
+}
+
+/// The app of every plugin, built but never run: the registries of commands and events.
+fn tool_app() -> App {
     let mut app = App::new();
     app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
         stdin: false,
@@ -450,7 +545,12 @@ fn event_registry() -> EventRegistry {
         exit_on_disconnect: false,
         ..IoPlugin::default()
     });
-    app.world().resource::<EventRegistry>().clone()
+    app
+}
+
+/// Every event type the bot can emit, from the plugins' registrations (nothing runs).
+fn event_registry() -> EventRegistry {
+    tool_app().world().resource::<EventRegistry>().clone()
 }
 
 /// Each warning as a JSON line on stderr (stdout carries only the events).
@@ -637,6 +737,21 @@ fn swarm_defaults(config: &Config) -> SwarmDefaults {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cmd_wait_adds_wait_and_waits_as_long_as_the_bot() {
+        let (line, timeout) = with_wait(r#"{"action":"walk","x":1}"#, true, 10_000);
+        let v: Value = serde_json::from_str(&line).expect("json");
+        assert_eq!(v["wait"], true);
+        assert_eq!(timeout, clawcraft_core::wait::DEFAULT_WAIT_MS + 5_000);
+        let (line, timeout) = with_wait(r#"{"action":"walk","x":1,"wait":2000}"#, true, 10_000);
+        assert!(line.contains("\"wait\":2000"), "the request's own wait stays: {line}");
+        assert_eq!(timeout, 10_000, "the client's own timeout is longer already");
+        let (line, timeout) = with_wait(r#"{"action":"pos"}"#, false, 10_000);
+        assert_eq!((line.as_str(), timeout), (r#"{"action":"pos"}"#, 10_000), "no wait: unchanged");
+        let (line, _) = with_wait("not json", true, 10_000);
+        assert_eq!(line, "not json", "the bot answers INVALID_JSON as before");
+    }
 
     #[test]
     fn the_events_filter_keeps_one_bots_events_and_the_process_own() {

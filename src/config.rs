@@ -124,8 +124,9 @@ pub struct Config {
     /// but loopback requires CLAWCRAFT_TOKEN, sent as `Authorization: Bearer <token>`.
     #[arg(long = "mcp-http", env = "CLAWCRAFT_MCP_HTTP", global = true)]
     pub mcp_http: Option<std::net::SocketAddr>,
-    /// `clawcraft cmd`: milliseconds to wait for the response.
-    #[arg(long, env = "CLAWCRAFT_TIMEOUT", default_value_t = 10_000)]
+    /// `clawcraft cmd`: milliseconds to wait for the response; `clawcraft events --wait-*`: for
+    /// the event.
+    #[arg(long, env = "CLAWCRAFT_TIMEOUT", default_value_t = 10_000, global = true)]
     pub timeout: u64,
 
     /// Events file (every event as a JSON line); empty disables it.
@@ -198,6 +199,10 @@ pub enum Tool {
     Cmd {
         /// The request, e.g. '{"action":"pos"}'.
         json: String,
+        /// Answer when the action ends, with its completion event (adds `"wait": true`; a
+        /// request's own `wait` in ms is kept). The client then waits as long as the bot does.
+        #[arg(long)]
+        wait: bool,
     },
     /// Print events from the events file (`.1` then current) as a JSON array, or follow them as
     /// JSON lines.
@@ -224,6 +229,14 @@ pub enum Tool {
         /// Only this bot's events (and the process's own, such as `startup`), in a swarm.
         #[arg(long)]
         bot: Option<String>,
+        /// Block until the completion event of the request with this id (already in the file, or
+        /// to come) and print it; `--timeout MS` bounds the wait (exit 2 when it runs out).
+        #[arg(long = "wait-id", conflicts_with_all = ["follow", "via_tcp", "last"])]
+        wait_id: Option<String>,
+        /// Block until the next event of one of these types (after `--since`, or from now) and
+        /// print it; with `--wait-id`, the completion must also be of these types.
+        #[arg(long = "wait-type", value_delimiter = ',', conflicts_with_all = ["follow", "via_tcp", "last"])]
+        wait_type: Vec<String>,
     },
     /// The online-mode token cache (CLAWCRAFT_AUTH_DIR): `status` lists the cached accounts,
     /// `login` signs USERNAME in now (device code), `logout` deletes its tokens.

@@ -344,7 +344,9 @@ impl Simulation {
 
     fn collect_responses(&mut self) {
         let msgs = self.app.world().resource::<bevy_ecs::message::Messages<CommandResponse>>();
-        let fresh: Vec<_> = self.response_cursor.read(msgs).filter(|r| r.origin == SIM_ORIGIN).cloned().collect();
+        // A held answer (a request waiting for its action's end) is not out yet.
+        let fresh: Vec<_> =
+            self.response_cursor.read(msgs).filter(|r| r.origin == SIM_ORIGIN && !r.held).cloned().collect();
         self.responses.extend(fresh.into_iter().map(|r| r.body()));
     }
 

@@ -95,7 +95,7 @@ fn check_session(report: &Value, peer: &Peer, mode: &str) {
         assert!(description.starts_with(c["summary"].as_str().unwrap_or("?")), "{name}: {description}");
         assert_eq!(
             tool["inputSchema"],
-            Value::Object(input_schema(&c["params"], c["perBot"] == true)),
+            Value::Object(input_schema(&c["params"], c["perBot"] == true, c.get("async").is_some())),
             "{name}'s input schema"
         );
         assert_eq!(tool["outputSchema"], Value::Object(output_schema(&c["response"])), "{name}'s output schema");

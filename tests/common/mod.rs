@@ -259,6 +259,11 @@ impl Bot {
         Bot { child, stdin, lines, seen: Vec::new(), _dir: dir }
     }
 
+    /// The bot's events file (as a string, for `CLAWCRAFT_EVENTS`).
+    pub fn events_path(&self) -> String {
+        self._dir.path().join("events.jsonl").to_string_lossy().into_owned()
+    }
+
     /// Waits for a stdout line matching `pred`, remembering every line seen.
     pub fn wait(&mut self, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
         if let Some(v) = self.seen.iter().find(|v| pred(v)) {

@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 
 use crate::bot::{Lifecycle, resolve_bot};
 use crate::bot_commands::PLUGIN_ORIGIN;
+use crate::wait::{WaitFor, WaitingRequests};
 
 /// A command error with a stable machine-readable code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +146,8 @@ pub struct CommandCtx<'w> {
     warnings: Vec<String>,
     /// The command's [`AgentCommand::SIZE_HINT`], carried into a deferred reply.
     size_hint: Option<&'static str>,
+    /// The request waits for its action's end (`"wait"`): a deferred reply is held.
+    hold: bool,
 }
 
 impl<'w> CommandCtx<'w> {
@@ -158,6 +161,7 @@ impl<'w> CommandCtx<'w> {
             deferred: false,
             warnings: Vec::new(),
             size_hint: None,
+            hold: false,
         }
     }
 
@@ -176,6 +180,7 @@ impl<'w> CommandCtx<'w> {
             warnings: self.warnings.clone(),
             budget: self.world.get_resource::<ResponseBudget>().copied().unwrap_or_default().chars,
             size_hint: self.size_hint,
+            hold: self.hold,
         }
     }
 }
@@ -192,6 +197,9 @@ pub struct DeferredReply {
     pub budget: usize,
     /// What to ask instead of an answer over the budget.
     pub size_hint: Option<&'static str>,
+    /// The request waits for its action's end: a success is held for
+    /// [`answer_waiting_requests`](crate::wait::answer_waiting_requests).
+    pub hold: bool,
 }
 
 impl DeferredReply {
@@ -214,7 +222,7 @@ impl DeferredReply {
             .and_then(|v| response_fields(&v))
             .map(|fields| budgeted_line(&self.id, with_warnings(fields, &self.warnings), self.budget, self.size_hint));
         match line {
-            Ok(line) => CommandResponse { origin: self.origin, line: line.into(), typed: None },
+            Ok(line) => CommandResponse { origin: self.origin, line: line.into(), typed: None, held: self.hold },
             Err(e) => CommandResponse::error_with_warnings(self.origin, self.id.clone(), &e, &self.warnings),
         }
     }
@@ -474,6 +482,9 @@ pub struct CommandResponse {
     pub line: Arc<str>,
     /// The typed result of a plugin's deferred request, for [`Answer`].
     pub typed: Option<TypedResult>,
+    /// Held for a request that waits for its action's end ([`crate::wait`]): the channels skip
+    /// it; the answer with the completion follows.
+    pub held: bool,
 }
 
 /// A typed command result on its way to an [`Answer`]: the request's id and the result, taken
@@ -522,7 +533,7 @@ impl PartialEq for TypedResult {
 impl CommandResponse {
     /// The response to a plugin's request: its typed result, no line.
     fn typed<R: Send + 'static>(id: Value, result: Result<R, CommandError>) -> Self {
-        Self { origin: PLUGIN_ORIGIN, line: Arc::from(""), typed: Some(TypedResult::new(id, result)) }
+        Self { origin: PLUGIN_ORIGIN, line: Arc::from(""), typed: Some(TypedResult::new(id, result)), held: false }
     }
 
     /// The error response `{"type":"response","id":…,"error":…,"code":…}`.
@@ -542,7 +553,7 @@ impl CommandResponse {
     /// A response from a whole response object.
     pub fn from_body(origin: Origin, body: &Map<String, Value>) -> Self {
         let line = serde_json::to_string(body).unwrap_or_else(|_| String::from("{\"type\":\"response\"}"));
-        Self { origin, line: line.into(), typed: None }
+        Self { origin, line: line.into(), typed: None, held: false }
     }
 
     /// The response object, parsed (tests and front ends that need fields; channels copy
@@ -718,7 +729,7 @@ fn execute_pending(world: &mut World, queries_only: bool) {
     let mut blocked: Vec<Origin> = Vec::new();
     let mut keep = VecDeque::new();
     let mut more = false;
-    for req in queue {
+    for mut req in queue {
         let query = is_query(&req);
         let over = deadline.is_some_and(|d| Instant::now() >= d);
         let runnable = if queries_only { query && !over } else { !query || !over };
@@ -728,16 +739,30 @@ fn execute_pending(world: &mut World, queries_only: bool) {
             keep.push_back(req);
             continue;
         }
-        let response = match run_one(world, &registry, &req) {
+        // `"wait"`: the answer of an action waits for its end (`crate::wait`).
+        let wait = match WaitFor::take(&mut req.params) {
+            Ok(w) => w.zip(registry.get(&req.action).and_then(|e| e.async_info)),
+            Err(e) => {
+                world.write_message(CommandResponse::error(req.origin, req.id.clone(), &e));
+                continue;
+            }
+        };
+        let response = match run_one(world, &registry, &req, wait.is_some()) {
             Ok(Some(fields)) => {
                 let hint = registry.get(&req.action).and_then(|e| e.size_hint);
-                CommandResponse {
-                    origin: req.origin,
-                    line: budgeted_line(&req.id, fields, budget, hint).into(),
-                    typed: None,
+                let line: Arc<str> = budgeted_line(&req.id, fields, budget, hint).into();
+                if let Some((wait, info)) = wait {
+                    hold_for_completion(world, &req, info, wait, Some(line));
+                    continue;
                 }
+                CommandResponse { origin: req.origin, line, typed: None, held: false }
             }
-            Ok(None) => continue,
+            Ok(None) => {
+                if let Some((wait, info)) = wait {
+                    hold_for_completion(world, &req, info, wait, None);
+                }
+                continue;
+            }
             Err(e) => {
                 let warnings = registry.get(&req.action).map(|c| c.param_warnings(&req.params)).unwrap_or_default();
                 CommandResponse::error_with_warnings(req.origin, req.id.clone(), &e, &warnings)
@@ -754,10 +779,26 @@ fn execute_pending(world: &mut World, queries_only: bool) {
     }
 }
 
+/// Registers a waiting request with its first answer (`None`: a held deferred reply follows).
+fn hold_for_completion(
+    world: &mut World,
+    req: &CommandRequest,
+    info: AsyncInfo,
+    wait: WaitFor,
+    first: Option<Arc<str>>,
+) {
+    let bot = resolve_bot(world, req.bot.as_deref(), true).ok().flatten().unwrap_or(Entity::PLACEHOLDER);
+    let now = world.get_resource::<crate::TickCount>().map_or(0, |t| t.0);
+    if let Some(mut waiting) = world.get_resource_mut::<WaitingRequests>() {
+        waiting.hold(req, bot, info, wait, now, first);
+    }
+}
+
 fn run_one(
     world: &mut World,
     registry: &CommandRegistry,
     req: &CommandRequest,
+    hold: bool,
 ) -> Result<Option<String>, CommandError> {
     let Some(entry) = registry.get(&req.action) else {
         let hints = registry.suggestions(&req.action);
@@ -772,7 +813,7 @@ fn run_one(
             return Err(CommandError::not_spawned());
         }
     };
-    entry.invoke_text(world, bot, req.id.clone(), req.origin, req.params.clone())
+    entry.invoke_inner(world, bot, req.id.clone(), req.origin, req.params.clone(), hold)
 }
 
 impl CommandEntry {
@@ -802,6 +843,19 @@ impl CommandEntry {
         origin: Origin,
         params: Map<String, Value>,
     ) -> Result<Option<String>, CommandError> {
+        self.invoke_inner(world, bot, id, origin, params, false)
+    }
+
+    /// [`CommandEntry::invoke_text`], with a deferred reply held when the request waits.
+    fn invoke_inner(
+        &self,
+        world: &mut World,
+        bot: Entity,
+        id: Value,
+        origin: Origin,
+        params: Map<String, Value>,
+        hold: bool,
+    ) -> Result<Option<String>, CommandError> {
         let warnings = self.param_warnings(&params);
         let mut params = params;
         if !warnings.is_empty() && self.params_schema().get("additionalProperties") == Some(&Value::Bool(false)) {
@@ -815,7 +869,7 @@ impl CommandEntry {
         if self.needs_spawn && world.get::<Lifecycle>(bot) != Some(&Lifecycle::Spawned) {
             return Err(CommandError::not_spawned());
         }
-        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false, warnings, size_hint: self.size_hint };
+        let mut ctx = CommandCtx { world, bot, id, origin, deferred: false, warnings, size_hint: self.size_hint, hold };
         let fields = (self.handler)(&mut ctx, params)?;
         Ok(fields.map(|f| with_warnings(f, &ctx.warnings)))
     }

@@ -24,6 +24,7 @@ pub mod gate;
 pub mod math;
 pub mod probe;
 pub mod subscription;
+pub mod wait;
 
 use bevy_app::{App, Last, Plugin, PostUpdate, PreUpdate, Update};
 use bevy_ecs::prelude::*;
@@ -220,6 +221,7 @@ impl Plugin for CorePlugin {
             .init_resource::<CommandBudget>()
             .init_resource::<ResponseBudget>()
             .init_resource::<TickCount>()
+            .init_resource::<wait::WaitingRequests>()
             .init_resource::<gate::LastActionEnd>()
             .init_resource::<gate::Arrivals>()
             .init_resource::<event::Uptime>()
@@ -244,6 +246,11 @@ impl Plugin for CorePlugin {
                     .in_set(LastSet::Publish)
                     .in_set(gate::QuietAware),
             )
+            .add_systems(
+                Last,
+                wait::answer_waiting_requests.after(publish_events).in_set(LastSet::Publish).in_set(gate::QuietAware),
+            )
+            .add_pending_work("requests waiting for their action's end", |w: &mut World| wait::requests_waiting(w))
             .configure_sets(Last, LastSet::Publish.before(LastSet::Output))
             .add_systems(Interim, execute_queries.in_set(InterimSet::Execute))
             .add_systems(Interim, publish_events.after(InterimSet::Execute).before(InterimSet::Write))

@@ -363,8 +363,11 @@ fn collect_output(
     let cursors = &mut *cursors;
     outbox.responses.clear();
     outbox.events.clear();
-    // A plugin's requests are answered with typed messages, not lines.
-    outbox.responses.extend(cursors.responses.read(&response_msgs).filter(|r| r.origin != PLUGIN_ORIGIN).cloned());
+    // A plugin's requests are answered with typed messages, not lines; a held answer (a request
+    // that waits for its action's end) goes out later, with the completion.
+    outbox
+        .responses
+        .extend(cursors.responses.read(&response_msgs).filter(|r| r.origin != PLUGIN_ORIGIN && !r.held).cloned());
     let mut name_bots = None;
     for event in cursors.events.read(&event_msgs) {
         seq.0 += 1;

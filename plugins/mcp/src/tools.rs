@@ -71,7 +71,8 @@ pub fn tool_for(entry: &CommandEntry) -> Tool {
         );
     }
     let annotations = ToolAnnotations::with_title(entry.name).read_only(entry.query);
-    Tool::new(entry.name, description, Arc::new(input_schema(entry.params_schema(), entry.per_bot)))
+    let input = input_schema(entry.params_schema(), entry.per_bot, entry.async_info.is_some());
+    Tool::new(entry.name, description, Arc::new(input))
         .with_raw_output_schema(Arc::new(output_schema(entry.response_schema())))
         .with_annotations(annotations)
         .with_meta(MetaObject(meta))
@@ -79,8 +80,9 @@ pub fn tool_for(entry: &CommandEntry) -> Tool {
 
 /// The parameters' schema as MCP wants it: an object schema at the root, with the optional
 /// request `id` every command takes (as on a request line) and, for a command of one bot
-/// (`per_bot`), the optional `bot` that names it.
-pub fn input_schema(params: &Value, per_bot: bool) -> JsonObject {
+/// (`per_bot`), the optional `bot` that names it; a command that starts an action (`is_async`)
+/// takes `wait`.
+pub fn input_schema(params: &Value, per_bot: bool, is_async: bool) -> JsonObject {
     let mut schema = match params {
         Value::Object(m) => m.clone(),
         _ => Map::new(),
@@ -91,6 +93,11 @@ pub fn input_schema(params: &Value, per_bot: bool) -> JsonObject {
         props.entry("id").or_insert_with(|| {
             json!({"description": "Request id (string or number), echoed in the result's _meta and in the completion event of an async action; one is picked when omitted", "type": ["string", "integer"]})
         });
+        if is_async {
+            props.entry("wait").or_insert_with(|| {
+                json!({"description": "Answer when the action ends, with its completion event under `completion` (true: up to 10 minutes; a number: at most that many ms, then the answer says it is still running and names its abort)", "type": ["boolean", "integer"]})
+            });
+        }
         if per_bot {
             props.entry("bot").or_insert_with(|| {
                 json!({"description": "The bot this call is for, by username (case-insensitive); needed when the process runs several bots (the `bots` tool lists them)", "type": "string"})
@@ -261,12 +268,15 @@ mod tests {
 
     #[test]
     fn input_schemas_get_an_object_root() {
-        let s = input_schema(&json!({"title": "X", "properties": {"v": true}, "additionalProperties": false}), true);
+        let s =
+            input_schema(&json!({"title": "X", "properties": {"v": true}, "additionalProperties": false}), true, true);
+        assert_eq!(s["properties"]["wait"]["type"], json!(["boolean", "integer"]), "an action's tool takes wait");
         assert_eq!(s["type"], "object");
         assert_eq!(s["properties"]["v"], json!({}));
         assert_eq!(s["properties"]["id"]["type"], json!(["string", "integer"]), "every tool takes the request id");
         assert_eq!(s["properties"]["bot"]["type"], "string", "a command of one bot takes its name");
-        let bare = input_schema(&Value::Null, false);
+        let bare = input_schema(&Value::Null, false, false);
+        assert!(bare["properties"].get("wait").is_none());
         assert_eq!(bare["type"], "object");
         assert!(bare["properties"].get("id").is_some());
         assert!(bare["properties"].get("bot").is_none(), "a process-wide command takes no bot");
