@@ -280,7 +280,7 @@ type Dense = Box<[NavCell; 4096]>;
 /// The sub-chunks of a box of the bot's world, copied so a search can run off the game thread,
 /// decoded to [`NavCell`]s lazily, one sub-chunk at a time, on first use.
 pub struct Snapshot {
-    raw: FxHashMap<(i32, i32, i32), SubChunk>,
+    raw: FxHashMap<(i32, i32, i32), Arc<SubChunk>>,
     /// Decoded sub-chunks and where each is in `decoded`.
     index: FxHashMap<(i32, i32, i32), u32>,
     decoded: Vec<Dense>,

@@ -230,3 +230,37 @@ fn decoders_survive_a_million_inputs() {
     assert!(accepted > runs / 20, "{accepted} of {runs} accepted");
     std::hint::black_box(acc);
 }
+
+/// The shared store hands out exactly what the decoder decodes — the same blocks, the same
+/// claimed Y, the same error, the same bytes consumed — whether it decodes or finds the blocks
+/// already held (one store across all inputs, so mutations that come back to a stored input hit).
+#[test]
+fn the_block_store_reads_what_the_decoder_reads() {
+    use clawcraft_world::chunk::{BlockStore, SubChunk};
+    let mut rng = XorShift(0xB10C_5708_E5EE_D001);
+    let subs = sub_chunk_corpus();
+    let mut store = BlockStore::default();
+    let air = 0xDBF4_4120;
+    let mut held = Vec::new();
+    for _ in 0..200_000 {
+        let seed = &subs[rng.below(subs.len())];
+        let input = if rng.below(3) == 0 { seed.clone() } else { mutate(&mut rng, seed) };
+        let (mut a, mut b) = (Reader::new(&input), Reader::new(&input));
+        let want = decode_sub_chunk(&mut a).map(|w| (w.y_index, SubChunk::from_wire(w, air)));
+        let got = store.read_sub_chunk(&mut b, air);
+        match (want, got) {
+            (Ok((y, sc)), Ok(shared)) => {
+                assert_eq!((shared.y_index, &*shared.sub_chunk), (y, &sc), "input {input:?}");
+                assert_eq!(a.position(), b.position(), "bytes consumed");
+                // Keep some alive so later reads can find them.
+                if rng.below(16) == 0 {
+                    held.push(shared.sub_chunk);
+                }
+            }
+            (Err(e), Err(f)) => assert_eq!(e, f, "input {input:?}"),
+            (want, got) => panic!("decoder {want:?}, store {got:?}, input {input:?}"),
+        }
+    }
+    let stats = store.stats();
+    assert!(stats.reused > 10_000 && stats.decoded > 10_000, "{stats:?}");
+}
