@@ -21,6 +21,7 @@ fn drive(source: &str, limits: Limits) -> (Duration, clawcraft_skills::sandbox::
         helpers: vec![("pos".into(), HelperKind::Query)],
         limits,
         seed: 1,
+        prelude: None,
     };
     let t = Instant::now();
     let mut h = ScriptHandle::spawn(spec, "bench").expect("spawn");
@@ -75,6 +76,7 @@ fn main() {
         helpers: vec![],
         limits: limits(1_000_000, 1_000_000),
         seed: 1,
+        prelude: None,
     };
     let mut h = ScriptHandle::spawn(spec, "idle").expect("spawn");
     h.run_slice(0, &mut Vec::new(), Duration::from_secs(10), &mut |_| Reply::Pending);

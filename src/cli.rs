@@ -133,7 +133,8 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(io)
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
-        .insert_resource(defaults);
+        .insert_resource(defaults)
+        .insert_resource(crate::OfflineLoginSetting(config.offline_login()));
     apply_agent_settings(&mut app, config.agent_settings());
     if !config.offline {
         tracing::info!(dir = ?config.auth_dir, "online mode: signing in with Xbox Live");
@@ -193,6 +194,7 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
     app.add_plugins(ClawcraftPlugins)
         .add_plugins(IoPlugin { stdin: false, stdout: false, exit_on_disconnect: false, ..IoPlugin::default() })
         .insert_resource(PlayerSettings { chunk_radius: config.chunk_radius })
+        .insert_resource(crate::OfflineLoginSetting(config.offline_login()))
         .add_plugins(doctor);
     apply_agent_settings(&mut app, config.agent_settings());
     let mut spec = crate::swarm::BotSpec::new(&config.username, &config.host, server);
@@ -271,21 +273,24 @@ fn report_failure(code: &str, message: &str, to_stdout: bool) {
 pub fn run_tool(config: &Config, tool: Tool) -> ExitCode {
     match tool {
         Tool::Cmd { json } => cmd(config, &json),
-        Tool::Events { since, since_ms, last, follow, via_tcp, types } => {
+        Tool::Events { since, since_ms, last, follow, via_tcp, types, bot } => {
             let cursor = match (since, since_ms) {
                 (Some(s), _) => Cursor::AfterSeq(s),
                 (None, Some(ms)) => Cursor::AfterMs(ms),
                 (None, None) => Cursor::All,
             };
             let types: Vec<String> = types.iter().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
-            let types = Some(types).filter(|t| !t.is_empty());
+            let filter = EventsFilter {
+                types: Some(types).filter(|t| !t.is_empty()),
+                bot: bot.map(|b| b.trim().to_owned()).filter(|b| !b.is_empty()),
+            };
             if via_tcp {
-                events_tcp(config, since, types)
+                events_tcp(config, since, filter)
             } else {
-                if let Some(t) = &types {
+                if let Some(t) = &filter.types {
                     warn_unknown_types(&event_registry().unknown_type_warnings(t));
                 }
-                events(&config.events, cursor, last, follow, types.as_deref())
+                events(&config.events, cursor, last, follow, &filter)
             }
         }
         Tool::Skill { action: SkillAction::Install { dir, source } } => skill_install(dir, source),
@@ -452,18 +457,31 @@ fn warn_unknown_types(warnings: &[impl AsRef<str>]) {
     }
 }
 
-/// Keeps the events whose `type` is one of `types` (all when `None`).
-fn keep_types(events: &mut Vec<Value>, types: Option<&[String]>) {
-    if let Some(types) = types {
-        events.retain(|e| e["type"].as_str().is_some_and(|t| types.iter().any(|w| w == t)));
+/// Which events `clawcraft events` prints: of these types (`None`: all), of this bot and the
+/// process (`None`: every bot's).
+struct EventsFilter {
+    types: Option<Vec<String>>,
+    bot: Option<String>,
+}
+
+impl EventsFilter {
+    /// Keeps the events it admits. An event without `bot` is the process's own (or the only
+    /// bot's), and passes a bot filter.
+    fn keep(&self, events: &mut Vec<Value>) {
+        if let Some(types) = &self.types {
+            events.retain(|e| e["type"].as_str().is_some_and(|t| types.iter().any(|w| w == t)));
+        }
+        if let Some(bot) = &self.bot {
+            events.retain(|e| e.get("bot").and_then(Value::as_str).is_none_or(|b| b.eq_ignore_ascii_case(bot)));
+        }
     }
 }
 
 /// `clawcraft events`: a JSON array of the matching events, or JSON lines while following.
-fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool, types: Option<&[String]>) -> ExitCode {
+fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool, filter: &EventsFilter) -> ExitCode {
     if !follow {
         let mut all = read_events(path, cursor);
-        keep_types(&mut all, types);
+        filter.keep(&mut all);
         if let Some(n) = last {
             all.drain(..all.len().saturating_sub(n));
         }
@@ -472,7 +490,7 @@ fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool, types:
     }
     let mut follower = Follower::new(path, cursor);
     let mut first = follower.poll();
-    keep_types(&mut first, types);
+    filter.keep(&mut first);
     if let Some(n) = last {
         first.drain(..first.len().saturating_sub(n));
     }
@@ -486,7 +504,7 @@ fn events(path: &Path, cursor: Cursor, last: Option<usize>, follow: bool, types:
             std::thread::sleep(Duration::from_millis(20));
         }
         batch = follower.poll();
-        keep_types(&mut batch, types);
+        filter.keep(&mut batch);
     }
 }
 
@@ -506,14 +524,17 @@ fn print_lines(events: &[Value]) -> bool {
 
 /// `clawcraft events --tcp`: the bot's `watch` stream as JSON lines (the bot filters `types`
 /// and warns about unknown ones; the warnings go to stderr).
-fn events_tcp(config: &Config, since: Option<u64>, types: Option<Vec<String>>) -> ExitCode {
+fn events_tcp(config: &Config, since: Option<u64>, filter: EventsFilter) -> ExitCode {
     let timeout = Duration::from_millis(config.timeout);
     let mut req = json!({"action": "watch"});
     if let Some(s) = since {
         req["since"] = json!(s);
     }
-    if let Some(t) = types {
+    if let Some(t) = filter.types {
         req["types"] = json!(t);
+    }
+    if let Some(b) = filter.bot {
+        req["bot"] = json!(b);
     }
     let session = client::with_token(&req.to_string(), config.token())
         .and_then(|line| client::Session::connect(tool_addr(config), timeout).map(|s| (s, line)));
@@ -602,5 +623,32 @@ fn swarm_defaults(config: &Config) -> SwarmDefaults {
         reconnect: config.reconnect,
         online: !config.offline,
         auth: Some(Arc::new(move |account: &str| Authenticator::new(account_auth_config(&online_config, account)))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_events_filter_keeps_one_bots_events_and_the_process_own() {
+        let all = || {
+            vec![
+                json!({"type": "startup", "seq": 1}),
+                json!({"type": "spawn", "bot": "Ann", "seq": 2}),
+                json!({"type": "spawn", "bot": "Ben", "seq": 3}),
+                json!({"type": "msg", "bot": "ann", "seq": 4}),
+            ]
+        };
+        let seqs = |events: &[Value]| events.iter().filter_map(|e| e["seq"].as_u64()).collect::<Vec<_>>();
+        let mut events = all();
+        EventsFilter { types: None, bot: Some("Ann".into()) }.keep(&mut events);
+        assert_eq!(seqs(&events), [1, 2, 4], "Ann's (case-insensitive) and the process's own");
+        let mut events = all();
+        EventsFilter { types: Some(vec!["spawn".into()]), bot: Some("Ben".into()) }.keep(&mut events);
+        assert_eq!(seqs(&events), [3]);
+        let mut events = all();
+        EventsFilter { types: None, bot: None }.keep(&mut events);
+        assert_eq!(seqs(&events), [1, 2, 3, 4]);
     }
 }

@@ -71,6 +71,13 @@ pub struct Config {
     /// the in-game name is then the account's gamertag.
     #[arg(long, env = "OFFLINE", default_value_t = true, action = clap::ArgAction::Set)]
     pub offline: bool,
+    /// Offline login shape: `auto` (what vanilla sends for the version — the self-signed
+    /// multiplayer token from 1.26.10 — and, when the server refuses the login for its identity,
+    /// once more with the other shape, remembered for that server), `token` or `chain` (the
+    /// self-signed certificate chain with `extraData` that servers before 1.26.10 read). Never
+    /// sent in online mode.
+    #[arg(long = "offline-login", env = "CLAWCRAFT_OFFLINE_LOGIN", default_value = "auto", value_parser = ["auto", "token", "chain"])]
+    pub offline_login: String,
     /// Bedrock version to speak: `auto` (the server's, from its pong) or one of the supported
     /// versions (`clawcraft --version` lists them).
     #[arg(long = "game-version", env = "CLAWCRAFT_GAME_VERSION", default_value = "auto")]
@@ -214,6 +221,9 @@ pub enum Tool {
         /// only those. Unknown names are warned about on stderr with the closest ones.
         #[arg(long = "type", value_delimiter = ',')]
         types: Vec<String>,
+        /// Only this bot's events (and the process's own, such as `startup`), in a swarm.
+        #[arg(long)]
+        bot: Option<String>,
     },
     /// The online-mode token cache (CLAWCRAFT_AUTH_DIR): `status` lists the cached accounts,
     /// `login` signs USERNAME in now (device code), `logout` deletes its tokens.
@@ -340,6 +350,11 @@ impl Config {
     /// The forced version, `None` for `auto` (or empty).
     pub fn forced_version(&self) -> Option<&str> {
         Some(self.game_version.trim()).filter(|v| !v.is_empty() && *v != "auto")
+    }
+
+    /// `--offline-login` (clap admits only the three names; anything else reads as `auto`).
+    pub fn offline_login(&self) -> clawcraft_protocol::login::OfflineLogin {
+        self.offline_login.parse().unwrap_or_default()
     }
 
     /// The token, treating an empty variable as unset.

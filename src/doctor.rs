@@ -39,6 +39,8 @@ pub struct DoctorSettings {
     pub spawn_timeout: Duration,
     /// Online (Xbox Live) login.
     pub online: bool,
+    /// `--offline-login` as configured.
+    pub offline_login: clawcraft_protocol::login::OfflineLogin,
 }
 
 /// Progress of the check.
@@ -214,12 +216,15 @@ fn build_report(doctor: &Doctor, settings: &DoctorSettings, bot: Option<BotView<
     // The server command.
     let command = match &doctor.command {
         Some(body) => {
-            let answered = body.get("error").is_none();
+            // A `cmd` sent but unanswered is a success with `output: null` and a warning.
+            let answered = body.get("error").is_none() && !body.get("output").is_some_and(Value::is_null);
             if !answered {
-                problems.push(format!(
-                    "server command {PROBE_COMMAND} got no answer: {}",
-                    body.get("error").and_then(Value::as_str).unwrap_or("?")
-                ));
+                let why = body
+                    .get("error")
+                    .or_else(|| body.get("warnings").and_then(|w| w.get(0)))
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                problems.push(format!("server command {PROBE_COMMAND} got no answer: {why}"));
             }
             json!({
                 "command": PROBE_COMMAND,
@@ -247,7 +252,7 @@ fn build_report(doctor: &Doctor, settings: &DoctorSettings, bot: Option<BotView<
         "ok": problems.is_empty(),
         "server": settings.server,
         "version": version,
-        "login": login_json(settings.online),
+        "login": login_json(settings, bot.and_then(|(conn, ..)| conn.login_report())),
         "connectToSpawnMs": spawn_ms,
         "world": world,
         "standingStill": standing,
@@ -260,12 +265,32 @@ fn build_report(doctor: &Doctor, settings: &DoctorSettings, bot: Option<BotView<
 
 /// The login mode: every supported version (protocol 944 and later) carries a multiplayer token
 /// (self-signed offline, OIDC from the Minecraft services online) in Login's `Token`.
-fn login_json(online: bool) -> Value {
-    if online {
-        json!({"mode": "online", "detail": "Xbox Live: certificate chain and OIDC multiplayer token (OFFLINE=false)"})
-    } else {
-        json!({"mode": "offline", "detail": "self-signed multiplayer token, no Xbox Live (OFFLINE=true)"})
+/// The login mode, and offline which shape the server accepted (`offlineShape`, null until it
+/// accepted one) and, after an `auto` retry, which it refused first and why.
+fn login_json(settings: &DoctorSettings, report: Option<&clawcraft_network::LoginReport>) -> Value {
+    if settings.online {
+        return json!({"mode": "online", "detail": "Xbox Live: certificate chain and OIDC multiplayer token (OFFLINE=false)"});
     }
+    let accepted = report.and_then(|r| r.offline);
+    let detail = match accepted {
+        Some(clawcraft_protocol::login::OfflineShape::Token) => {
+            "self-signed multiplayer token, no Xbox Live (OFFLINE=true)"
+        }
+        Some(clawcraft_protocol::login::OfflineShape::Chain) => {
+            "self-signed certificate chain with extraData (the pre-1.26.10 shape), no Xbox Live (OFFLINE=true)"
+        }
+        None => "self-signed, no Xbox Live (OFFLINE=true); the server accepted no login",
+    };
+    let refused = report
+        .and_then(|r| r.refused_first.as_ref())
+        .map(|(shape, reason)| json!({"shape": shape.as_str(), "reason": reason}));
+    json!({
+        "mode": "offline",
+        "setting": settings.offline_login.as_str(),
+        "offlineShape": accepted.map(|s| s.as_str()),
+        "refusedFirst": refused,
+        "detail": detail,
+    })
 }
 
 fn round1(x: f64) -> f64 {
@@ -398,6 +423,7 @@ pub fn run(config: &Config, duration: Duration, spawn_timeout: Duration) -> std:
         duration,
         spawn_timeout,
         online: !config.offline,
+        offline_login: config.offline_login(),
     };
     crate::cli::run_doctor_app(config, DoctorPlugin { settings, warnings })
 }

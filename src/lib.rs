@@ -193,9 +193,15 @@ impl LeanTick {
         self.lock().plan.as_ref().is_some_and(|p| p.settles)
     }
 
-    /// How many ticks ran as settled ticks (see [`settled`]).
+    /// How many ticks ran as settled ticks, with no schedule (see [`settled`]).
     pub fn settled_ticks(&self) -> u64 {
         self.lock().settled.as_ref().map_or(0, |s| s.count)
+    }
+
+    /// How many bot ticks the runner did itself: a settled bot in any tick, also one whose
+    /// schedules ran for other bots (see [`settled`]).
+    pub fn settled_bot_ticks(&self) -> u64 {
+        self.lock().settled.as_ref().map_or(0, |s| s.bot_ticks)
     }
 }
 
@@ -204,12 +210,19 @@ impl LeanState {
         let LeanState { plan, quiet, held, settled } = self;
         let mut busy = None;
         if plan.as_ref().is_some_and(|p| p.settles) {
-            match settled.get_or_insert_with(|| settled::SettledTick::new(world)).run(world, quiet) {
-                settled::Outcome::Done => return,
+            let tick = settled.get_or_insert_with(|| settled::SettledTick::new(world));
+            match tick.run(world, quiet) {
+                settled::Outcome::Done => {
+                    tick.unmark(world);
+                    return;
+                }
                 settled::Outcome::Full { busy: decided } => busy = decided,
             }
         }
         run_lean_main(world, plan, quiet, held, busy);
+        if let Some(tick) = settled {
+            tick.unmark(world);
+        }
     }
 
     /// Takes the every-tick schedules out of the map (once the plan exists).
@@ -436,6 +449,11 @@ pub fn bot_bundle(username: &str, transport: Box<dyn Transport>, protocol: Arc<P
         Connection::new(transport, protocol),
     )
 }
+
+/// The offline login shape to send (`--offline-login`, `CLAWCRAFT_OFFLINE_LOGIN`; `auto` when
+/// absent). Read by every connection the app opens, reconnects included; ignored online.
+#[derive(Resource, Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OfflineLoginSetting(pub clawcraft_protocol::login::OfflineLogin);
 
 /// Resolves `host:port`, preferring IPv4.
 pub fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {

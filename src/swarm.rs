@@ -139,7 +139,8 @@ pub fn connect(world: &mut World, bot: Entity) -> std::io::Result<()> {
     let spec =
         world.get::<BotSpec>(bot).cloned().ok_or_else(|| std::io::Error::other("not a bot entity (no BotSpec)"))?;
     let forced = spec.forced_version.as_deref().map(str::trim).filter(|v| !v.is_empty() && *v != "auto");
-    let params = ConnectParams::offline(&spec.username, &format!("{}:{}", spec.host, spec.server.port()), forced);
+    let mut params = ConnectParams::offline(&spec.username, &format!("{}:{}", spec.host, spec.server.port()), forced);
+    params.offline_login = world.get_resource::<crate::OfflineLoginSetting>().copied().unwrap_or_default().0;
     // Until the transport reports the version it chose (before any game packet), the connection
     // holds the forced or default one.
     let initial = forced.unwrap_or(Protocol::default_version().game_version);

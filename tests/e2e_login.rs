@@ -206,3 +206,96 @@ fn with_reconnect_a_kicked_bot_comes_back() {
     let exit = bot.wait_exit(Duration::from_secs(10)).expect("exits on EOF");
     assert!(exit.success(), "{exit:?}");
 }
+
+/// The offline shape a logged `login` line carried: `token` (the self-signed multiplayer token,
+/// an empty chain) or `chain` (one self-signed link carrying `extraData`).
+fn login_shape(login: &Value) -> &'static str {
+    let identity = &login["params"]["tokens"]["identity"];
+    let token = identity["Token"].as_str().unwrap_or_default();
+    let chain: Value = serde_json::from_str(identity["Certificate"].as_str().unwrap_or("{}")).unwrap_or(Value::Null);
+    let links: Vec<&str> =
+        chain["chain"].as_array().map(|c| c.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    assert_eq!(identity["AuthenticationType"], 2, "offline: {identity}");
+    match (token.is_empty(), links.as_slice()) {
+        (false, [""]) => "token",
+        (true, [link]) if !link.is_empty() => "chain",
+        _ => panic!("neither shape: {identity}"),
+    }
+}
+
+/// `--offline-login token|chain` sends exactly that shape, and bedrock-protocol's server accepts
+/// both (its verifier reads the chain's `extraData` when there is no token).
+#[test]
+fn either_offline_shape_logs_in_on_the_peer() {
+    for shape in ["token", "chain"] {
+        let peer = Peer::start("flat");
+        let mut bot = Bot::start_with(peer.port, "ShapeBot", &[("CLAWCRAFT_OFFLINE_LOGIN", shape)]);
+        bot.wait_event("spawn", SPAWN_TIMEOUT).unwrap_or_else(|| panic!("{shape}: spawn"));
+        let logins = peer.packets_named("login");
+        assert_eq!(logins.len(), 1, "{shape}: {logins:?}");
+        assert_eq!(login_shape(&logins[0]), shape);
+        assert_eq!(logins[0]["username"], "ShapeBot", "{shape}: the server read our name from it");
+        bot.close_stdin();
+        assert!(bot.wait_exit(Duration::from_secs(10)).expect("exits").success());
+    }
+}
+
+/// `auto` against a server that reads only the chain (as SerenityJS): the token login is refused
+/// for its identity, the bot logs in again with the chain — no `disconnected` in between — and a
+/// later connection in the same process (a reconnect after a kick) sends the chain first.
+#[test]
+fn auto_retries_a_refused_token_login_with_the_chain_and_remembers_it() {
+    let mut peer = Peer::start_args("kick", &["--refuse-login", "token"]);
+    let mut bot = Bot::start_with(peer.port, "RetryBot", &[("CLAWCRAFT_RECONNECT", "true")]);
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawned after the retry");
+    peer.wait_line(|v| v["event"] == "login_shape_refused" && v["shape"] == "token", Duration::from_secs(5))
+        .expect("the peer refused the token login");
+    let shapes: Vec<&str> = peer.packets_named("login").iter().map(login_shape).collect();
+    assert_eq!(shapes, ["token", "chain"], "vanilla's shape first, then the other one once");
+    assert!(bot.seen.iter().all(|v| v["type"] != "disconnected"), "the retry is not the agent's business");
+    // Kicked, then back: the remembered shape goes first, nothing is refused.
+    bot.wait_event("disconnected", Duration::from_secs(15)).expect("kicked");
+    bot.wait_event("reconnected", SPAWN_TIMEOUT).expect("reconnected");
+    let shapes: Vec<&str> = peer.packets_named("login").iter().map(login_shape).collect();
+    assert_eq!(shapes, ["token", "chain", "chain"], "the accepted shape was remembered");
+}
+
+/// `auto` against a server that reads only the token: vanilla's shape is accepted at once. A
+/// shape given explicitly is never retried: refused, the bot reports the server's reason.
+#[test]
+fn auto_sends_vanillas_shape_first_and_an_explicit_shape_is_not_retried() {
+    let peer = Peer::start_args("flat", &["--refuse-login", "chain"]);
+    let mut bot = Bot::start(peer.port, "AutoBot");
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn");
+    let shapes: Vec<&str> = peer.packets_named("login").iter().map(login_shape).collect();
+    assert_eq!(shapes, ["token"]);
+    bot.close_stdin();
+    assert!(bot.wait_exit(Duration::from_secs(10)).expect("exits").success());
+
+    let peer = Peer::start_args("flat", &["--refuse-login", "token"]);
+    let mut bot = Bot::start_with(peer.port, "TokenOnly", &[("CLAWCRAFT_OFFLINE_LOGIN", "token")]);
+    let gone = bot.wait_event("disconnected", SPAWN_TIMEOUT).expect("refused");
+    let reason = gone["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("missing extraData"), "the server's own reason: {reason}");
+    assert_eq!(bot.wait_exit(Duration::from_secs(10)).expect("exits").code(), Some(2));
+    assert!(peer.wait_log(|p| p.iter().filter(|x| x["name"] == "login").count() == 1, Duration::from_secs(3)));
+    assert_eq!(peer.packets_named("login").len(), 1, "no second login");
+}
+
+/// `clawcraft doctor` says which shape the server accepted, and which it refused first.
+#[test]
+fn doctor_reports_the_accepted_offline_shape() {
+    let peer = Peer::start_args("bds", &["--refuse-login", "token"]);
+    let port = peer.port.to_string();
+    let out = common::run_tool(
+        &["doctor", "--duration", "1", "--spawn-timeout", "40"],
+        &[("HOST", "127.0.0.1"), ("PORT", &port), ("USERNAME", "DoctorShape")],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON report");
+    assert_eq!(report["ok"], true, "{report}");
+    let login = &report["login"];
+    assert_eq!((login["mode"].clone(), login["setting"].clone()), (json!("offline"), json!("auto")), "{report}");
+    assert_eq!(login["offlineShape"], "chain", "{report}");
+    assert_eq!(login["refusedFirst"]["shape"], "token", "{report}");
+    assert!(login["refusedFirst"]["reason"].as_str().is_some_and(|r| r.contains("extraData")), "{report}");
+}

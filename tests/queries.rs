@@ -238,7 +238,6 @@ fn documented_worst_cases_hold_on_a_busy_world() {
         ("nearby", r#"{"action":"nearby","radius":256}"#),
         ("schema", r#"{"action":"schema"}"#),
         ("help", r#"{"action":"help"}"#),
-        ("server_pos", r#"{"action":"server_pos"}"#),
         ("movement_info", r#"{"action":"movement_info"}"#),
         ("subscriptions", r#"{"action":"subscriptions"}"#),
         ("vitals", r#"{"action":"vitals"}"#),

@@ -383,17 +383,25 @@ fn a_long_cmd_output_is_held_to_the_response_budget() {
 }
 
 #[test]
-fn cmd_without_output_times_out() {
+fn cmd_without_output_is_still_a_success_with_output_null_and_a_warning() {
     let mut sim = spawned();
     sim.queue_command(r#"{"action":"cmd","cmd":"say hi","id":9}"#);
     sim.ticks(98);
-    assert!(events_of(&sim, "command_timeout").is_empty());
-    assert!(sim.take_responses().is_empty());
+    assert!(sim.take_responses().is_empty(), "waits for the server's output");
     sim.ticks(3);
-    assert_eq!(events_of(&sim, "command_timeout"), vec![json!({"command": "cmd", "id": 9})]);
     let r = sim.take_responses();
-    assert_eq!(r.len(), 1);
-    assert_eq!((r[0]["id"].clone(), r[0]["code"].clone()), (json!(9), json!("TIMEOUT")));
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert!(r[0].get("code").is_none(), "the command went out: not an error: {r:?}");
+    assert_eq!(
+        (r[0]["id"].clone(), r[0]["cmd"].clone(), r[0]["output"].clone()),
+        (json!(9), json!("/say hi"), Value::Null)
+    );
+    assert_eq!(r[0]["sent"], true);
+    let warnings = r[0]["warnings"].as_array().expect("a warning");
+    assert!(warnings[0].as_str().is_some_and(|w| w.contains("/say hi") && w.contains("no output")), "{warnings:?}");
+    assert!(events_of(&sim, "command_timeout").is_empty(), "no failure event for a command that went out");
+    sim.ticks(120);
+    assert!(sim.take_responses().is_empty(), "one answer");
 }
 
 fn wait_for_cmd_output(sim: &mut Simulation, within: Duration) -> Vec<Value> {

@@ -146,10 +146,85 @@ fn a_correction_is_adopted_at_its_tick_and_re_simulated() {
     assert_eq!(info["authority"], "server_with_rewind");
     assert_eq!(info["rewindHistorySize"], 40);
     assert_eq!(info["simulating"], true);
-    let sp = sim.command(r#"{"action":"server_pos"}"#);
-    assert_eq!(sp["source"], "correction");
-    assert!((sp["serverPos"]["z"].as_f64().unwrap_or_default() - f64::from(past.position.z + 0.5)).abs() < 1e-3);
-    assert!(sp["drift"].as_f64().is_some_and(|d| d > 0.3), "we walked on since: {sp:?}");
+    // The correction is the last position the server *sent*: `lastServerPos`, never the answer.
+    let corrected_z = f64::from(past.position.z + 0.5);
+    let (sp, _) = server_pos(&mut sim, Some([3.0, -58.38, 0.7]), 2);
+    assert_eq!(sp["source"], "querytarget", "{sp:?}");
+    assert_eq!(sp["lastServerPos"]["source"], "correction", "{sp:?}");
+    assert!((sp["lastServerPos"]["pos"]["z"].as_f64().unwrap_or_default() - corrected_z).abs() < 1e-3, "{sp:?}");
+    assert!(sp["lastServerPos"]["ageTicks"].as_u64().is_some_and(|t| t >= 5), "{sp:?}");
+}
+
+/// Sends `server_pos`, checks the `/querytarget @s` it sends, and answers it after `after`
+/// ticks with `eye` (or with an unknown-command output when `None`). Returns the response and
+/// the tick count it took.
+fn server_pos(sim: &mut Simulation, eye: Option<[f64; 3]>, after: usize) -> (Map<String, Value>, usize) {
+    use clawcraft::protocol::packets::{CommandOutput, CommandOutputMessage, CommandRequest};
+    sim.sent();
+    sim.queue_command(r#"{"action":"server_pos","id":"sp"}"#);
+    sim.tick();
+    let asked = sim.sent_as::<CommandRequest>();
+    assert_eq!(asked.len(), 1, "one query: {asked:?}");
+    assert_eq!(asked[0].command, "/querytarget @s");
+    sim.ticks(after);
+    assert!(sim.take_responses().is_empty(), "no answer before the server's");
+    let output = match eye {
+        Some([x, y, z]) => vec![CommandOutputMessage {
+            message_id: "commands.querytarget.success".into(),
+            success: true,
+            parameters: vec![format!(
+                r#"[{{"dimension":0,"position":{{"x":{x},"y":{y},"z":{z}}},"uniqueId":"-4294967295","yRot":12.5}}]"#
+            )],
+        }],
+        None => vec![CommandOutputMessage {
+            message_id: "commands.generic.unknown".into(),
+            success: false,
+            parameters: vec!["querytarget".into()],
+        }],
+    };
+    // Another request's output first: not ours.
+    let mut other = CommandOutput { success_count: 1, output: output.clone(), ..CommandOutput::default() };
+    other.origin.uuid = "00000000-0000-4000-8000-000000000000".into();
+    sim.receive(&other);
+    let mut mine = CommandOutput { success_count: u32::from(eye.is_some()), output, ..CommandOutput::default() };
+    mine.origin = asked[0].origin.clone();
+    sim.receive(&mine);
+    sim.tick();
+    let mut r = sim.take_responses();
+    assert_eq!(r.len(), 1, "{r:?}");
+    (r.remove(0), after + 2)
+}
+
+#[test]
+fn server_pos_answers_the_servers_view_or_says_why_it_cannot() {
+    let world = SimWorld::flat(2);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.ticks(40);
+    let (sp, ticks) = server_pos(&mut sim, Some([4.25, -58.38, 0.5]), 3);
+    assert_eq!(sp["id"], "sp");
+    assert_eq!(sp["serverPos"], json!({"x": 4.25, "y": -60.0, "z": 0.5}), "feet, 1.62 below the eye: {sp:?}");
+    let age = sp["ageTicks"].as_u64().unwrap_or(u64::MAX);
+    assert!((ticks as u64 - 2..=ticks as u64).contains(&age), "asked → answered in {ticks} ticks: {sp:?}");
+    assert_eq!(sp["localPos"], json!({"x": 0.5, "y": -60.0, "z": 0.5}));
+    assert!((sp["drift"].as_f64().unwrap_or_default() - 3.75).abs() < 1e-3, "{sp:?}");
+    assert_eq!(sp["lastServerPos"]["source"], "start", "the spawn: {sp:?}");
+    // Unknown command (or no permission): an error naming it, no position.
+    let (e, _) = server_pos(&mut sim, None, 0);
+    assert_eq!(e["code"], "REJECTED", "{e:?}");
+    let text = e["error"].as_str().unwrap_or_default();
+    assert!(text.contains("/querytarget @s") && text.contains("commands.generic.unknown"), "{text}");
+    assert!(e.get("serverPos").is_none());
+    // No answer at all: TIMEOUT after 100 ticks, naming why; a late output is not an answer.
+    sim.sent();
+    sim.queue_command(r#"{"action":"server_pos","id":"late"}"#);
+    sim.ticks(99);
+    assert!(sim.take_responses().is_empty());
+    sim.ticks(2);
+    let r = sim.take_responses();
+    assert_eq!((r.len(), r[0]["code"].clone(), r[0]["id"].clone()), (1, json!("TIMEOUT"), json!("late")), "{r:?}");
+    assert!(r[0]["error"].as_str().is_some_and(|t| t.contains("no answer")), "{r:?}");
+    sim.ticks(5);
+    assert!(sim.take_responses().is_empty(), "one answer");
 }
 
 #[test]

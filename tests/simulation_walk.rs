@@ -180,6 +180,9 @@ fn an_unreachable_goal_gives_the_best_partial_path_and_a_reason() {
     let rr = sim.command(r#"{"action":"reachable","x":8.5,"y":-60,"z":0.5}"#);
     assert_eq!(rr["reachable"], false);
     assert!(rr["reason"].is_string());
+    // ClawCraft's shape: no distance or time to a place one cannot reach, the straight line still.
+    assert_eq!((rr["distance"].clone(), rr["estimatedTime"].clone()), (json!(null), json!(null)), "{rr:?}");
+    assert_eq!(rr["euclidean"], json!(8.0), "{rr:?}");
     let ok = sim.command(r#"{"action":"reachable","x":3.5,"y":-60,"z":3.5}"#);
     assert_eq!(ok["reachable"], true);
     assert!(ok["estimatedTime"].as_u64().is_some_and(|t| t > 500 && t < 2_000), "{ok:?}");
@@ -258,7 +261,17 @@ fn walk_answers_at_once_when_already_there_and_refuses_bad_targets() {
     let mut sim = world.spawn([0.5, -60.0, 0.5]);
     let r = sim.command(r#"{"action":"walk","x":0.5,"y":-60,"z":0.5}"#);
     assert_eq!((r["walked"].clone(), r["pos"].clone()), (json!(0), json!({"x": 0.5, "y": -60.0, "z": 0.5})));
+    assert_eq!((r["steps"].clone(), r["walking"].clone()), (json!(0), json!(false)), "{r:?}");
+    // Within the arrival range (1 block), not on the spot: done at once too.
+    let r = sim.command(r#"{"action":"walk","x":1.3,"y":-60,"z":0.9}"#);
+    assert_eq!((r["walked"].clone(), r["steps"].clone()), (json!(0), json!(0)), "{r:?}");
+    sim.tick();
     assert!(walk_done(&sim).is_empty(), "no action was started");
+    // Just outside it: a walk.
+    let r = sim.command(r#"{"action":"walk","x":1.7,"y":-60,"z":0.5,"id":"near"}"#);
+    assert!(r.get("walked").is_none() && r["steps"].as_u64().is_some_and(|s| s >= 1), "{r:?}");
+    sim.ticks(40);
+    assert_eq!(walk_done(&sim).len(), 1, "that one walked");
     assert_eq!(sim.command(r#"{"action":"walk","x":"east","z":0}"#)["code"], "INVALID_PARAMS");
     assert_eq!(sim.command(r#"{"action":"walk","z":1}"#)["code"], "INVALID_PARAMS");
     assert_eq!(sim.command(r#"{"action":"walk","x":1e300,"z":0}"#)["code"], "OUT_OF_RANGE");

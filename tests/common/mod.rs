@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod relay;
+pub mod serenity;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::UdpSocket;

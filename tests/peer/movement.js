@@ -179,4 +179,18 @@ function onCommand (session, command) {
   return [{ message_id: 'commands.tp.success.coordinates', success: true, parameters: [session.username || '', String(x), String(y), String(z)] }]
 }
 
-module.exports = { onSpawn, onInput, onTeleport, onCommand, insideSolid, SPRINT_PER_TICK }
+// `/querytarget @s` (or the sender's name): where the server holds the sender, as vanilla answers it — one
+// commands.querytarget.success line whose parameter is a JSON array of {dimension, position (eye level, as vanilla
+// reports a player), uniqueId, yRot}. Returns the output entries, or null when the command is not a querytarget.
+function queryTarget (session, command) {
+  const words = command.replace(/^\//, '').trim().split(/\s+/)
+  if (words[0]?.toLowerCase() !== 'querytarget') return null
+  const target = words[1] || ''
+  const self = target === '@s' || (session.username && target.toLowerCase() === session.username.toLowerCase())
+  if (!self || !session.mover) return [{ message_id: 'commands.generic.noTargetMatch', success: false, parameters: [] }]
+  const p = session.mover.pos
+  const entry = { dimension: 0, position: { x: p.x, y: p.y + EYE_HEIGHT, z: p.z }, uniqueId: String(session.runtimeId ?? 1), yRot: 0 }
+  return [{ message_id: 'commands.querytarget.success', success: true, parameters: [JSON.stringify([entry])] }]
+}
+
+module.exports = { onSpawn, onInput, onTeleport, onCommand, queryTarget, insideSolid, SPRINT_PER_TICK }

@@ -39,6 +39,8 @@ function parseArgs (argv) {
       case '--sent-log': out.sentLog = next(); break
       case '--strict-decode': out.strictDecode = true; break
       case '--online-auth': out.onlineAuth = next(); break
+      case '--refuse-login': out.refuseLogin = next(); break
+      case '--querytarget': out.querytarget = next(); break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
     }
@@ -52,11 +54,14 @@ function parseArgs (argv) {
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
   if (!['full', 'request'].includes(out.chunks)) usage(`unknown --chunks ${out.chunks} (have: full, request)`)
+  if (out.refuseLogin && !['token', 'chain'].includes(out.refuseLogin)) usage(`unknown --refuse-login ${out.refuseLogin} (have: token, chain)`)
+  out.querytarget = out.querytarget || 'answer'
+  if (!['answer', 'unknown', 'silent'].includes(out.querytarget)) usage(`unknown --querytarget ${out.querytarget} (have: answer, unknown, silent)`)
   return out
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version V (default: data/versions.txt's)] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version V (default: data/versions.txt's)] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL] [--refuse-login token|chain] [--querytarget answer|unknown|silent]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -669,8 +674,17 @@ function handleCommandRequest (session, p) {
   const origin = p.origin || { type: 'player', uuid: NIL_UUID, request_id: '', player_entity_id: 0n }
   let output
   let successCount
+  if (word === 'querytarget' && peerOptions.querytarget === 'silent') {
+    // A server that answers no CommandOutput for it (as SerenityJS 0.8.21): nothing at all.
+    emitEvent({ event: 'command_ignored', command, request_id: origin.request_id })
+    return
+  }
   const tp = movement.onCommand(session, command)
-  if (tp) {
+  const query = word === 'querytarget' && peerOptions.querytarget === 'answer' ? movement.queryTarget(session, command) : null
+  if (query) {
+    output = query
+    successCount = query[0].success ? 1 : 0
+  } else if (tp) {
     output = tp
     successCount = tp[0].success ? 1 : 0
   } else if (word === 'tell' || word === 'msg' || word === 'w') {
@@ -1015,6 +1029,34 @@ function summarizeLogin (params) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
+// --refuse-login token|chain: a server that reads offline identities in one shape only. A login in the other shape
+// is refused the way SerenityJS refuses a token-shaped one: Disconnect reason not_authenticated, a message naming what
+// is missing, then the connection closes. (bedrock-protocol itself accepts both shapes.)
+function refuseLoginShape (player, session, refused) {
+  const verify = player.verifyLogin.bind(player)
+  player.verifyLogin = async (envelope) => {
+    const shape = envelope.multiplayerToken ? 'token' : 'chain'
+    if (shape === refused) {
+      const error = new Error(shape === 'token'
+        ? 'Invalid offline certificate: missing extraData'
+        : 'Invalid offline login: missing multiplayer token')
+      error.refusedShape = shape
+      throw error
+    }
+    return verify(envelope)
+  }
+  const reject = player.rejectLogin.bind(player) // the logging wrapper installed above
+  player.rejectLogin = (error) => {
+    if (!error?.refusedShape) return reject(error)
+    emitEvent({ event: 'login_shape_refused', client: session.id, shape: error.refusedShape })
+    logLine({ name: '__login_rejected', error: error.message, shape: error.refusedShape, client: session.id })
+    if (!player.loginState.reject()) return
+    const message = `Your client is not authenticated or your authentication token expired. Error:\n${error.message}`
+    player.write('disconnect', { reason: 'not_authenticated', hide_disconnect_reason: false, message, filtered_message: '' })
+    setTimeout(() => player.close('kick'), 100)
+  }
+}
+
 // Online mode (--online-auth BASE_URL): logins are verified as an Xbox-authenticated server verifies them, with
 // bedrock-protocol's own verifier and offline (self-signed) logins refused. The only swap: the OIDC discovery,
 // OpenID configuration and JWKS requests for the multiplayer token go to BASE_URL (the loopback fake of the
@@ -1044,8 +1086,12 @@ function onlineLoginVerifier (baseUrl, version) {
 // Main
 // ---------------------------------------------------------------------------------------------------------------------
 
+// The parsed command line, for the handlers outside main().
+let peerOptions = {}
+
 async function main () {
   const args = parseArgs(process.argv.slice(2))
+  peerOptions = args
   if (!isolateStdout()) return relayThroughChild()
   if (process.env.CLAWCRAFT_PEER_RELAYED === '1') {
     process.stdin.on('end', () => process.kill(process.pid, 'SIGTERM')) // parent went away
@@ -1189,6 +1235,7 @@ async function main () {
     }
 
     if (args.onlineAuth) player.verifyLogin = onlineLoginVerifier(args.onlineAuth, args.version)
+    if (args.refuseLogin) refuseLoginShape(player, session, args.refuseLogin)
     const hooks = SCENARIOS[args.scenario](session)
 
     player.on('login', () => {

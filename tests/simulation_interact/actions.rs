@@ -345,7 +345,12 @@ fn attack_is_confirmed_by_the_hurt_animation_and_a_death_is_killed() {
     w.ok(r#"{"action":"attack","entity":"zombie"}"#);
     w.sim.ticks(11);
     assert_eq!(last(&w, "attack_done")["reason"], "no_hit");
-    assert_eq!(w.code(r#"{"action":"attack","entity":"creeper"}"#), "NO_TARGET");
+    let gone = w.cmd(r#"{"action":"attack","entity":"creeper"}"#);
+    assert_eq!(
+        (gone["code"].clone(), gone["error"].clone()),
+        (json!("NOT_FOUND"), json!("Entity not found")),
+        "{gone:?}"
+    );
     assert_eq!(w.code(r#"{"action":"attack","entity":51}"#), "OUT_OF_REACH");
     assert_eq!(w.code(r#"{"action":"attack","entity":[1]}"#), "INVALID_PARAMS");
 }

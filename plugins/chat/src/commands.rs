@@ -281,7 +281,9 @@ impl AgentCommand for EmoteCmd {
 
 /// `{"action":"cmd","cmd":"time set day"}`: run a server command as the player (CommandRequest,
 /// so the bot's own permissions apply). The response is the server's CommandOutput (also
-/// emitted as a `cmd_output` event for event readers); `TIMEOUT` after 5 s without one.
+/// emitted as a `cmd_output` event for event readers); after 5 s without one, a success with the
+/// command echoed (`cmd`), `output: null` and a warning (the command went out; many servers
+/// answer in chat or not at all). An error only when the command could not be sent.
 /// With `"external":true` the command goes to the `SEND_CMD` admin tool instead (no shell,
 /// killed after 10 s) and the response is its output; `NOT_CONFIGURED` when SEND_CMD is unset.
 #[derive(Deserialize, JsonSchema)]
@@ -306,6 +308,9 @@ impl AgentCommand for Cmd {
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CmdOutput, CommandError> {
         let raw = self.cmd.or(self.command).ok_or_else(|| CommandError::invalid_params_text("Need cmd field"))?;
+        if raw.trim().trim_start_matches('/').trim().is_empty() {
+            return Err(CommandError::invalid_params("cmd must name a command"));
+        }
         if self.external {
             crate::admin::start(ctx, &raw)?;
         } else {

@@ -4,10 +4,7 @@
 use std::collections::HashMap;
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::action::CommandTimeout;
-use clawcraft_core::{
-    AgentEvent, CommandError, CommandResponse, DeferredReply, EntityIds, EventKind, LocalBot, TickCount,
-};
+use clawcraft_core::{AgentEvent, CommandResponse, DeferredReply, EntityIds, EventKind, LocalBot, TickCount};
 use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::Text;
 use schemars::JsonSchema;
@@ -362,24 +359,48 @@ pub fn command_answer(
     Some((result, req.reply))
 }
 
-/// Requests without output after their deadline end with a `TIMEOUT` response and
-/// `command_timeout`.
+/// A `cmd` whose command went out but whose output did not come within the wait: the command
+/// was sent (many servers answer a player's command in chat, or not at all), so the answer is a
+/// success with `output: null` and a warning saying so.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+pub struct CmdUnanswered {
+    /// The command as sent.
+    pub cmd: String,
+    /// Same as `cmd` (the field name of a `cmd` answered with output).
+    pub command: String,
+    /// Always true: the CommandRequest went out.
+    pub sent: bool,
+    /// Always null: no CommandOutput (nor command feedback in chat) arrived within the wait.
+    pub output: Option<Vec<CmdOutputLine>>,
+    /// Why `output` is null.
+    pub warnings: Vec<String>,
+}
+
+/// Requests without output after their deadline are answered with [`CmdUnanswered`].
 pub fn expire_server_commands(
     ticks: Res<TickCount>,
-    mut bots: Query<(Entity, &mut PendingServerCommands)>,
-    mut events: MessageWriter<AgentEvent>,
+    mut bots: Query<&mut PendingServerCommands>,
     mut responses: MessageWriter<CommandResponse>,
 ) {
-    for (bot, mut pending) in &mut bots {
+    for mut pending in &mut bots {
         if pending.entries.iter().all(|p| p.deadline_tick > ticks.0) {
             continue;
         }
         pending.entries.retain(|p| {
             let live = p.deadline_tick > ticks.0;
             if !live {
-                events.write(AgentEvent::new(CommandTimeout { bot, command: "cmd".into(), id: p.reply.id.clone() }));
-                let e = CommandError::new("TIMEOUT", format!("no output from the server for {}", p.command));
-                responses.write(p.reply.respond::<CmdOutput>(Err(e)));
+                let warning = format!(
+                    "{} was sent, but no output came from the server within the wait (servers may answer in chat — see msg events — or not at all)",
+                    p.command
+                );
+                let answer = CmdUnanswered {
+                    cmd: p.command.clone(),
+                    command: p.command.clone(),
+                    sent: true,
+                    output: None,
+                    warnings: vec![warning],
+                };
+                responses.write(p.reply.respond(Ok(answer)));
             }
             live
         });

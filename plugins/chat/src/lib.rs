@@ -8,8 +8,9 @@
 //! and `cmd`. `chat` and `whisper` answer at once and are confirmed later by a `delivery` event
 //! with the request id (see [`delivery`]). `cmd` sends a CommandRequest as the player; its
 //! response waits for the server's CommandOutput (matched by origin UUID) or its feedback line in
-//! chat (whose `msg` then carries the cmd's `id`), with `cmd_output` as the event, or
-//! `command_timeout` after 5 s (some commands, e.g. `/say`, produce no output). With
+//! chat (whose `msg` then carries the cmd's `id`), with `cmd_output` as the event; after 5 s
+//! without either (e.g. `/say`, or a server answering in plain chat) it answers success with
+//! `output: null` and a warning: the command went out. With
 //! `"external":true` the command goes to the `SEND_CMD` admin tool instead (see [`admin`]).
 
 pub mod admin;
@@ -41,7 +42,7 @@ pub struct ChatSettings {
     pub send_cmd: Option<String>,
     /// How long a `SEND_CMD` run may take before it is killed.
     pub send_cmd_timeout: std::time::Duration,
-    /// Ticks to wait for a CommandOutput before `command_timeout`.
+    /// Ticks to wait for a CommandOutput before a `cmd` answers without output.
     pub cmd_timeout_ticks: u64,
 }
 

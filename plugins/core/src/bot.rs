@@ -19,6 +19,7 @@ pub const EYE_HEIGHT: f64 = 1.62;
 /// reconnect replaces the old session's entity). Inserting it records the name in [`BotNames`].
 #[derive(Component, Debug, Clone)]
 #[component(on_insert = remember_bot_name)]
+#[require(crate::gate::SettledBot)]
 pub struct LocalBot {
     /// The player name the server sees; requests address the bot by it (`"bot": "<name>"`).
     pub username: String,
@@ -165,7 +166,7 @@ fn unknown_bot(name: &str, bots: &[(Entity, String)]) -> CommandError {
     let mut close: Vec<(usize, &str)> = bots
         .iter()
         .map(|(_, n)| (crate::command::edit_distance(&lower, &n.to_lowercase()), n.as_str()))
-        .filter(|(d, n)| *d <= 3.max(n.len() / 3) || n.to_lowercase().contains(&lower))
+        .filter(|(d, n)| *d <= 1.max(n.len() / 3) || n.to_lowercase().contains(&lower))
         .collect();
     close.sort();
     let hint = match close.as_slice() {

@@ -141,6 +141,7 @@ pub struct SchemaResponse {
 
 impl AgentCommand for Schema {
     const NAME: &'static str = "schema";
+    const PER_BOT: bool = false;
     const SUMMARY: &'static str = "JSON Schema of every command's parameters and response, and every event's fields";
     const EXAMPLE: &'static str = r#"{"action":"schema","command":"find"}"#;
     const NEEDS_SPAWN: bool = false;
@@ -250,6 +251,7 @@ fn param_lines(schema: &Value) -> Vec<String> {
 
 impl AgentCommand for Help {
     const NAME: &'static str = "help";
+    const PER_BOT: bool = false;
     const SUMMARY: &'static str = "Short prose help on a command, an event, or everything";
     const EXAMPLE: &'static str = r#"{"action":"help","topic":"pos"}"#;
     const NEEDS_SPAWN: bool = false;

@@ -89,7 +89,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("LINE_TOO_LONG", "the request line is over the size limit"),
     ("TOO_MANY_CONNECTIONS", "the TCP server is at its connection limit"),
     ("SLOW_READER", "a TCP client stopped reading and was disconnected"),
-    ("TIMEOUT", "the server did not answer in time (e.g. no CommandOutput for a `cmd`)"),
+    (
+        "TIMEOUT",
+        "the server did not answer in time (e.g. no /querytarget output for `server_pos`, no teleport for `tp`)",
+    ),
     (
         "SKILL_INVALID",
         "skill_define: a field of the candidate is malformed (the message names each one); nothing was stored",

@@ -73,6 +73,20 @@ pub struct QuietAware;
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Settled;
 
+/// On every bot (required by [`LocalBot`](crate::LocalBot)): `true` while the runner did this
+/// bot's tick itself this update — a settled bot (see [`Settled`]), whose input already left.
+/// The every-tick systems (receive, physics step, input) skip it; the send only flushes what
+/// the tick's work queued for it after that. Cleared when the update ends.
+#[derive(Component, Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SettledBot(pub bool);
+
+impl SettledBot {
+    /// The runner did this bot's tick this update.
+    pub fn this_tick(settled: Option<&SettledBot>) -> bool {
+        settled.is_some_and(|s| s.0)
+    }
+}
+
 /// What the network plugin drained for this tick (every bot together).
 #[derive(Resource, Debug, Default, Clone, Copy)]
 pub struct Arrivals {

@@ -123,6 +123,11 @@ impl CommandWaker {
         }
     }
 
+    /// Whether a channel woke the runner since the flag was last taken (without taking it).
+    pub fn has_arrived(&self) -> bool {
+        self.0.arrived.load(Ordering::Acquire)
+    }
+
     /// Whether a channel woke the runner since the last call (the tick's
     /// [`Gate::Channels`](gate::Gate::Channels) readers run only then); clears the flag.
     pub fn take_arrived(&self) -> bool {

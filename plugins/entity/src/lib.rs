@@ -16,7 +16,7 @@
 //! for `look`/`raycast` ([`entity_on_ray`]); `player_join`, `player_leave`,
 //! `player_appear`, `player_disappear`, `player_nearby`, `player_left_nearby` and `danger` events.
 
-mod commands;
+pub mod commands;
 mod events;
 mod motion;
 pub mod packets;

@@ -172,7 +172,8 @@ impl AgentCommand for Attack {
             .map(|(c, _)| c)
             .min_by(|a, b| a.pos.distance(feet).total_cmp(&b.pos.distance(feet)));
         let Some(t) = found else {
-            return Err(CommandError::new("NO_TARGET", format!("No entity {} in view", self.entity)));
+            // ClawCraft's text and code: clients match on both.
+            return Err(CommandError::new("NOT_FOUND", "Entity not found"));
         };
         let distance = (t.pos.distance(feet) * 100.0).round() / 100.0;
         if distance > ATTACK_REACH {

@@ -131,6 +131,8 @@ pub struct Watch {
     pub types: Option<Vec<String>>,
 }
 
+// `bot` (a request's envelope field) narrows `watch` to that bot's events and the process's own.
+
 /// Response of `watch`; events follow as lines.
 #[derive(Serialize, JsonSchema)]
 pub struct WatchResponse {
@@ -143,11 +145,15 @@ pub struct WatchResponse {
     /// Names in `types` that are no event type, with the closest ones (they stream nothing).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The bot whose events are streamed (with the process's own), when the request named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<String>,
 }
 
 impl AgentCommand for Watch {
     const NAME: &'static str = "watch";
-    const SUMMARY: &'static str = "TCP only: stream every event (or only `types`) after `since` (seq) on this connection, live, until it closes (stdout already carries every event)";
+    const PER_BOT: bool = false;
+    const SUMMARY: &'static str = "TCP only: stream every event (or only `types`, or one `bot`'s) after `since` (seq) on this connection, live, until it closes (stdout already carries every event)";
     const EXAMPLE: &'static str = r#"{"action":"watch","since":0,"types":["danger","msg"]}"#;
     const NEEDS_SPAWN: bool = false;
     const QUERY: bool = true;
@@ -166,18 +172,28 @@ impl AgentCommand for Watch {
             (Some(t), Some(registry)) => registry.unknown_type_warnings(t),
             _ => Vec::new(),
         };
-        Ok(WatchResponse { watching: true, since: self.since.unwrap_or(now), types, warnings })
+        // A request that named its bot resolved it: stream that bot's events.
+        let bot = ctx.world.get::<clawcraft_core::LocalBot>(ctx.bot).map(|b| b.username.clone());
+        Ok(WatchResponse { watching: true, since: self.since.unwrap_or(now), types, warnings, bot })
     }
 }
 
-/// The event types a watcher asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TypeFilter(pub(crate) Arc<[Box<str>]>);
+/// The events a watcher asked for: of these types (`None`: all), of this bot and the process
+/// (`None`: every bot's).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct EventFilter {
+    pub(crate) types: Option<Arc<[Box<str>]>>,
+    pub(crate) bot: Option<Arc<str>>,
+}
 
-impl TypeFilter {
-    /// Whether an event of type `kind` goes out.
-    pub(crate) fn admits(&self, kind: &str) -> bool {
-        self.0.iter().any(|t| &**t == kind)
+impl EventFilter {
+    /// Whether an event of type `kind` about bot `bot` (`None`: the process's own) goes out.
+    pub(crate) fn admits(&self, kind: &str, bot: Option<&str>) -> bool {
+        self.types.as_ref().is_none_or(|t| t.iter().any(|t| &**t == kind))
+            && match (&self.bot, bot) {
+                (Some(want), Some(bot)) => want.eq_ignore_ascii_case(bot),
+                _ => true,
+            }
     }
 }
 
@@ -195,6 +211,7 @@ pub struct SessionResponse {
 
 impl AgentCommand for Session {
     const NAME: &'static str = "session";
+    const PER_BOT: bool = false;
     const SUMMARY: &'static str = "TCP: as the first line, keeps the connection open for many requests (without it the server answers one line and closes, as ClawCraft does)";
     const EXAMPLE: &'static str = r#"{"action":"session"}"#;
     const NEEDS_SPAWN: bool = false;
@@ -254,10 +271,13 @@ fn route_tcp(outbox: Res<Outbox>, io: Res<TcpIo>, events_file: Option<Res<Events
             (body.get("watching") == Some(&Value::Bool(true))).then(|| server::WatchStart {
                 since: body.get("since").and_then(Value::as_u64).unwrap_or(0),
                 file: events_file.as_deref().map(|f| f.settings.path.clone()),
-                types: body
-                    .get("types")
-                    .and_then(Value::as_array)
-                    .map(|t| TypeFilter(t.iter().filter_map(Value::as_str).map(Box::from).collect::<Vec<_>>().into())),
+                filter: EventFilter {
+                    types: body
+                        .get("types")
+                        .and_then(Value::as_array)
+                        .map(|t| t.iter().filter_map(Value::as_str).map(Box::from).collect::<Vec<_>>().into()),
+                    bot: body.get("bot").and_then(Value::as_str).map(Arc::from),
+                },
             })
         });
         io.io.send(server::ToIo::Response { origin: resp.origin, line: resp.line.clone(), watch });

@@ -348,3 +348,81 @@ fn watch_types_filters_the_file_backlog_the_ring_and_live_events() {
     assert_eq!(seqs(&lines[1..]), seqs(&wanted), "file backlog, ring and live, each filtered: exactly the 12");
     assert_eq!((bad["id"].clone(), bad["code"].clone()), (Value::from("e"), Value::from("INVALID_PARAMS")));
 }
+
+/// An event of a bot (the harness has no bots of its own: the test spawns their entities).
+#[derive(Message, Clone, serde::Serialize, schemars::JsonSchema)]
+struct BotEvent {
+    #[serde(skip)]
+    bot: Entity,
+    i: usize,
+}
+impl EventKind for BotEvent {
+    const NAME: &'static str = "bot_event";
+    const DESCRIPTION: &'static str = "test";
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
+}
+
+#[test]
+fn watch_with_a_bot_streams_that_bots_events_and_the_process_own() {
+    let mut h = harness("bot", 100, None);
+    let ann = h.app.world_mut().spawn(clawcraft_core::LocalBot { username: "Ann".into() }).id();
+    let ben = h.app.world_mut().spawn(clawcraft_core::LocalBot { username: "Ben".into() }).id();
+    for i in 0..6 {
+        let bot = if i % 2 == 0 { ann } else { ben };
+        h.app.world_mut().write_message(AgentEvent::new(BotEvent { bot, i }));
+    }
+    h.app.update();
+    let addr = h.addr;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut s = Session::connect(addr, Duration::from_secs(10)).expect("connect");
+        let resp = s.request(r#"{"action":"watch","since":0,"bot":"ann"}"#).expect("response");
+        let mut lines = vec![resp];
+        // startup, Ann's three backlog events, then one live event of Ann's.
+        while lines.len() < 1 + 5 {
+            lines.push(s.recv().expect("line").expect("open"));
+        }
+        let unknown = s.request(r#"{"action":"watch","bot":"Anne","id":"u"}"#).expect("response");
+        let _ = tx.send((lines, unknown));
+    });
+    // Ben's live event first: it must not reach Ann's watcher.
+    let mut sent_live = false;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (lines, unknown) = loop {
+        if let Ok(got) = rx.try_recv() {
+            break got;
+        }
+        if !sent_live && Instant::now() > deadline - Duration::from_secs(19) {
+            h.app.world_mut().write_message(AgentEvent::new(BotEvent { bot: ben, i: 100 }));
+            h.app.world_mut().write_message(AgentEvent::new(BotEvent { bot: ann, i: 101 }));
+            sent_live = true;
+        }
+        h.app.update();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(Instant::now() < deadline, "the watcher got its events");
+    };
+    assert_eq!((lines[0]["watching"].as_bool(), lines[0]["bot"].as_str()), (Some(true), Some("Ann")), "{:?}", lines[0]);
+    let got: Vec<(String, Option<u64>)> = lines[1..]
+        .iter()
+        .map(|e| (e["type"].as_str().unwrap_or("").to_owned(), e.get("i").and_then(Value::as_u64)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            // Written before the first update, which emits `startup`.
+            ("bot_event".to_owned(), Some(0)),
+            ("bot_event".to_owned(), Some(2)),
+            ("bot_event".to_owned(), Some(4)),
+            ("startup".to_owned(), None),
+            ("bot_event".to_owned(), Some(101)),
+        ],
+        "Ann's events and the process's own, in order"
+    );
+    assert!(
+        lines[1..].iter().filter(|e| e["type"] == "bot_event").all(|e| e["bot"] == "Ann"),
+        "every bot event names Ann: {lines:?}"
+    );
+    assert_eq!(unknown["code"], "UNKNOWN_BOT", "{unknown}");
+}

@@ -207,25 +207,27 @@ pub fn finish_tp(
     }
 }
 
-/// `{"action":"server_pos"}`: the server's last authoritative position and how far ours is from it.
+/// The query `server_pos` sends.
+pub const QUERY_TARGET: &str = "/querytarget @s";
+/// Ticks `server_pos` waits for the server's answer.
+const SERVER_POS_WAIT: u64 = 100;
+
+/// `{"action":"server_pos"}`: where the server holds the bot now. It asks the server
+/// (`/querytarget @s` as the bot's own CommandRequest, its output matched by the request's
+/// origin UUID) and answers that position with its age; when the server cannot answer (no
+/// permission, unknown command, no answer in 5 s) it is an error naming why. The last position
+/// the server sent on its own (spawn, correction, teleport) is `lastServerPos`, never the answer.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerPos {}
 
-/// Response of `server_pos`.
-#[derive(Serialize, JsonSchema)]
+/// The last position the server sent on its own.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
-pub struct ServerPosResponse {
-    /// Feet position the server last set (spawn, correction or teleport).
-    pub server_pos: Vec3,
-    /// Our feet position now.
-    pub local_pos: Vec3,
-    /// Blocks between them (grows as we walk away from the last fix; a large value right after
-    /// a fix means a desync).
-    pub drift: f64,
-    /// Yaw in radians (as `pos`).
-    pub yaw: f64,
-    /// `start`, `correction`, `teleport` or `normal`.
+pub struct LastServerPos {
+    /// Feet position.
+    pub pos: Vec3,
+    /// `start`, `correction`, `teleport` or `moved`.
     pub source: String,
     /// The input tick the server named.
     pub tick: u64,
@@ -233,28 +235,163 @@ pub struct ServerPosResponse {
     pub age_ticks: u64,
 }
 
+/// Response of `server_pos`.
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerPosResponse {
+    /// Feet position the server answered (`/querytarget` reports a player's eye; this is 1.62
+    /// below it).
+    pub server_pos: Vec3,
+    /// Game ticks between asking and the answer: the position is at most this old.
+    pub age_ticks: u64,
+    /// `querytarget`.
+    pub source: String,
+    /// Our feet position when the answer arrived.
+    pub local_pos: Vec3,
+    /// Blocks between the two.
+    pub drift: f64,
+    /// Yaw in radians (as `pos`).
+    pub yaw: f64,
+    /// The last position the server sent on its own (spawn, correction, teleport), if any.
+    pub last_server_pos: Option<LastServerPos>,
+}
+
+/// `server_pos` requests waiting for the server's `/querytarget` output.
+#[derive(Component, Debug, Clone, Default)]
+pub struct PendingServerPos {
+    entries: Vec<ServerPosQuery>,
+}
+
+#[derive(Debug, Clone)]
+struct ServerPosQuery {
+    uuid: String,
+    reply: DeferredReply,
+    sent: u64,
+}
+
 impl AgentCommand for ServerPos {
     const NAME: &'static str = "server_pos";
-    const SUMMARY: &'static str =
-        "The server's last authoritative position (spawn, correction, teleport) and how far the local one is from it";
+    const SUMMARY: &'static str = "Where the server holds the bot now (/querytarget @s, with its age); an error naming why when the server cannot say";
     const EXAMPLE: &'static str = r#"{"action":"server_pos"}"#;
-    const QUERY: bool = true;
     type Response = ServerPosResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<ServerPosResponse, CommandError> {
-        let local = feet(ctx)?;
-        let yaw = ctx.world.get::<Rotation>(ctx.bot).map_or(0.0, |r| f64::from(r.yaw).to_radians());
-        let fix = ctx.world.get::<Mover>(ctx.bot).and_then(|m| m.server).ok_or_else(CommandError::not_spawned)?;
+        feet(ctx)?;
+        let uuid = uuid::Uuid::new_v4().to_string();
+        ctx.world
+            .get_mut::<Connection>(ctx.bot)
+            .ok_or_else(CommandError::not_spawned)?
+            .send(&CommandRequest::player(QUERY_TARGET, &uuid));
+        let reply = ctx.defer();
+        let query = ServerPosQuery { uuid, reply, sent: now(ctx) };
+        match ctx.world.get_mut::<PendingServerPos>(ctx.bot) {
+            Some(mut p) => p.entries.push(query),
+            None => {
+                ctx.world.entity_mut(ctx.bot).insert(PendingServerPos { entries: vec![query] });
+            }
+        }
+        // Deferred: answered when the output arrives.
         Ok(ServerPosResponse {
-            server_pos: fix.feet.rounded(),
-            local_pos: local.rounded(),
-            drift: (fix.feet.distance(local) * 1000.0).round() / 1000.0,
-            yaw,
-            source: fix.source.into(),
-            tick: fix.tick,
-            age_ticks: now(ctx).saturating_sub(fix.at),
+            server_pos: Vec3::ZERO,
+            age_ticks: 0,
+            source: String::new(),
+            local_pos: Vec3::ZERO,
+            drift: 0.0,
+            yaw: 0.0,
+            last_server_pos: None,
         })
     }
+}
+
+/// The feet position in a `/querytarget` output (`commands.querytarget.success`, whose parameter
+/// is a JSON array of `{dimension, position, uniqueId, yRot}`; the position is a player's eye).
+pub fn querytarget_feet(output: &clawcraft_protocol::packets::CommandOutput) -> Option<Vec3> {
+    let line = output.output.iter().find(|m| m.success && m.message_id.ends_with("querytarget.success"))?;
+    line.parameters.iter().find_map(|p| {
+        let v: serde_json::Value = serde_json::from_str(p).ok()?;
+        let first = v.as_array().and_then(|a| a.first()).unwrap_or(&v);
+        let pos = first.get("position")?;
+        let (x, y, z) = (pos.get("x")?.as_f64()?, pos.get("y")?.as_f64()?, pos.get("z")?.as_f64()?);
+        [x, y, z].iter().all(|c| c.is_finite()).then(|| Vec3::new(x, y - clawcraft_core::EYE_HEIGHT, z))
+    })
+}
+
+/// Why a `/querytarget` output holds no position, in words.
+fn querytarget_refusal(output: &clawcraft_protocol::packets::CommandOutput) -> String {
+    let keys: Vec<&str> = output.output.iter().map(|m| m.message_id.as_str()).collect();
+    let why = if keys.iter().any(|k| k.contains("generic.unknown")) {
+        "the server does not know the command, or the bot lacks the permission to run it"
+    } else if keys.iter().any(|k| k.contains("permission")) {
+        "the bot lacks the permission to run it"
+    } else if keys.iter().any(|k| k.contains("noTargetMatch")) {
+        "the server found no such target"
+    } else {
+        "the server answered without a position"
+    };
+    format!("{QUERY_TARGET} failed: {why} ({})", if keys.is_empty() { "no output".to_owned() } else { keys.join(", ") })
+}
+
+/// Answers `server_pos` from the server's CommandOutput (matched by origin UUID), or with an
+/// error after [`SERVER_POS_WAIT`] ticks without one.
+#[allow(clippy::type_complexity)]
+pub fn answer_server_pos(
+    mut packets: MessageReader<clawcraft_network::ClientboundPacket>,
+    mut bots: Query<(Entity, &mut PendingServerPos, Option<&Position>, Option<&Rotation>, Option<&Mover>)>,
+    ticks: Res<TickCount>,
+    mut responses: MessageWriter<CommandResponse>,
+    mut commands: Commands,
+) {
+    let outputs: Vec<_> = packets
+        .read()
+        .filter_map(|p| p.view::<clawcraft_protocol::packets::CommandOutput>().map(|o| (p.bot, o)))
+        .collect();
+    for (bot, mut pending, pos, rot, mover) in &mut bots {
+        let local = pos.map_or(Vec3::ZERO, |p| p.0);
+        let last = mover.and_then(|m| m.server).map(|fix| LastServerPos {
+            pos: fix.feet.rounded(),
+            source: fix.source.into(),
+            tick: fix.tick,
+            age_ticks: ticks.0.saturating_sub(fix.at),
+        });
+        for (_, out) in outputs.iter().filter(|(b, _)| *b == bot) {
+            let uuid = out.origin.uuid.to_ascii_lowercase();
+            let Some(i) = pending.entries.iter().position(|q| q.uuid == uuid) else { continue };
+            let query = pending.entries.remove(i);
+            let result = match querytarget_feet(out) {
+                Some(server) => Ok(ServerPosResponse {
+                    server_pos: server.rounded(),
+                    age_ticks: ticks.0.saturating_sub(query.sent),
+                    source: "querytarget".into(),
+                    local_pos: local.rounded(),
+                    drift: (server.distance(local) * 1000.0).round() / 1000.0,
+                    yaw: rot.map_or(0.0, |r| f64::from(r.yaw).to_radians()),
+                    last_server_pos: last.clone(),
+                }),
+                None => Err(CommandError::new("REJECTED", querytarget_refusal(out))),
+            };
+            responses.write(query.reply.respond(result));
+        }
+        pending.entries.retain(|q| {
+            let live = ticks.0 < q.sent + SERVER_POS_WAIT;
+            if !live {
+                let e = CommandError::new(
+                    "TIMEOUT",
+                    format!(
+                        "no answer from the server to {QUERY_TARGET} within 5 s (it may not have the command, or answer commands only in chat)"
+                    ),
+                );
+                responses.write(query_error(&q.reply, e));
+            }
+            live
+        });
+        if pending.entries.is_empty() {
+            commands.entity(bot).remove::<PendingServerPos>();
+        }
+    }
+}
+
+fn query_error(reply: &DeferredReply, e: CommandError) -> CommandResponse {
+    reply.respond::<ServerPosResponse>(Err(e))
 }
 
 /// `{"action":"movement_info"}`: the movement authority mode and the correction counts.

@@ -20,7 +20,7 @@
 //! The bot stands still (and sends its position unchanged) while the block under it has no data.
 
 pub mod blocks;
-mod commands;
+pub mod commands;
 mod mover;
 mod walk;
 
@@ -64,6 +64,7 @@ impl Plugin for MovementPlugin {
                 commands::finish_tp.run_if(
                     on_message::<clawcraft_player::ServerMovement>.or_eager(any_with_component::<commands::PendingTp>),
                 ),
+                commands::answer_server_pos.run_if(any_with_component::<commands::PendingServerPos>),
             )
                 .chain()
                 .in_set(MovementPackets),
@@ -82,6 +83,7 @@ impl Plugin for MovementPlugin {
         // Work for TickWork's readers of the bot's position (proximity, eviction): it moved.
         .add_pending_work("bot moving", clawcraft_core::gate::any_bot::<&Mover>(|m| !m.is_settled()))
         .add_pending_work("teleport pending", clawcraft_core::gate::any_with::<commands::PendingTp>())
+        .add_pending_work("server_pos waiting", clawcraft_core::gate::any_with::<commands::PendingServerPos>())
         .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
         .add_agent_event::<PositionDesync>()
         .add_async_action::<MoveAction>()

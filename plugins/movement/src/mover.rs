@@ -460,11 +460,16 @@ pub fn step_movement(
         &mut Rotation,
         Option<&ChunkWorld>,
         Option<&BlockIds>,
+        Option<&clawcraft_core::gate::SettledBot>,
     )>,
     arrivals: Option<Res<Arrivals>>,
 ) {
     let world_quiet = arrivals.is_some_and(|a| a.packets == 0);
-    for (lifecycle, input_state, mut mover, mut intent, mut frame, mut pos, mut rot, world, ids) in &mut bots {
+    for (lifecycle, input_state, mut mover, mut intent, mut frame, mut pos, mut rot, world, ids, settled) in &mut bots {
+        // The runner stepped a settled bot already.
+        if clawcraft_core::gate::SettledBot::this_tick(settled) {
+            continue;
+        }
         // Consuming the intent is not a change anyone watches (an idle tick marks nothing).
         let intent = std::mem::take(intent.bypass_change_detection());
         if *lifecycle != Lifecycle::Spawned || input_state.skip_ticks > 0 {

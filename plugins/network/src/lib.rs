@@ -50,7 +50,7 @@ use std::time::Instant;
 use bevy_app::{App, Plugin, PostUpdate, PreUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::gate::{Arrivals, QuietAware, Settled};
+use clawcraft_core::gate::{Arrivals, QuietAware, Settled, SettledBot};
 use clawcraft_core::{AgentEvent, CorePlugin, InterruptActions, Interruption, Lifecycle, LocalBot, TickSet};
 use clawcraft_protocol::codec::{CodecError, Packet, Protocol, SharedPacket};
 use clawcraft_protocol::packets::ItemRegistry;
@@ -71,8 +71,19 @@ pub enum TransportEvent {
     },
     /// Game packet bodies (varu32 header + fields), in arrival order.
     Packets(Vec<Vec<u8>>),
+    /// The server accepted the login (PlayStatus `login_success`), and with what.
+    Login(LoginReport),
     /// The connection is gone. `reason` is for humans; `error` tells a failure from a clean close.
     Closed { reason: String, error: bool },
+}
+
+/// How a login was accepted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoginReport {
+    /// The offline login shape the server accepted (`None`: an online login).
+    pub offline: Option<clawcraft_protocol::login::OfflineShape>,
+    /// The shape the server refused first (an `auto` login's retry), with its reason.
+    pub refused_first: Option<(clawcraft_protocol::login::OfflineShape, String)>,
 }
 
 /// A bot's link to a server, below the game-packet level.
@@ -104,6 +115,7 @@ pub struct Connection {
     transport: Box<dyn Transport>,
     protocol: Arc<Protocol>,
     version: Option<(VersionChoice, Option<Advertised>)>,
+    login: Option<LoginReport>,
     outbox: Vec<Vec<u8>>,
     /// Emptied buffers of sent bodies, for the next ones ([`Connection::spare_buffer`]).
     spare_bodies: Vec<Vec<u8>>,
@@ -153,6 +165,7 @@ impl Connection {
             transport,
             protocol,
             version: None,
+            login: None,
             outbox: Vec::new(),
             spare_bodies: Vec::new(),
             open: true,
@@ -172,6 +185,12 @@ impl Connection {
     /// transport chose, and for transports that do not choose, e.g. in tests).
     pub fn version_choice(&self) -> Option<&(VersionChoice, Option<Advertised>)> {
         self.version.as_ref()
+    }
+
+    /// How the server accepted the login (`None` until it did, and for transports that do not
+    /// log in, e.g. in tests).
+    pub fn login_report(&self) -> Option<&LoginReport> {
+        self.login.as_ref()
     }
 
     /// Queues a packet for this tick's batch. Encoding errors are bugs in our packet views, so
@@ -348,8 +367,9 @@ impl Plugin for NetworkPlugin {
 
 /// Drains each transport into messages. A bot whose transport closed gets a `disconnected` event
 /// (with the server's reason when it sent one) and moves to [`Lifecycle::Disconnected`].
+#[allow(clippy::type_complexity)]
 pub fn receive_packets(
-    mut bots: Query<(Entity, &mut Connection, &mut Lifecycle, Option<&ServerDisconnectReason>)>,
+    mut bots: Query<(Entity, &mut Connection, &mut Lifecycle, Option<&ServerDisconnectReason>, Option<&SettledBot>)>,
     mut packets: MessageWriter<'_, ClientboundPacket>,
     mut closed: MessageWriter<'_, ConnectionClosed>,
     mut events: MessageWriter<'_, AgentEvent>,
@@ -358,8 +378,9 @@ pub fn receive_packets(
 ) {
     // What gates the tick's packet handlers (see `clawcraft_core::gate`).
     *arrivals = Arrivals::default();
-    for (bot, mut conn, mut lifecycle, server_reason) in &mut bots {
-        if !conn.open {
+    for (bot, mut conn, mut lifecycle, server_reason, settled) in &mut bots {
+        // A settled bot was polled ahead this tick and nothing had arrived.
+        if !conn.open || SettledBot::this_tick(settled) {
             continue;
         }
         // A close that arrived with packets waited a tick, so the app read them first (a
@@ -392,6 +413,7 @@ pub fn receive_packets(
                     conn.protocol = protocol;
                     conn.version = Some((choice, advertised));
                 }
+                TransportEvent::Login(report) => conn.login = Some(report),
                 TransportEvent::Closed { reason, error } => {
                     let reason = server_reason.map(|r| r.0.clone()).unwrap_or(reason);
                     tracing::info!(%reason, "connection closed");
@@ -464,13 +486,21 @@ pub fn count_decode_errors(
 }
 
 /// Sends each bot's queued packets as one batch, and records when (the tick's spacing).
-pub fn flush_outbox(mut conns: Query<'_, '_, &mut Connection>) {
+pub fn flush_outbox(mut conns: Query<'_, '_, (&mut Connection, Option<&SettledBot>)>) {
     let mut now = None;
-    for mut conn in &mut conns {
-        if conn.open {
-            let now = *now.get_or_insert_with(Instant::now);
-            conn.send_tick(now);
+    for (mut conn, settled) in &mut conns {
+        if !conn.open {
+            continue;
         }
+        if SettledBot::this_tick(settled) {
+            // Its tick's batch left already; what the tick's work queued since goes now.
+            if !conn.outbox.is_empty() {
+                conn.flush();
+            }
+            continue;
+        }
+        let now = *now.get_or_insert_with(Instant::now);
+        conn.send_tick(now);
     }
 }
 

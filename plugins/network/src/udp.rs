@@ -28,17 +28,17 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use clawcraft_protocol::codec::Protocol;
-use clawcraft_protocol::login::{LoginKeys, OnlineLogin};
+use clawcraft_protocol::login::{LoginKeys, OfflineLogin, OfflineShape, OnlineLogin};
 use clawcraft_protocol::raknet::{
     DisconnectReason, RakClient, RakConfig, RakEvent, encode_unconnected_ping, parse_unconnected_pong,
 };
-use clawcraft_protocol::session::{ClientSession, SessionConfig};
+use clawcraft_protocol::session::{ClientSession, LoginOutcome, SessionConfig};
 use clawcraft_protocol::version::{Advertised, VersionChoice, choose};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use mio::net::UdpSocket;
 use mio::{Events, Interest, Poll, Token, Waker};
 
-use crate::{Transport, TransportEvent};
+use crate::{LoginReport, Transport, TransportEvent};
 
 /// Longest the thread sleeps when no timer is due (it also wakes for every datagram and every
 /// batch).
@@ -73,6 +73,10 @@ pub struct ConnectParams {
     pub keys: Option<LoginKeys>,
     /// The online (Xbox Live) login for `keys`; `None`: offline.
     pub online: Option<OnlineLogin>,
+    /// The offline login's shape (`--offline-login`); unused online.
+    pub offline_login: OfflineLogin,
+    /// Set on the retry of an `auto` offline login: the shape the server refused first and why.
+    pub refused_first: Option<(OfflineShape, String)>,
 }
 
 impl ConnectParams {
@@ -84,6 +88,40 @@ impl ConnectParams {
             forced_version: forced_version.map(str::to_owned),
             keys: None,
             online: None,
+            offline_login: OfflineLogin::Auto,
+            refused_first: None,
+        }
+    }
+}
+
+/// The offline login shape each server accepted, for the process's life (see
+/// [`accepted_offline_shape`]).
+static ACCEPTED_SHAPES: std::sync::Mutex<Vec<(SocketAddr, OfflineShape)>> = std::sync::Mutex::new(Vec::new());
+
+/// The offline login shape `server` accepted last in this process, if any: an `auto` login
+/// sends it first.
+pub fn accepted_offline_shape(server: SocketAddr) -> Option<OfflineShape> {
+    let shapes = ACCEPTED_SHAPES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    shapes.iter().find(|(s, _)| *s == server).map(|(_, shape)| *shape)
+}
+
+fn remember_offline_shape(server: SocketAddr, shape: OfflineShape) {
+    let mut shapes = ACCEPTED_SHAPES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match shapes.iter_mut().find(|(s, _)| *s == server) {
+        Some(entry) => entry.1 = shape,
+        None => shapes.push((server, shape)),
+    }
+}
+
+/// The offline shape to send first, and the one to retry with when the server refuses the
+/// identity (`auto` only; never online).
+fn offline_plan(params: &ConnectParams, server: SocketAddr, protocol: i32) -> (OfflineShape, Option<OfflineShape>) {
+    match params.offline_login {
+        OfflineLogin::Only(shape) => (shape, None),
+        OfflineLogin::Auto => {
+            let first = accepted_offline_shape(server).unwrap_or_else(|| OfflineShape::vanilla(protocol));
+            let retry = (params.online.is_none() && params.refused_first.is_none()).then(|| first.other());
+            (first, retry)
         }
     }
 }
@@ -101,12 +139,21 @@ enum FromNet {
     Event(TransportEvent),
     /// The connection, for the game loop to drive from now on; the thread has ended.
     Inline(Box<Inline>),
+    /// The server refused the offline login's identity: connect again with the other shape (the
+    /// thread has ended, its connection closed).
+    RetryLogin {
+        refused: OfflineShape,
+        reason: String,
+    },
 }
 
 /// A UDP connection to one server.
 pub struct UdpTransport {
     link: Link,
     closed: bool,
+    server: SocketAddr,
+    /// What the connection was opened with (an `auto` offline login's retry reuses it).
+    params: ConnectParams,
 }
 
 /// Who drives the connection.
@@ -147,6 +194,12 @@ impl UdpTransport {
     /// caller (a reconnect runs inside a system) does no socket work. A socket that cannot be
     /// opened ends the connection with an error event.
     pub fn connect(server: SocketAddr, params: ConnectParams) -> std::io::Result<Self> {
+        let link = Self::start_thread(server, params.clone())?;
+        Ok(Self { link, closed: false, server, params })
+    }
+
+    /// The network thread of one connection attempt.
+    fn start_thread(server: SocketAddr, params: ConnectParams) -> std::io::Result<Link> {
         let (tx, commands) = crossbeam_channel::unbounded();
         let (inbound, rx) = crossbeam_channel::unbounded();
         let waker: Arc<OnceLock<Waker>> = Arc::default();
@@ -167,7 +220,22 @@ impl UdpTransport {
             LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
             return Err(e);
         }
-        Ok(Self { link: Link::Thread(Threaded { tx, rx, commands, waker, settling: false }), closed: false })
+        Ok(Link::Thread(Threaded { tx, rx, commands, waker, settling: false }))
+    }
+
+    /// Connects again, with the other offline shape than the one the server refused.
+    fn retry_login(&mut self, refused: OfflineShape, reason: String, events: &mut Vec<TransportEvent>) {
+        tracing::info!(refused = refused.as_str(), %reason, "the server refused the offline login; once more as {}", refused.other().as_str());
+        let mut params = self.params.clone();
+        params.offline_login = OfflineLogin::Only(refused.other());
+        params.refused_first = Some((refused, reason.clone()));
+        match Self::start_thread(self.server, params) {
+            Ok(link) => self.link = link,
+            Err(e) => {
+                let reason = format!("{reason} (and the retry could not open a socket: {e})");
+                events.push(TransportEvent::Closed { reason, error: true });
+            }
+        }
     }
 
     /// Takes over the connection the network thread handed over, with the batches queued
@@ -200,6 +268,7 @@ impl Transport for UdpTransport {
         let mut events = Vec::new();
         if let Link::Thread(thread) = &self.link {
             let mut handed = None;
+            let mut retry = None;
             for msg in thread.rx.try_iter() {
                 match msg {
                     FromNet::Event(event) => events.push(event),
@@ -208,10 +277,19 @@ impl Transport for UdpTransport {
                         handed = Some(inline);
                         break;
                     }
+                    FromNet::RetryLogin { refused, reason } => {
+                        retry = Some((refused, reason));
+                        break;
+                    }
                 }
             }
             if let Some(inline) = handed {
                 self.take_over(inline);
+            }
+            if let Some((refused, reason)) = retry
+                && !self.closed
+            {
+                self.retry_login(refused, reason, &mut events);
             }
         }
         if let Link::Inline(inline) = &mut self.link {
@@ -293,11 +371,25 @@ struct Live {
     session: ClientSession,
     /// The datagram being sent (reused, so sending allocates nothing).
     datagram: Vec<u8>,
+    /// The offline shape the login carries (`None` online).
+    shape: Option<OfflineShape>,
+    /// Whether a refused identity is retried with the other shape (an `auto` first attempt).
+    may_retry: bool,
+    /// What the login's answer asks of the network thread, once.
+    answer: Option<LoginAnswer>,
+}
+
+/// What the login's answer asks of the network thread.
+enum LoginAnswer {
+    /// Accepted: report the shape (and remember it).
+    Accepted,
+    /// The identity was refused and may be retried: the connection is closing.
+    Retry(String),
 }
 
 impl Live {
-    fn new(rak: RakClient, session: ClientSession) -> Self {
-        Self { rak, session, datagram: Vec::with_capacity(2048) }
+    fn new(rak: RakClient, session: ClientSession, shape: Option<OfflineShape>, may_retry: bool) -> Self {
+        Self { rak, session, datagram: Vec::with_capacity(2048), shape, may_retry, answer: None }
     }
 
     /// Encodes a tick's batch into one RakNet message.
@@ -314,7 +406,7 @@ impl Live {
     /// are dropped unread.
     fn pump(&mut self, now: Instant, refusing: bool, mut deliver: impl FnMut(Vec<Vec<u8>>)) -> Option<(String, bool)> {
         let mut closing: Option<(String, bool)> = None;
-        let Live { rak, session, .. } = self;
+        let Live { rak, session, may_retry, answer, .. } = self;
         while let Some(event) = rak.poll_event() {
             match event {
                 RakEvent::Connected => {
@@ -332,6 +424,17 @@ impl Live {
                 RakEvent::Message(_) if refusing || closing.is_some() => {}
                 RakEvent::Message(msg) => match session.handle_message(&msg) {
                     Ok(out) => {
+                        match out.login {
+                            Some(LoginOutcome::Refused { identity: true, reason }) if *may_retry => {
+                                // Not the app's business: the transport connects again.
+                                rak.disconnect(now);
+                                *answer = Some(LoginAnswer::Retry(reason.clone()));
+                                closing.get_or_insert((reason, true));
+                                continue;
+                            }
+                            Some(LoginOutcome::Accepted) => *answer = Some(LoginAnswer::Accepted),
+                            _ => {}
+                        }
                         for m in out.to_send {
                             send_message(rak, m, now);
                         }
@@ -728,6 +831,7 @@ impl Net {
             }
         };
         report_choice(&choice, advertised.as_ref());
+        let (shape, retry) = offline_plan(&self.params, self.server, choice.info.protocol);
         let config = SessionConfig {
             username: self.params.username.clone(),
             protocol: protocol.clone(),
@@ -739,10 +843,17 @@ impl Net {
         };
         let login = session.login_params_mut();
         login.online = self.params.online.clone();
+        login.offline_shape = shape;
         // The login's input mode must match the PlayerAuthInput we send (mouse).
         login.input_mode = 1;
+        let online = self.params.online.is_some();
+        if !online {
+            tracing::info!(shape = shape.as_str(), setting = self.params.offline_login.as_str(), "offline login");
+        }
         let config = RakConfig { client_guid: rand::random(), ..RakConfig::default() };
-        self.stage = Stage::Connected(Box::new(Live::new(RakClient::new(config, self.server, now), session)));
+        let rak = RakClient::new(config, self.server, now);
+        let live = Live::new(rak, session, (!online).then_some(shape), retry.is_some() && !online);
+        self.stage = Stage::Connected(Box::new(live));
         let _ = self.inbound.send(FromNet::Event(TransportEvent::Version { protocol, choice, advertised }));
         self.transmit();
     }
@@ -761,15 +872,34 @@ impl Net {
 
     /// Moves RakNet events through the login session to the app's channel.
     fn pump(&mut self, now: Instant) {
-        let closing = match &mut self.stage {
-            Stage::Connected(live) => {
-                let inbound = &self.inbound;
-                live.pump(now, self.closed, |packets| {
-                    let _ = inbound.send(FromNet::Event(TransportEvent::Packets(packets)));
-                })
+        let mut closing = None;
+        if let Stage::Connected(live) = &mut self.stage {
+            let inbound = &self.inbound;
+            let server = self.server;
+            let refused_first = &self.params.refused_first;
+            closing = live.pump(now, self.closed, |packets| {
+                let _ = inbound.send(FromNet::Event(TransportEvent::Packets(packets)));
+            });
+            match live.answer.take() {
+                Some(LoginAnswer::Accepted) => {
+                    if let Some(shape) = live.shape {
+                        remember_offline_shape(server, shape);
+                    }
+                    let report = LoginReport { offline: live.shape, refused_first: refused_first.clone() };
+                    // Right behind the packets of the message that carried the acceptance.
+                    let _ = inbound.send(FromNet::Event(TransportEvent::Login(report)));
+                }
+                Some(LoginAnswer::Retry(reason)) if !self.closed => {
+                    if let Some(refused) = live.shape {
+                        self.closed = true;
+                        self.stop = true;
+                        let _ = self.inbound.send(FromNet::RetryLogin { refused, reason });
+                        closing = None;
+                    }
+                }
+                _ => {}
             }
-            _ => None,
-        };
+        }
         if let Some((reason, error)) = closing {
             self.close_with(reason, error);
         }
@@ -813,6 +943,32 @@ mod tests {
         to.connect(from.local_addr().expect("addr")).expect("connect");
         from.connect(to.local_addr().expect("addr")).expect("connect");
         (from, to)
+    }
+
+    #[test]
+    fn offline_login_plan_by_setting_memory_and_mode() {
+        let server: SocketAddr = "127.0.0.1:1".parse().expect("address");
+        let other: SocketAddr = "127.0.0.1:2".parse().expect("address");
+        let mut params = ConnectParams::offline("Bot", "127.0.0.1:1", None);
+        // auto: vanilla's shape for the version first, the other one on an identity refusal.
+        assert_eq!(offline_plan(&params, server, 975), (OfflineShape::Token, Some(OfflineShape::Chain)));
+        assert_eq!(offline_plan(&params, server, 943), (OfflineShape::Chain, Some(OfflineShape::Token)));
+        // What this server accepted goes first, for this server only.
+        remember_offline_shape(server, OfflineShape::Chain);
+        assert_eq!(accepted_offline_shape(server), Some(OfflineShape::Chain));
+        assert_eq!(offline_plan(&params, server, 975), (OfflineShape::Chain, Some(OfflineShape::Token)));
+        assert_eq!(offline_plan(&params, other, 975).0, OfflineShape::Token);
+        // The retry itself is not retried.
+        params.refused_first = Some((OfflineShape::Token, "no".into()));
+        assert_eq!(offline_plan(&params, other, 975).1, None);
+        params.refused_first = None;
+        // An explicit shape is sent as it is, never retried.
+        params.offline_login = OfflineLogin::Only(OfflineShape::Chain);
+        assert_eq!(offline_plan(&params, other, 2169), (OfflineShape::Chain, None));
+        // Online: no retry (and the session sends the online login, not this shape).
+        params.offline_login = OfflineLogin::Auto;
+        params.online = Some(OnlineLogin { chain: vec!["a.b.c".into()], token: "t".into() });
+        assert_eq!(offline_plan(&params, other, 2169).1, None);
     }
 
     #[test]

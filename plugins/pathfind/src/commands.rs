@@ -219,22 +219,24 @@ fn path_response(r: &SearchResult, req: &Request) -> PathResponse {
 #[serde(rename_all = "camelCase")]
 pub struct ReachableResponse {
     pub reachable: bool,
-    /// Steps of the path (of the best partial path when unreachable).
-    pub distance: u32,
+    /// Steps of the path; null when unreachable (as ClawCraft).
+    pub distance: Option<u32>,
+    /// Straight-line distance to the target (always a number).
     pub euclidean: f64,
-    /// Estimated walking time in ms (the path's cost in ticks × 50).
-    pub estimated_time: u64,
+    /// Estimated walking time in ms (the path's cost in ticks × 50); null when unreachable.
+    pub estimated_time: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub nodes: u32,
 }
 
 fn reachable_response(r: &SearchResult, req: &Request) -> ReachableResponse {
+    let complete = r.complete();
     ReachableResponse {
-        reachable: r.complete(),
-        distance: r.path.len().saturating_sub(1) as u32,
+        reachable: complete,
+        distance: complete.then(|| r.path.len().saturating_sub(1) as u32),
         euclidean: (req.euclidean() * 100.0).round() / 100.0,
-        estimated_time: (f64::from(r.cost) * 50.0).round() as u64,
+        estimated_time: complete.then(|| (f64::from(r.cost) * 50.0).round() as u64),
         reason: r.incomplete.map(|i| i.reason().to_owned()),
         nodes: r.nodes as u32,
     }
@@ -389,6 +391,21 @@ fn scaffold_ready(ctx: &CommandCtx<'_>, opts: &Options) -> Result<(), CommandErr
     }
 }
 
+/// ClawCraft's arrival range: a `walk` to a target this close to the feet (blocks) is done
+/// before it starts.
+const ARRIVAL_RANGE: f64 = 1.0;
+
+/// Whether the feet are already within [`ARRIVAL_RANGE`] of the goal (a column's: horizontally; a
+/// level's: in height).
+fn within_arrival_range(goal: Goal, feet: Vec3) -> bool {
+    let d = match goal {
+        Goal::Near { x, y, z, .. } => ((x - feet.x).powi(2) + (y - feet.y).powi(2) + (z - feet.z).powi(2)).sqrt(),
+        Goal::Xz { x, z } => ((x - feet.x).powi(2) + (z - feet.z).powi(2)).sqrt(),
+        Goal::Y { y } => (f64::from(y) - feet.y).abs(),
+    };
+    d < ARRIVAL_RANGE
+}
+
 /// `{"action":"walk","x":20,"y":-60,"z":5}`: path-find and walk there (async, `walk_done`).
 #[derive(Deserialize, JsonSchema)]
 pub struct WalkCmd {
@@ -413,6 +430,16 @@ impl AgentCommand for WalkCmd {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<WalkResponse, CommandError> {
         let goal = self.target.goal()?;
         let opts = self.target.options(&settings(ctx), 20_000)?;
+        let feet = bot_world(ctx)?.2;
+        if within_arrival_range(goal, feet) {
+            // Already there: answered at once, as ClawCraft (no walk, no walk_done).
+            return Ok(WalkResponse {
+                walked: Some(0),
+                pos: Some(feet.rounded()),
+                complete: true,
+                ..WalkResponse::default()
+            });
+        }
         scaffold_ready(ctx, &opts)?;
         let (world, ids, feet) = bot_world(ctx)?;
         let mut req = Request::from_feet(feet, goal, opts);

@@ -379,9 +379,14 @@ pub fn send_player_auth_input(
         &mut BotStats,
         Option<&MoveFrame>,
         Option<&mut InputExtras>,
+        Option<&clawcraft_core::gate::SettledBot>,
     )>,
 ) {
-    for (conn, lifecycle, pos, rot, mut input, mut stats, frame, extras) in &mut bots {
+    for (conn, lifecycle, pos, rot, mut input, mut stats, frame, extras, settled) in &mut bots {
+        // The runner sent a settled bot's input already.
+        if clawcraft_core::gate::SettledBot::this_tick(settled) {
+            continue;
+        }
         // A bot not sending yet (joining) still advances its tick clock, so its first input
         // names the server's current tick rather than the one StartGame carried.
         if *lifecycle == Lifecycle::Joining {

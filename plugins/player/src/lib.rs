@@ -9,7 +9,7 @@
 //! PlayStatus(player_spawn) arrived → SetLocalPlayerAsInitialized, and from the next tick on one
 //! PlayerAuthInput per tick with `tick` strictly +1.
 
-mod commands;
+pub mod commands;
 mod input;
 mod join;
 

@@ -1,5 +1,10 @@
-//! The Login identity for protocol ≥ 944 — offline ("self-signed") or online (Xbox Live: the
-//! certificate chain and the OIDC multiplayer token) — and the ECDH key exchange.
+//! The Login identity — offline ("self-signed") or online (Xbox Live: the certificate chain and
+//! the OIDC multiplayer token) — and the ECDH key exchange.
+//!
+//! Offline logins come in two shapes ([`OfflineShape`]): the self-signed multiplayer token with an
+//! empty chain (what vanilla sends from 1.26.10, protocol 944) and the self-signed certificate
+//! chain carrying `extraData` (what every offline client sent before; servers such as SerenityJS
+//! still read only that). [`OfflineLogin`] is the user's choice between them.
 //!
 //! One fresh P-384 key pair per connection signs both login JWTs and is
 //! the client half of the ECDH that derives the encryption key. Online, the sign-in services
@@ -32,6 +37,8 @@ const P384_SPKI_PREFIX: [u8; 23] = [
     0x30, 0x76, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00,
     0x22, 0x03, 0x62, 0x00,
 ];
+/// First protocol whose vanilla offline login is the self-signed multiplayer token (1.26.10).
+pub const OIDC_OFFLINE_PROTOCOL: i32 = 944;
 /// Width and height of the classic skin we send.
 const SKIN_WIDTH: u32 = 64;
 const SKIN_HEIGHT: u32 = 32;
@@ -65,6 +72,77 @@ pub enum LoginError {
     /// Signing failed (should not happen with a valid key).
     #[error("signing failed")]
     Signing,
+}
+
+/// The shape of an offline (self-signed) login identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OfflineShape {
+    /// `Token`: a self-signed ES384 multiplayer token; `Certificate` holds a chain with one empty
+    /// entry (vanilla from 1.26.10).
+    Token,
+    /// `Certificate`: a one-link self-signed chain whose JWT carries `extraData` (displayName,
+    /// identity, XUID) and `identityPublicKey`; `Token` empty (vanilla before 1.26.10).
+    Chain,
+}
+
+impl OfflineShape {
+    /// What vanilla sends offline at `protocol`.
+    pub fn vanilla(protocol: i32) -> Self {
+        if protocol >= OIDC_OFFLINE_PROTOCOL { Self::Token } else { Self::Chain }
+    }
+
+    /// The other shape.
+    pub fn other(self) -> Self {
+        match self {
+            Self::Token => Self::Chain,
+            Self::Chain => Self::Token,
+        }
+    }
+
+    /// `"token"` or `"chain"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Token => "token",
+            Self::Chain => "chain",
+        }
+    }
+}
+
+/// Which offline login shape to send (`--offline-login`, `CLAWCRAFT_OFFLINE_LOGIN`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OfflineLogin {
+    /// What vanilla sends for the version; when the server refuses the login for its identity,
+    /// once more with the other shape (and that server's accepted shape is remembered).
+    #[default]
+    Auto,
+    /// Only this shape, never retried.
+    Only(OfflineShape),
+}
+
+impl OfflineLogin {
+    /// Every accepted spelling, for help texts.
+    pub const NAMES: [&'static str; 3] = ["auto", "token", "chain"];
+
+    /// `"auto"`, `"token"` or `"chain"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Only(shape) => shape.as_str(),
+        }
+    }
+}
+
+impl std::str::FromStr for OfflineLogin {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(Self::Auto),
+            "token" => Ok(Self::Only(OfflineShape::Token)),
+            "chain" => Ok(Self::Only(OfflineShape::Chain)),
+            other => Err(format!("unknown offline login {other:?} (expected auto, token or chain)")),
+        }
+    }
 }
 
 /// The per-connection P-384 key pair.
@@ -129,6 +207,8 @@ pub struct LoginParams {
     pub language_code: String,
     /// Online (Xbox Live) sign-in material for this connection's key; `None` logs in offline.
     pub online: Option<OnlineLogin>,
+    /// The offline identity's shape (ignored online: an online login carries no offline shape).
+    pub offline_shape: OfflineShape,
 }
 
 /// What an online login carries: the Mojang-signed certificate chain for the connection's key
@@ -166,6 +246,7 @@ impl LoginParams {
             input_mode: 2,
             language_code: "en_US".to_owned(),
             online: None,
+            offline_shape: OfflineShape::vanilla(protocol_version),
         }
     }
 }
@@ -223,18 +304,45 @@ pub fn online_login_tokens(
     Ok((identity, client_data))
 }
 
-/// Builds the offline login: the identity JSON and the client-data JWT.
+/// Builds the offline login in [`LoginParams::offline_shape`]: the identity JSON and the
+/// client-data JWT.
 pub fn offline_login_tokens(params: &LoginParams, keys: &LoginKeys) -> Result<(String, String), LoginError> {
-    let token = sign_jwt(keys, &identity_claims(params, keys, unix_now()))?;
-    // `Certificate` is a JSON *string* holding a chain with one empty entry.
-    let identity = json!({
-        "AuthenticationType": 2,
-        "Certificate": "{\"chain\":[\"\"]}",
-        "Token": token,
-    })
+    let now = unix_now();
+    // `Certificate` is a JSON *string* holding the chain.
+    let identity = match params.offline_shape {
+        OfflineShape::Token => json!({
+            "AuthenticationType": 2,
+            "Certificate": "{\"chain\":[\"\"]}",
+            "Token": sign_jwt(keys, &identity_claims(params, keys, now))?,
+        }),
+        OfflineShape::Chain => json!({
+            "AuthenticationType": 2,
+            "Certificate": json!({"chain": [sign_jwt(keys, &chain_claims(params, keys, now))?]}).to_string(),
+            "Token": "",
+        }),
+    }
     .to_string();
     let client_data = sign_jwt(keys, &client_data_claims(params))?;
     Ok((identity, client_data))
+}
+
+/// Claims of the one self-signed link of the legacy offline chain: the identity in `extraData`,
+/// delegating to our own key (`identityPublicKey`), which signs the client data.
+fn chain_claims(params: &LoginParams, keys: &LoginKeys, now: i64) -> Value {
+    json!({
+        "extraData": {
+            "displayName": params.username,
+            "identity": offline_uuid(&params.username).to_string(),
+            "XUID": "",
+            "titleId": "89692877",
+        },
+        "identityPublicKey": keys.public_key_b64(),
+        "certificateAuthority": true,
+        "iss": "self",
+        "iat": now,
+        "nbf": now - 60,
+        "exp": now + 60 * 60,
+    })
 }
 
 /// Claims of the self-signed ES384 multiplayer token (what gophertunnel sends).
@@ -556,6 +664,46 @@ mod tests {
         }
         let (iat, nbf, exp) = (c["iat"].as_i64(), c["nbf"].as_i64(), c["exp"].as_i64());
         assert!(nbf <= iat && iat < exp, "{c}");
+    }
+
+    #[test]
+    fn chain_identity_carries_extra_data_signed_by_our_key() {
+        let keys = LoginKeys::generate();
+        let mut p = params();
+        p.offline_shape = OfflineShape::Chain;
+        let (identity, client) = offline_login_tokens(&p, &keys).expect("tokens");
+        let identity: Value = serde_json::from_str(&identity).expect("identity json");
+        assert_eq!(identity["AuthenticationType"], 2);
+        assert_eq!(identity["Token"], "");
+        let cert: Value = serde_json::from_str(identity["Certificate"].as_str().expect("string")).expect("chain json");
+        let chain = cert["chain"].as_array().expect("chain");
+        assert_eq!(chain.len(), 1);
+        let link = decode_and_verify(chain[0].as_str().expect("jwt"), &keys);
+        let c = &link.claims;
+        assert_eq!(c["extraData"]["displayName"], "ClawBot");
+        assert_eq!(c["extraData"]["identity"], offline_uuid("ClawBot").to_string());
+        assert_eq!(c["identityPublicKey"], keys.public_key_b64(), "the client data is signed by this key");
+        assert_eq!(c["certificateAuthority"], true);
+        let (nbf, exp) = (c["nbf"].as_i64().expect("nbf"), c["exp"].as_i64().expect("exp"));
+        assert!(nbf < exp);
+        decode_and_verify(&client, &keys);
+    }
+
+    #[test]
+    fn offline_shapes_by_version_and_by_name() {
+        assert_eq!(OfflineShape::vanilla(944), OfflineShape::Token);
+        assert_eq!(OfflineShape::vanilla(975), OfflineShape::Token);
+        assert_eq!(OfflineShape::vanilla(943), OfflineShape::Chain);
+        assert_eq!(LoginParams::new("a", 2169, "1.26.45", "x").offline_shape, OfflineShape::Token);
+        assert_eq!(OfflineShape::Token.other(), OfflineShape::Chain);
+        assert_eq!(OfflineShape::Chain.other(), OfflineShape::Token);
+        for name in OfflineLogin::NAMES {
+            let parsed: OfflineLogin = name.parse().expect("name");
+            assert_eq!(parsed.as_str(), name);
+        }
+        assert_eq!("Chain".parse(), Ok(OfflineLogin::Only(OfflineShape::Chain)));
+        assert!("legacy".parse::<OfflineLogin>().is_err());
+        assert_eq!(OfflineLogin::default(), OfflineLogin::Auto);
     }
 
     #[test]

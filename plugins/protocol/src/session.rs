@@ -24,7 +24,7 @@ use crate::framing::{Compression, FrameError, GAME_PACKET_ID, GameFramer};
 use crate::io::WriteExt;
 use crate::login::{LoginError, LoginKeys, LoginParams, derive_shared_key, login_tokens};
 use crate::packets::{
-    ClientToServerHandshake, Login, LoginTokens, NetworkSettings, PlayStatus, RequestNetworkSettings,
+    ClientToServerHandshake, Disconnect, Login, LoginTokens, NetworkSettings, PlayStatus, RequestNetworkSettings,
     ServerToClientHandshake,
 };
 
@@ -57,6 +57,57 @@ pub struct SessionOutput {
     pub to_send: Vec<Vec<u8>>,
     /// Game packet bodies (varu32 header first) for the app, in arrival order.
     pub packets: Vec<Vec<u8>>,
+    /// How the server answered the login, in the message that told (the packet that told is
+    /// among `packets` too).
+    pub login: Option<LoginOutcome>,
+}
+
+/// The server's answer to the login.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginOutcome {
+    /// PlayStatus `login_success`.
+    Accepted,
+    /// A Disconnect (or a failing PlayStatus) before `login_success`.
+    Refused {
+        /// The server refused the login's identity (not its version or a full server): another
+        /// login shape may be accepted. See [`refuses_identity`].
+        identity: bool,
+        /// The server's reason (its message, else the reason's name).
+        reason: String,
+    },
+}
+
+/// Whether a Disconnect before `login_success` refuses the login's identity (its certificate,
+/// token or signature) rather than the client's version, a full server or a ban: by the reason's
+/// name, else by the words of the message.
+pub fn refuses_identity(reason: &str, message: &str) -> bool {
+    const IDENTITY_REASONS: [&str; 7] = [
+        "not_authenticated",
+        "invalid_player",
+        "login_packet_no_request",
+        "login_packet_no_cert",
+        "missing_client",
+        "empty_auth_from_discovery",
+        "expired_auth_from_discovery",
+    ];
+    const NOT_IDENTITY: [&str; 6] = ["outdated", "version", "server_full", "server is full", "banned", "deny_listed"];
+    const IDENTITY_WORDS: [&str; 10] = [
+        "certificate",
+        "extradata",
+        "chain",
+        "token",
+        "identity",
+        "authenticat",
+        "signature",
+        "jwt",
+        "offline",
+        "login",
+    ];
+    if IDENTITY_REASONS.contains(&reason) {
+        return true;
+    }
+    let text = format!("{reason} {message}").to_lowercase();
+    !NOT_IDENTITY.iter().any(|w| text.contains(w)) && IDENTITY_WORDS.iter().any(|w| text.contains(w))
 }
 
 /// Why the session cannot continue. Every variant is fatal: the caller should disconnect.
@@ -93,6 +144,8 @@ pub struct ClientSession {
     state: SessionState,
     /// Set by the first error: the stream state (ciphers, counters) can no longer be trusted.
     failed: bool,
+    /// The server answered the login (accepted or refused): later packets are the app's alone.
+    answered: bool,
 }
 
 impl ClientSession {
@@ -112,6 +165,7 @@ impl ClientSession {
             framer: GameFramer::new(),
             state: SessionState::AwaitingNetworkSettings,
             failed: false,
+            answered: false,
         }
     }
 
@@ -186,9 +240,36 @@ impl ClientSession {
         self.protocol.packet_id(P::NAME) == Some(id)
     }
 
+    /// Notes the server's answer to the login (the first PlayStatus, or a Disconnect before it).
+    fn note_login_answer(&mut self, id: u32, packet: &[u8], out: &mut SessionOutput) {
+        if self.answered || self.state == SessionState::AwaitingNetworkSettings {
+            return;
+        }
+        let outcome = if self.is::<PlayStatus>(id) {
+            match self.protocol.decode_as::<PlayStatus>(packet) {
+                Ok(status) if status.status == "login_success" => LoginOutcome::Accepted,
+                Ok(status) => LoginOutcome::Refused { identity: false, reason: status.status },
+                Err(_) => return,
+            }
+        } else if self.is::<Disconnect>(id) {
+            match self.protocol.decode_as::<Disconnect>(packet) {
+                Ok(d) => LoginOutcome::Refused {
+                    identity: refuses_identity(&d.reason, &d.message),
+                    reason: if d.message.is_empty() { d.reason } else { d.message },
+                },
+                Err(_) => LoginOutcome::Refused { identity: false, reason: "disconnected by the server".to_owned() },
+            }
+        } else {
+            return;
+        };
+        self.answered = true;
+        out.login = Some(outcome);
+    }
+
     /// Consumes login-layer packets and forwards the rest to the app.
     fn handle_packet(&mut self, packet: Vec<u8>, out: &mut SessionOutput) -> Result<(), SessionError> {
         let id = peek_packet_id(&packet)?;
+        self.note_login_answer(id, &packet, out);
         match self.state {
             SessionState::AwaitingNetworkSettings if self.is::<NetworkSettings>(id) => {
                 self.on_network_settings(&packet, out)?;
@@ -384,8 +465,9 @@ mod tests {
         let hs = server.handshake(&client_key, &[play_status(0)]);
         let out = client.handle_message(&hs).expect("handshake");
         assert_eq!(client.state(), SessionState::LoggedIn);
-        // PlayStatus from the same batch as the handshake reaches the app.
+        // PlayStatus from the same batch as the handshake reaches the app, and says "accepted".
         assert_eq!(out.packets, vec![play_status(0)]);
+        assert_eq!(out.login, Some(LoginOutcome::Accepted));
         assert_eq!(out.to_send.len(), 1);
         let reply = server.framer.decode_batch(&out.to_send[0]).expect("encrypted reply decrypts");
         assert_eq!(reply, vec![vec![0x04]]);
@@ -405,6 +487,51 @@ mod tests {
             let msg = client.encode_batch(&[vec![0x81, 0x01, 0x00]]).expect("app batch");
             assert_eq!(server.framer.decode_batch(&msg).expect("decode"), vec![vec![0x81, 0x01, 0x00]]);
         }
+    }
+
+    fn disconnect(reason: u32, message: &str) -> Vec<u8> {
+        let mut p = Vec::new();
+        p.put_var_u32(0x05);
+        p.put_var_i32(reason as i32);
+        p.put_bool(false);
+        p.put_var_string(message);
+        p.put_var_string("");
+        p
+    }
+
+    #[test]
+    fn a_disconnect_before_login_success_is_a_refusal_once() {
+        let mut client = ClientSession::new(config());
+        let mut server = TestServer::new();
+        let settings = server.on_request(&client.start().expect("start"), 0);
+        let out = client.handle_message(&settings).expect("settings");
+        assert_eq!(out.login, None);
+        server.on_login(&out.to_send[0]);
+        // SerenityJS's answer to a token-shaped offline login (reason 46 = not_authenticated).
+        let message = "Your client is not authenticated. Error: Invalid offline certificate: missing extraData";
+        let msg = server.framer.encode_batch(&[disconnect(46, message), disconnect(46, "again")]).expect("encode");
+        let out = client.handle_message(&msg).expect("disconnect");
+        assert_eq!(out.login, Some(LoginOutcome::Refused { identity: true, reason: message.to_owned() }));
+        assert_eq!(out.packets.len(), 2, "the app still gets the packets");
+        // A refused version is no identity refusal.
+        let mut client = ClientSession::new(config());
+        let settings = TestServer::new().on_request(&client.start().expect("start"), 0xFFFF);
+        client.handle_message(&settings).expect("settings");
+        let mut tx = GameFramer::new();
+        tx.enable_compression(Compression::None, 0);
+        let out = client.handle_message(&tx.encode_batch(&[play_status(1)]).expect("encode")).expect("status");
+        assert!(matches!(out.login, Some(LoginOutcome::Refused { identity: false, .. })), "{:?}", out.login);
+    }
+
+    #[test]
+    fn identity_refusals_by_reason_and_words() {
+        assert!(refuses_identity("not_authenticated", ""));
+        assert!(refuses_identity("unknown", "Server authentication error"));
+        assert!(refuses_identity("unknown", "Invalid offline certificate: missing extraData"));
+        assert!(!refuses_identity("outdated_client", "Outdated client! Please use the latest version"));
+        assert!(!refuses_identity("server_full", ""));
+        assert!(!refuses_identity("kicked", "Kicked by test peer"));
+        assert!(!refuses_identity("unknown", "the server is full, login later"));
     }
 
     #[test]

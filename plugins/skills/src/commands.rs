@@ -13,9 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::definition::{self, Analysis, Budget};
-use crate::run::{RunContext, SLOT, SkillHost, SkillRun, seed_of};
-use crate::sandbox::{HelperKind, Limits, ScriptHandle, ScriptSpec};
+use crate::run::{Known, RunContext, SLOT, SkillHost, SkillRun, seed_of};
+use crate::sandbox::{HelperKind, Limits, Prelude, ScriptHandle, ScriptSpec};
 use crate::schema::{self, Problem};
+use crate::seed;
 use crate::snapshot::{capture, position};
 use crate::store::{Life, Mode, SkillState, SkillStore, summary};
 use crate::verifier::{self, SnapshotPlan};
@@ -39,6 +40,18 @@ pub fn helper_kind(registry: &CommandRegistry, name: &str) -> Option<HelperKind>
     })
 }
 
+/// The kind of any command, `abort_*` included (the seed's prelude may stop what it started).
+fn command_kind(registry: &CommandRegistry, name: &str) -> Option<HelperKind> {
+    let entry = registry.get(name)?;
+    Some(if entry.query {
+        HelperKind::Query
+    } else if entry.async_info.is_some() {
+        HelperKind::Action
+    } else {
+        HelperKind::Instant
+    })
+}
+
 fn problems_error(problems: &[Problem]) -> CommandError {
     let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
     let n = list.len();
@@ -52,9 +65,17 @@ fn unknown_skill(skill: &str, version: Option<u32>) -> CommandError {
     }
 }
 
-/// `{"action":"skill_define", …}`: author a skill candidate.
+/// `{"action":"skill_define", …}`: author a skill candidate — in the project's dialect (`skill`,
+/// helpers are commands), or in the seed's shape (`proposed_action_skill_id`, `source_language`,
+/// helper API `mineflayer-action-skill-helper/v1`; see [`crate::seed`]).
 #[derive(Deserialize, JsonSchema)]
 pub struct SkillDefine {
+    /// The seed's shape: stable lower-camel id (instead of `skill`).
+    #[schemars(with = "Option<String>")]
+    pub proposed_action_skill_id: Option<Value>,
+    /// The seed's shape: `typescript` (compiled by a TypeScript parser) or `javascript`.
+    #[schemars(with = "Option<String>")]
+    pub source_language: Option<Value>,
     /// Stable lower-camel id, e.g. `greetNearestPlayer` (the request's `id` stays the request id).
     #[schemars(with = "String")]
     pub skill: Option<Value>,
@@ -108,6 +129,8 @@ impl SkillDefine {
     fn into_raw(self) -> Map<String, Value> {
         let mut raw = self.extra;
         for (k, v) in [
+            ("proposed_action_skill_id", self.proposed_action_skill_id),
+            ("source_language", self.source_language),
             ("skill", self.skill),
             ("purpose", self.purpose),
             ("input_schema", self.input_schema),
@@ -156,10 +179,20 @@ impl AgentCommand for SkillDefine {
     type Response = DefineResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<DefineResponse, CommandError> {
-        let raw = self.into_raw();
-        let registry = ctx.world.resource::<CommandRegistry>().clone();
-        let lookup = |name: &str| helper_kind(&registry, name);
-        let (def, mut analysis) = definition::validate(&raw, &lookup).map_err(|p| problems_error(&p))?;
+        define(ctx, &self.into_raw())
+    }
+}
+
+/// Validates and stores a candidate of either shape.
+fn define(ctx: &mut CommandCtx<'_>, raw: &Map<String, Value>) -> Result<DefineResponse, CommandError> {
+    {
+        let (def, mut analysis) = if seed::is_seed(raw) {
+            seed::validate(raw).map_err(|p| problems_error(&p))?
+        } else {
+            let registry = ctx.world.resource::<CommandRegistry>().clone();
+            let lookup = |name: &str| helper_kind(&registry, name);
+            definition::validate(raw, &lookup).map_err(|p| problems_error(&p))?
+        };
         let (skill, ticks, budget) = (def.skill.clone(), def.ticks(), def.budget);
         let mut store = ctx.world.resource_mut::<SkillStore>();
         let (version, created) = store.define(def, now_ms()).map_err(CommandError::internal)?;
@@ -184,6 +217,145 @@ impl AgentCommand for SkillDefine {
     }
 }
 
+/// `{"action":"author_mineflayer_action", …}`: the seed's authoring path — a candidate in the
+/// seed's shape is defined (as `skill_define` would) and trialled at once in the live world.
+#[derive(Deserialize, JsonSchema)]
+pub struct AuthorMineflayerAction {
+    /// The candidate when wrapped as the codegen output carries it; otherwise the candidate's
+    /// fields are given flat (`proposed_action_skill_id`, `purpose`, …, `promotion_policy`).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub candidate: Option<Value>,
+    /// The parameters to trial with (default: the candidate's `parameters`).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub runtime_parameters: Option<Value>,
+    /// The author's rationale: echoed in the response, not stored.
+    #[schemars(with = "Option<String>")]
+    pub codegen_rationale: Option<Value>,
+    /// Stable lower-camel id.
+    #[schemars(with = "Option<String>")]
+    pub proposed_action_skill_id: Option<Value>,
+    /// One concrete behaviour the candidate owns.
+    #[schemars(with = "Option<String>")]
+    pub purpose: Option<Value>,
+    /// JSON Schema of the parameters (`type:"object"`, `additionalProperties:false`).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub input_schema: Option<Value>,
+    /// The exact current runtime inputs.
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub parameters: Option<Value>,
+    /// `typescript` (or `javascript`).
+    #[schemars(with = "Option<String>")]
+    pub source_language: Option<Value>,
+    /// `export async function run(ctx, params)`.
+    #[schemars(with = "Option<String>")]
+    pub source: Option<Value>,
+    /// `mineflayer-action-skill-helper/v1`.
+    #[schemars(with = "Option<String>")]
+    pub helper_api_version: Option<Value>,
+    /// The helpers the source calls.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub helper_allowlist: Option<Value>,
+    /// Bounded trial timeout (500–120000 ms).
+    #[schemars(with = "Option<u64>")]
+    pub timeout_ms: Option<Value>,
+    /// The evidence to check after the trial (the seed's verifier kinds).
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub verifier: Option<Value>,
+    /// Blocker strings to match against a failed trial.
+    #[schemars(with = "Option<Vec<String>>")]
+    pub known_failure_modes: Option<Value>,
+    /// `promote_after_passed_trial`.
+    #[schemars(with = "Option<String>")]
+    pub promotion_policy: Option<Value>,
+    /// Anything else is reported as an unknown field.
+    #[serde(flatten)]
+    #[schemars(skip)]
+    pub extra: Map<String, Value>,
+}
+
+impl AuthorMineflayerAction {
+    /// The candidate's fields given flat (with anything unknown, for the checks to name).
+    fn flat_fields(&mut self) -> Map<String, Value> {
+        let mut raw = std::mem::take(&mut self.extra);
+        for (k, v) in [
+            ("proposed_action_skill_id", self.proposed_action_skill_id.take()),
+            ("purpose", self.purpose.take()),
+            ("input_schema", self.input_schema.take()),
+            ("parameters", self.parameters.take()),
+            ("source_language", self.source_language.take()),
+            ("source", self.source.take()),
+            ("helper_api_version", self.helper_api_version.take()),
+            ("helper_allowlist", self.helper_allowlist.take()),
+            ("timeout_ms", self.timeout_ms.take()),
+            ("verifier", self.verifier.take()),
+            ("known_failure_modes", self.known_failure_modes.take()),
+            ("promotion_policy", self.promotion_policy.take()),
+        ] {
+            if let Some(v) = v {
+                raw.insert(k.into(), v);
+            }
+        }
+        raw
+    }
+}
+
+/// Response of `author_mineflayer_action`: the definition, and the trial that started.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorResponse {
+    pub defined: DefineResponse,
+    pub trial: RunStarted,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codegen_rationale: Option<Value>,
+}
+
+impl AgentCommand for AuthorMineflayerAction {
+    const NAME: &'static str = "author_mineflayer_action";
+    const SUMMARY: &'static str = "The seed's authoring path: define a candidate in the seed's shape (TypeScript, helper API mineflayer-action-skill-helper/v1) and trial it at once (async: skill_trial_started, skill_finished; a pass promotes it)";
+    const EXAMPLE: &'static str = r#"{"action":"author_mineflayer_action","proposed_action_skill_id":"gatherOakLogs","purpose":"Collect oak logs","input_schema":{"type":"object","properties":{"targetCount":{"type":"integer","minimum":1}},"required":["targetCount"],"additionalProperties":false},"parameters":{"targetCount":2},"source_language":"typescript","source":"export async function run(ctx: any, params: { targetCount: number }) { return await ctx.collectLogs(params.targetCount); }","helper_api_version":"mineflayer-action-skill-helper/v1","helper_allowlist":["collectLogs"],"timeout_ms":60000,"verifier":{"kind":"inventory_delta","item":"oak_log","count":2},"known_failure_modes":["no logs found"],"promotion_policy":"promote_after_passed_trial"}"#;
+    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<SkillRun>());
+    type Response = AuthorResponse;
+
+    fn run(mut self, ctx: &mut CommandCtx<'_>) -> Result<AuthorResponse, CommandError> {
+        let flat = self.flat_fields();
+        let raw = match self.candidate {
+            Some(Value::Object(c)) if flat.is_empty() => c,
+            Some(Value::Object(_)) => {
+                return Err(CommandError::invalid_params(
+                    "give the candidate's fields inside candidate or flat, not both",
+                ));
+            }
+            Some(_) => return Err(CommandError::invalid_params("candidate must be an object")),
+            None => flat,
+        };
+        if !seed::is_seed(&raw) {
+            return Err(CommandError::new(
+                "SKILL_INVALID",
+                format!(
+                    "1 problem: proposed_action_skill_id: is required (author_mineflayer_action takes a candidate in the seed's shape: {})",
+                    seed::FIELDS.join(", ")
+                ),
+            ));
+        }
+        let parameters = match self.runtime_parameters {
+            None => None,
+            Some(Value::Object(p)) => Some(p),
+            Some(_) => return Err(CommandError::invalid_params("runtime_parameters must be an object")),
+        };
+        let defined = define(ctx, &raw)?;
+        let trial = start_run(ctx, &defined.skill, Some(defined.version), parameters, Mode::Trial).map_err(|e| {
+            CommandError::new(
+                e.code,
+                format!(
+                    "{} v{} was defined, but its trial did not start: {}",
+                    defined.skill, defined.version, e.message
+                ),
+            )
+        })?;
+        Ok(AuthorResponse { defined, trial, codegen_rationale: self.codegen_rationale })
+    }
+}
+
 /// `{"action":"skill_get","skill":"greetNearestPlayer"}`: a version in full.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -204,8 +376,11 @@ pub struct GetResponse {
     pub hash: String,
     pub state: SkillState,
     pub created_ms: u64,
-    /// The definition as stored (source included).
+    /// The definition as stored (source included); a seed-shaped candidate in the seed's fields.
     pub definition: Value,
+    /// The JavaScript a TypeScript source was compiled to (what runs; run-time errors point into it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compiled_source: Option<String>,
     /// Counters, the last runs (with failure codes and evidence paths).
     pub lifecycle: Life,
     /// Every version of the skill, in short.
@@ -243,7 +418,13 @@ impl AgentCommand for SkillGet {
             hash: v.hash.clone(),
             state: v.life.state,
             created_ms: v.created_ms,
-            definition: serde_json::to_value(&*v.def).unwrap_or(Value::Null),
+            definition: v.def.authored(),
+            compiled_source: v
+                .def
+                .seed
+                .as_ref()
+                .filter(|s| s.source_language == "typescript")
+                .map(|s| s.compiled.clone()),
             lifecycle: v.life.clone(),
             versions,
             evidence,
@@ -402,19 +583,37 @@ fn start_run(
     let resolved = verifier::substitute(&def.verifier, params.as_object().unwrap_or(&Map::new()));
     let registry = ctx.world.resource::<CommandRegistry>().clone();
     let known = |h: &str| helper_kind(&registry, h).is_some() || h == crate::sandbox::WAIT_HELPER;
-    let check = verifier::parse(&resolved, "verifier", &known, &mut problems);
+    let check = match def.seed {
+        Some(_) => seed::parse_verifier(&resolved, "verifier", &mut problems),
+        None => verifier::parse(&resolved, "verifier", &known, &mut problems),
+    };
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(|p| format!("{}: {}", p.field, p.message)).collect();
         return Err(CommandError::invalid_params(list.join("; ")));
     }
     let check = check.ok_or_else(|| CommandError::internal("verifier did not parse"))?;
     let mut helpers = Vec::new();
-    for name in &def.helper_allowlist {
-        let kind = helper_kind(&registry, name).ok_or_else(|| {
-            CommandError::new("SKILL_STATE", format!("helper {name} no longer exists in this harness"))
-        })?;
-        helpers.push((name.clone(), kind));
-    }
+    let prelude = match def.seed {
+        // The seed's helpers are made of these commands; the skill sees only the helpers.
+        Some(_) => {
+            for name in seed::COMMANDS {
+                if let Some(kind) = command_kind(&registry, name) {
+                    helpers.push(((*name).to_owned(), kind));
+                }
+            }
+            helpers.push((crate::sandbox::SWING_HELPER.to_owned(), HelperKind::Instant));
+            Some(Prelude { code: seed::PRELUDE, allow: def.helper_allowlist.clone() })
+        }
+        None => {
+            for name in &def.helper_allowlist {
+                let kind = helper_kind(&registry, name).ok_or_else(|| {
+                    CommandError::new("SKILL_STATE", format!("helper {name} no longer exists in this harness"))
+                })?;
+                helpers.push((name.clone(), kind));
+            }
+            None
+        }
+    };
 
     let started = life.started + 1;
     let run = format!("{skill}-v{number}-{}{started}", if mode == Mode::Trial { 't' } else { 'r' });
@@ -440,7 +639,7 @@ fn start_run(
         mode,
         evidence,
         expected: def.expected_outcome,
-        known: def.known_failure_modes.clone(),
+        known: Known::of(&def),
         life_before: life.clone(),
         policy: def.promotion_policy,
         start_tick: tick,
@@ -450,8 +649,14 @@ fn start_run(
     };
     let command = if mode == Mode::Trial { SkillTrial::NAME } else { SkillRunCmd::NAME };
     ctx.start::<SkillRun>(command, component, def.ticks())?;
-    let spec =
-        ScriptSpec { source: def.source.clone(), params: params.clone(), helpers: helpers.clone(), limits, seed };
+    let spec = ScriptSpec {
+        source: def.runnable_source().to_owned(),
+        params: params.clone(),
+        helpers: helpers.clone(),
+        limits,
+        seed,
+        prelude,
+    };
     let script = match ScriptHandle::spawn(spec, &run) {
         Ok(s) => s,
         Err(e) => {

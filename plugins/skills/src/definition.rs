@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use crate::sandbox::{self, BUILTINS, HelperKind, Limits};
 use crate::schema::{self, Problem};
+use crate::seed::SeedParts;
 use crate::verifier;
 
 /// The helper API every skill is written against.
@@ -230,10 +231,15 @@ pub struct Definition {
     pub helper_allowlist: Vec<String>,
     pub timeout_ms: u64,
     pub verifier: Value,
-    pub expected_outcome: ExpectedOutcome,
+    /// Always given in the project's dialect; the seed's shape has none (its verifier decides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_outcome: Option<ExpectedOutcome>,
     pub known_failure_modes: Vec<FailureMode>,
     pub promotion_policy: PromotionPolicy,
     pub budget: Budget,
+    /// A candidate in the seed's shape (`mineflayer-action-skill-helper/v1`): what only it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<SeedParts>,
 }
 
 impl Definition {
@@ -243,6 +249,19 @@ impl Definition {
         let digest = Sha256::digest(json.as_bytes());
         let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
         format!("sha256:{hex}")
+    }
+
+    /// The JavaScript that runs: the seed's compiled source, or the source itself.
+    pub fn runnable_source(&self) -> &str {
+        self.seed.as_ref().map_or(self.source.as_str(), |s| s.compiled.as_str())
+    }
+
+    /// The definition as the agent authored it: the seed's fields for a seed-shaped candidate.
+    pub fn authored(&self) -> Value {
+        match &self.seed {
+            Some(parts) => crate::seed::authored(self, parts),
+            None => serde_json::to_value(self).unwrap_or(Value::Null),
+        }
     }
 
     /// Ticks the run may last.
@@ -259,6 +278,9 @@ pub struct Analysis {
     pub helpers_referenced: Vec<String>,
     /// Non-fatal remarks (an allowlisted helper the source never mentions, …).
     pub warnings: Vec<String>,
+    /// Allowlisted helpers the source never calls (the seed's checklist).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unused_allowlist: Vec<String>,
 }
 
 /// Looks a helper name up: its kind when it is a command a skill may call.
@@ -506,15 +528,16 @@ pub fn validate(raw: &Map<String, Value>, helpers: HelperLookup<'_>) -> Result<(
         helper_allowlist,
         timeout_ms,
         verifier,
-        expected_outcome,
+        expected_outcome: Some(expected_outcome),
         known_failure_modes,
         promotion_policy,
         budget,
+        seed: None,
     };
-    Ok((def, Analysis { helpers_referenced: referenced, warnings }))
+    Ok((def, Analysis { helpers_referenced: referenced, warnings, unused_allowlist: Vec::new() }))
 }
 
-fn is_lower_camel(s: &str) -> bool {
+pub fn is_lower_camel(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && s.chars().all(|c| c.is_ascii_alphanumeric())

@@ -16,14 +16,20 @@
 //! - [`run`]: runs as async actions (slot `skill`, `abort_skill`, `skill_finished`), the helper
 //!   bridge, judging and recording.
 //! - [`commands`]: `skill_define`, `skill_get`, `skill_list`, `skill_trial`, `skill_run`,
-//!   `skill_retire`.
+//!   `skill_retire`, `author_mineflayer_action`.
+//! - [`seed`]: candidates in the seed's shape (`mineflayer-action-skill-helper/v1`) beside the
+//!   project's dialect: its checklist, its helpers (a prelude in the sandbox built on the
+//!   commands), its verifier kinds, its free-text failure modes; [`compile`]: TypeScript and
+//!   JavaScript parsed by oxc, checked on the syntax tree, TypeScript stripped of its types.
 
 pub mod commands;
+pub mod compile;
 pub mod definition;
 pub mod replay;
 pub mod run;
 pub mod sandbox;
 pub mod schema;
+pub mod seed;
 pub mod snapshot;
 pub mod store;
 pub mod verifier;
@@ -135,6 +141,7 @@ impl Plugin for SkillsPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<SkillSettings>();
         app.add_agent_command::<commands::SkillDefine>()
+            .add_agent_command::<commands::AuthorMineflayerAction>()
             .add_agent_command::<commands::SkillGet>()
             .add_agent_command::<commands::SkillList>()
             .add_agent_command::<commands::SkillTrial>()

@@ -10,8 +10,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::run::note_event;
 use crate::sandbox::{Call, HelperKind, Limits, Reply, RunStatus, ScriptHandle, ScriptSpec, SliceEnd};
-use crate::verifier::{self, HelperEvent, Snapshot, Verdict};
+use crate::sandbox::{NOTE_HELPER, Prelude};
+use crate::verifier::{self, HelperEvent, SeedEvent, Snapshot, Verdict};
 
 /// What a replay found.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +45,12 @@ struct Recorded {
     source: String,
     params: Value,
     helpers: Vec<(String, HelperKind)>,
+    /// `seed` for a candidate in the seed's shape (its helpers built by the prelude).
+    #[serde(default)]
+    dialect: Option<String>,
+    /// The seed helpers' events of the run.
+    #[serde(default)]
+    helper_events: Vec<SeedEvent>,
     limits: Limits,
     seed: u64,
     start_tick: u64,
@@ -70,7 +78,17 @@ pub fn replay(evidence: &Value) -> Result<ReplayReport, String> {
         helpers: rec.helpers.clone(),
         limits: rec.limits,
         seed: rec.seed,
+        prelude: (rec.dialect.as_deref() == Some("seed")).then(|| Prelude {
+            code: crate::seed::PRELUDE,
+            allow: evidence["allowlist"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+        }),
     };
+    let mut notes: Vec<SeedEvent> = Vec::new();
     let mut script = ScriptHandle::spawn(spec, "replay").map_err(|e| e.to_string())?;
     let mut divergence: Option<String> = None;
     let mut due: BTreeMap<u64, Vec<(u32, Value)>> = BTreeMap::new();
@@ -82,6 +100,9 @@ pub fn replay(evidence: &Value) -> Result<ReplayReport, String> {
         let mut deliveries = due.remove(&tick).unwrap_or_default();
         let mut serve = |call: Call| -> Reply {
             let rel = call.tick.saturating_sub(rec.start_tick);
+            if call.helper == NOTE_HELPER {
+                return Reply::Value(note_event(&mut notes, &call.params, rel));
+            }
             let Some(r) = rec.helper_calls.get(call.seq as usize - 1) else {
                 divergence.get_or_insert_with(|| {
                     format!("call {} ({}) was never made in the recording", call.seq, call.helper)
@@ -127,14 +148,28 @@ pub fn replay(evidence: &Value) -> Result<ReplayReport, String> {
         divergence =
             Some(format!("the recording has {} calls, the replay made {}", rec.helper_calls.len(), replayed.len()));
     }
+    if divergence.is_none() && notes != rec.helper_events {
+        divergence = Some(format!(
+            "the recording has {} helper events, the replay {} (or they differ)",
+            rec.helper_events.len(),
+            notes.len()
+        ));
+    }
     if divergence.is_none() && ended.is_some() && result != rec.result {
         divergence =
             Some(format!("run returned {} in the recording, {} in the replay", json!(rec.result), json!(result)));
     }
     let verdict = if run_status == RunStatus::Returned {
         let mut problems = Vec::new();
-        match verifier::parse(&rec.verifier, "verifier", &|_| true, &mut problems) {
-            Some(check) => verifier::evaluate(&check, &rec.snapshots.before, &rec.snapshots.after, &replayed).status,
+        let check = if rec.dialect.as_deref() == Some("seed") {
+            crate::seed::parse_verifier(&rec.verifier, "verifier", &mut problems)
+        } else {
+            verifier::parse(&rec.verifier, "verifier", &|_| true, &mut problems)
+        };
+        match check {
+            Some(check) => {
+                verifier::evaluate_with(&check, &rec.snapshots.before, &rec.snapshots.after, &replayed, &notes).status
+            }
             None => return Err(format!("the recorded verifier does not parse: {problems:?}")),
         }
     } else {

@@ -30,12 +30,14 @@ use serde_json::{Map, Value, json};
 
 use crate::definition::{Definition, ExpectedOutcome, FailureMode, PromotionPolicy};
 use crate::sandbox::{
-    Call, HelperKind, Limits, MAX_JSON_BYTES, Reply, RunStatus, ScriptEnd, ScriptError, ScriptHandle, SliceEnd, Usage,
-    WAIT_HELPER,
+    Call, HelperKind, Limits, MAX_JSON_BYTES, NOTE_HELPER, Reply, RunStatus, SWING_HELPER, ScriptEnd, ScriptError,
+    ScriptHandle, SliceEnd, Usage, WAIT_HELPER,
 };
 use crate::snapshot::{SKILL_ORIGIN, capture};
 use crate::store::{Judgement, Life, Mode, RunNote, SkillState, SkillStore};
-use crate::verifier::{self, CHAT_HELPERS, Check, CheckResult, HelperEvent, Snapshot, SnapshotPlan, Verdict};
+use crate::verifier::{
+    self, CHAT_HELPERS, Check, CheckResult, HelperEvent, SeedEvent, Snapshot, SnapshotPlan, Verdict,
+};
 use crate::{SkillPromoted, SkillRetired, SkillSettings};
 
 /// The action slot of skill runs.
@@ -53,16 +55,21 @@ pub struct FailureReport {
     pub message: String,
     /// Failure codes of the run's helper results.
     pub helper_codes: Vec<FailureMode>,
-    /// `known_failure_modes` that match `code` or a helper code.
-    pub matched_known_failure_modes: Vec<FailureMode>,
-    /// `code` is not among `known_failure_modes`.
+    /// What the seed's helpers reported blocked or threw (`collectLogs: no_logs_found — …`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blockers: Vec<String>,
+    /// `known_failure_modes` that match `code` or a helper code (for the seed's free-text modes:
+    /// those naming one of the run's codes, or whose words are all in a blocker).
+    pub matched_known_failure_modes: Vec<String>,
+    /// Nothing among `known_failure_modes` matched `code` (the seed's: nothing matched at all).
     pub unexpected: bool,
 }
 
 /// The expected outcome class against what the snapshots and events showed.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct OutcomeReport {
-    pub expected: ExpectedOutcome,
+    /// `null` for a seed-shaped skill (its verifier alone decides).
+    pub expected: Option<ExpectedOutcome>,
     pub observed: Vec<ExpectedOutcome>,
     pub satisfied: bool,
 }
@@ -120,6 +127,23 @@ impl EventKind for SkillFinished {
     }
 }
 
+/// A skill's declared failure modes: the closed codes of the project's dialect, or the seed's
+/// free text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Known {
+    Codes(Vec<FailureMode>),
+    Text(Vec<String>),
+}
+
+impl Known {
+    pub fn of(def: &Definition) -> Self {
+        match &def.seed {
+            Some(s) => Known::Text(s.known_failure_modes.clone()),
+            None => Known::Codes(def.known_failure_modes.clone()),
+        }
+    }
+}
+
 /// What the runtime decided when it ended a run itself.
 #[derive(Debug, Clone)]
 pub struct Finished {
@@ -142,8 +166,8 @@ pub struct SkillRun {
     pub hash: String,
     pub mode: Mode,
     pub evidence: Option<String>,
-    pub expected: ExpectedOutcome,
-    pub known: Vec<FailureMode>,
+    pub expected: Option<ExpectedOutcome>,
+    pub known: Known,
     /// The version's lifecycle when the run started, and its policy (to announce the change
     /// when the run is ended from outside).
     pub life_before: Life,
@@ -167,6 +191,7 @@ impl AsyncAction for SkillRun {
             let failure = failure_report(
                 status_failure(status),
                 format!("the run ended: {}", outcome.reason.clone().unwrap_or_default()),
+                Vec::new(),
                 Vec::new(),
                 &self.known,
             );
@@ -238,22 +263,81 @@ pub fn status_failure(s: RunStatus) -> FailureMode {
     }
 }
 
+/// Other words a run's own codes go by, so a seed author's "timeout" names `tick_budget`.
+fn aliases(code: FailureMode) -> &'static [&'static str] {
+    match code {
+        FailureMode::TickBudget | FailureMode::Timeout => &["timeout", "timed_out"],
+        FailureMode::Threw => &["exception", "threw"],
+        FailureMode::VerifierFailed => &["verifier_failed", "verification_failed"],
+        FailureMode::Busy => &["busy"],
+        _ => &[],
+    }
+}
+
+/// `blockers` are (code, text) pairs the seed's helpers reported.
 fn failure_report(
     code: FailureMode,
     message: String,
     helper_codes: Vec<FailureMode>,
-    known: &[FailureMode],
+    blockers: Vec<(String, String)>,
+    known: &Known,
 ) -> FailureReport {
-    let mut matched: Vec<FailureMode> =
-        known.iter().copied().filter(|k| *k == code || helper_codes.contains(k)).collect();
-    matched.dedup();
+    let (matched, unexpected) = match known {
+        Known::Codes(known) => {
+            let mut matched: Vec<String> =
+                known.iter().filter(|k| **k == code || helper_codes.contains(k)).map(|k| k.name()).collect();
+            matched.dedup();
+            (matched, !known.contains(&code))
+        }
+        Known::Text(known) => {
+            let mut codes: Vec<String> = vec![code.name()];
+            codes.extend(aliases(code).iter().map(|a| (*a).to_owned()));
+            for c in &helper_codes {
+                codes.push(c.name());
+                codes.extend(aliases(*c).iter().map(|a| (*a).to_owned()));
+            }
+            codes.extend(blockers.iter().map(|(c, _)| c.clone()));
+            let mut texts: Vec<String> = blockers.iter().map(|(_, t)| t.clone()).collect();
+            texts.push(message.clone());
+            let matched = crate::seed::matched_modes(known, &codes, &texts);
+            let unexpected = matched.is_empty();
+            (matched, unexpected)
+        }
+    };
     FailureReport {
         code,
         message,
-        unexpected: !known.contains(&code),
+        unexpected,
         helper_codes,
+        blockers: blockers.into_iter().map(|(_, t)| t).collect(),
         matched_known_failure_modes: matched,
     }
+}
+
+/// What the seed helpers reported blocked or threw: (code, `helper: code — reason`).
+pub fn seed_blockers(events: &[SeedEvent]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in events {
+        let (code, reason) = match e.status.as_str() {
+            "completed" => {
+                let Some(r) = &e.result else { continue };
+                let status = r.get("status").and_then(Value::as_str).unwrap_or_default();
+                if e.progress() || matches!(status, "ok" | "") {
+                    continue;
+                }
+                let code = r.get("code").and_then(Value::as_str).unwrap_or(status).to_owned();
+                (code, r.get("reason").and_then(Value::as_str).unwrap_or(status).to_owned())
+            }
+            "failed" => {
+                let err = e.error.as_ref();
+                let code = err.and_then(|x| x.get("code")).and_then(Value::as_str).unwrap_or("threw").to_owned();
+                (code, err.and_then(|x| x.get("error")).and_then(Value::as_str).unwrap_or("threw").to_owned())
+            }
+            _ => continue,
+        };
+        out.push((code.clone(), format!("{}: {code} — {reason}", e.helper)));
+    }
+    out
 }
 
 /// What resolves a pending helper call.
@@ -281,6 +365,8 @@ pub struct Bridge {
     kinds: BTreeMap<String, HelperKind>,
     /// Every call, in order (the evidence).
     pub events: Vec<HelperEvent>,
+    /// The seed helpers' events (a prelude's `note`s), in order.
+    pub seed_events: Vec<SeedEvent>,
     pending: BTreeMap<u32, Pending>,
     /// The physical action in flight (one per bot).
     inflight: Option<u32>,
@@ -324,6 +410,7 @@ impl SkillHost {
             start_tick: ctx.start_tick,
             kinds: ctx.helpers.iter().cloned().collect(),
             events: Vec::new(),
+            seed_events: Vec::new(),
             pending: BTreeMap::new(),
             inflight: None,
             due: Vec::new(),
@@ -429,8 +516,17 @@ impl Bridge {
         format!("skill:{}:{seq}", self.run)
     }
 
+    /// Records a seed helper event; a started one gets its number.
+    pub fn note(&mut self, event: &Value, tick: u64) -> Value {
+        let rel = self.rel(tick);
+        note_event(&mut self.seed_events, event, rel)
+    }
+
     /// Answers one helper call by running its command.
     fn serve(&mut self, world: &mut World, bot: Entity, call: Call) -> Reply {
+        if call.helper == NOTE_HELPER {
+            return Reply::Value(self.note(&call.params, call.tick));
+        }
         let kind =
             if call.helper == WAIT_HELPER { Some(HelperKind::Action) } else { self.kinds.get(&call.helper).copied() };
         self.events.push(HelperEvent {
@@ -477,6 +573,9 @@ impl Bridge {
         let Value::Object(params) = call.params.clone() else {
             return Reply::Error { code: "invalid_params".into(), message: "parameters must be an object".into() };
         };
+        if call.helper == SWING_HELPER {
+            return Reply::Resolved(swing_arm(world, bot));
+        }
         if call.helper == WAIT_HELPER {
             return match params.get("ticks").and_then(Value::as_u64).filter(|t| *t <= MAX_WAIT_TICKS) {
                 Some(ticks) => {
@@ -515,6 +614,20 @@ impl Bridge {
             },
             (HelperKind::Query, Err(e)) => Reply::Error { code: e.code.into(), message: e.message },
             (_, Err(e)) => Reply::Resolved(rejected(e.code, &e.message)),
+            // An async command that answered without starting its action (a walk already there).
+            (HelperKind::Action, Ok(Some(mut fields)))
+                if entry.async_info.is_some_and(|info| {
+                    world
+                        .get::<ActiveActions>(bot)
+                        .and_then(|a| a.slots.get(info.slot))
+                        .is_none_or(|a| a.id.as_str() != Some(request_id.as_str()))
+                }) =>
+            {
+                fields.insert("status".into(), json!("done"));
+                fields.insert("code".into(), json!("ok"));
+                fields.insert("started".into(), json!(false));
+                Reply::Resolved(Value::Object(fields))
+            }
             (HelperKind::Action, Ok(response)) => {
                 let info = entry.async_info;
                 let pending = match info {
@@ -564,6 +677,60 @@ impl Bridge {
             now,
             json!({"status": "aborted", "code": "cancelled", "reason": "the skill run ended"}),
         );
+    }
+}
+
+/// Sends an arm swing (Animate `swing_arm`) as the bot, the way a client shows a swing.
+fn swing_arm(world: &mut World, bot: Entity) -> Value {
+    let Some(runtime_id) = world.get::<clawcraft_core::EntityIds>(bot).map(|i| i.runtime_id) else {
+        return rejected("NOT_SPAWNED", "the bot has not spawned");
+    };
+    let Some(mut conn) = world.get_mut::<clawcraft_network::Connection>(bot) else {
+        return rejected("NOT_SPAWNED", "no connection");
+    };
+    conn.send(&clawcraft_protocol::packets::Animate {
+        action_id: "swing_arm".into(),
+        runtime_entity_id: runtime_id,
+        data: 0.0,
+        has_swing_source: true,
+        swing_source: Some("none".into()),
+    });
+    json!({"status": "done", "code": "ok", "swung": true})
+}
+
+/// Records a prelude's `note(event)` in `events` (`tick`: since the run started): `started`
+/// appends an event and answers its number; `completed`/`failed` settle the numbered one.
+pub fn note_event(events: &mut Vec<SeedEvent>, event: &Value, tick: u64) -> Value {
+    let field = |k: &str| event.get(k).cloned();
+    match event.get("phase").and_then(Value::as_str) {
+        Some("started") => {
+            let seq = events.len() as u32 + 1;
+            events.push(SeedEvent {
+                seq,
+                helper: event.get("helper").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                args: field("args").unwrap_or(Value::Null),
+                status: "started".into(),
+                result: None,
+                error: None,
+                tick,
+                resolved_tick: None,
+            });
+            json!(seq)
+        }
+        Some(phase @ ("completed" | "failed")) => {
+            let seq = event.get("seq").and_then(Value::as_u64).unwrap_or(0);
+            if let Some(e) = events.iter_mut().find(|e| u64::from(e.seq) == seq && e.status == "started") {
+                e.status = phase.to_owned();
+                e.resolved_tick = Some(tick);
+                if phase == "completed" {
+                    e.result = field("result");
+                } else {
+                    e.error = Some(json!({"error": field("error"), "code": field("code")}));
+                }
+            }
+            Value::Null
+        }
+        _ => Value::Null,
     }
 }
 
@@ -642,9 +809,12 @@ pub fn judge(
     ctx: &RunContext,
     after: &Snapshot,
     events: &[HelperEvent],
+    seed_events: &[SeedEvent],
 ) -> Judged {
-    let (check, expected, known, before) =
-        (&ctx.check, ctx.def.expected_outcome, &ctx.def.known_failure_modes[..], &ctx.before);
+    let (check, expected, before) = (&ctx.check, ctx.def.expected_outcome, &ctx.before);
+    let known = Known::of(&ctx.def);
+    let known = &known;
+    let blockers = seed_blockers(seed_events);
     let helper_codes: Vec<FailureMode> = {
         let mut codes: Vec<FailureMode> =
             events.iter().filter_map(|e| e.code()).filter(|c| *c != "ok").filter_map(FailureMode::parse).collect();
@@ -653,11 +823,16 @@ pub fn judge(
         codes
     };
     let observed = observed_outcomes(before, after, events);
-    let satisfied = observed.contains(&expected);
+    let satisfied = expected.is_none_or(|e| observed.contains(&e));
     let outcome = OutcomeReport { expected, observed, satisfied };
     if status != RunStatus::Returned {
-        let failure =
-            failure_report(status_failure(status), format!("the script ended: {}", status.name()), helper_codes, known);
+        let failure = failure_report(
+            status_failure(status),
+            format!("the script ended: {}", status.name()),
+            helper_codes,
+            blockers,
+            known,
+        );
         return Judged {
             verdict: Verdict::Failed,
             checks: None,
@@ -666,7 +841,7 @@ pub fn judge(
             judgement: Judgement::Failed,
         };
     }
-    let checks = verifier::evaluate(check, before, after, events);
+    let checks = verifier::evaluate_with(check, before, after, events, seed_events);
     let verdict = checks.status;
     let (judgement, failure) = if let Some((code, message)) = value.and_then(declared_failure) {
         (Judgement::Failed, Some((code, message)))
@@ -683,13 +858,16 @@ pub fn judge(
                 Judgement::Failed,
                 Some((
                     FailureMode::OutcomeUnsatisfied,
-                    format!("the verifier passed but no {} was observed", expected.name()),
+                    format!(
+                        "the verifier passed but no {} was observed",
+                        expected.map(|e| e.name()).unwrap_or_default()
+                    ),
                 )),
             ),
             Verdict::Passed => (Judgement::Passed, None),
         }
     };
-    let failure = failure.map(|(code, message)| failure_report(code, message, helper_codes, known));
+    let failure = failure.map(|(code, message)| failure_report(code, message, helper_codes, blockers, known));
     Judged { verdict, checks: Some(checks), outcome, failure, judgement }
 }
 
@@ -765,8 +943,11 @@ fn evidence(
         "skill": ctx.def.skill,
         "version": ctx.version,
         "hash": ctx.hash,
-        "source": ctx.def.source,
+        "source": ctx.def.runnable_source(),
+        "dialect": if ctx.def.seed.is_some() { "seed" } else { "clawcraft" },
+        "authoredSource": ctx.def.seed.as_ref().map(|_| ctx.def.source.clone()),
         "helpers": ctx.helpers,
+        "allowlist": ctx.def.helper_allowlist,
         "params": ctx.params,
         "seed": ctx.seed,
         "limits": ctx.limits,
@@ -774,6 +955,7 @@ fn evidence(
         "endTick": end_tick,
         "ticks": end_tick.saturating_sub(ctx.start_tick),
         "helperCalls": bridge.events,
+        "helperEvents": bridge.seed_events,
         "logs": end.map(|e| e.logs.clone()).unwrap_or_default(),
         "runStatus": status,
         "result": end.and_then(|e| e.value.clone()),
@@ -781,7 +963,10 @@ fn evidence(
         "usage": usage,
         "verifier": ctx.verifier,
         "expectedOutcome": judged.outcome,
-        "knownFailureModes": ctx.def.known_failure_modes,
+        "knownFailureModes": match Known::of(&ctx.def) {
+            Known::Codes(c) => json!(c),
+            Known::Text(t) => json!(t),
+        },
         "snapshots": {"plan": ctx.plan, "before": ctx.before, "after": after},
         "verdict": judged.verdict,
         "checks": judged.checks,
@@ -797,7 +982,7 @@ fn finalize(world: &mut World, bot: Entity, mut host: SkillHost, end: ScriptEnd,
     host.bridge.cancel_inflight(world, bot);
     let ctx = host.ctx.clone();
     let after = capture(world, bot, &ctx.plan, tick);
-    let judged = judge(end.status, end.value.as_ref(), &ctx, &after, &host.bridge.events);
+    let judged = judge(end.status, end.value.as_ref(), &ctx, &after, &host.bridge.events, &host.bridge.seed_events);
     let evidence_path = world.resource::<SkillStore>().evidence_path(&ctx.run).map(|p| p.display().to_string());
     let note = RunNote {
         run: ctx.run.clone(),
@@ -912,7 +1097,7 @@ pub fn finish_ended_runs(world: &mut World, mut cursor: Local<MessageCursor<Agen
             .and_then(|s| serde_json::from_value::<RunStatus>(s.clone()).ok())
             .unwrap_or(RunStatus::Cancelled);
         let after = capture(world, bot, &ctx.plan, tick);
-        let judged = judge(status, None, &ctx, &after, &host.bridge.events);
+        let judged = judge(status, None, &ctx, &after, &host.bridge.events, &host.bridge.seed_events);
         let evidence_path = world.resource::<SkillStore>().evidence_path(&ctx.run).map(|p| p.display().to_string());
         let note = RunNote {
             run: ctx.run.clone(),

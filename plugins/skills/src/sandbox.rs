@@ -95,7 +95,26 @@ pub struct ScriptSpec {
     pub limits: Limits,
     /// Seed of `ctx.rand()`.
     pub seed: u64,
+    /// Builds `ctx` from the helpers instead of exposing them (the seed's helper API).
+    pub prelude: Option<Prelude>,
 }
+
+/// A helper layer written in JavaScript: `code` evaluates to a function `(raw, note, raise,
+/// allow) => ctx`. `raw` holds the [`ScriptSpec::helpers`] and the built-ins, `note(event)`
+/// records a helper event through [`NOTE_HELPER`] (free of the helper budget) and answers its
+/// number, `raise(code, message)` throws a `HelperError`. Only what it returns reaches the skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prelude {
+    pub code: &'static str,
+    /// The helpers it may hand to the skill.
+    pub allow: Vec<String>,
+}
+
+/// The call a prelude's `note(event)` is sent as (sequence number 0; never a command).
+pub const NOTE_HELPER: &str = "@note";
+/// The prelude's arm swing (`ctx.mineflayer('swingArm')`): answered by the runtime itself, not
+/// a command (no command only swings).
+pub const SWING_HELPER: &str = "@swing_arm";
 
 /// How a run ended, as far as the script is concerned (the runtime adds `tick_budget`,
 /// `cancelled`, `died`, … when the run is ended from outside).
@@ -766,8 +785,56 @@ fn helper_error<'js>(ctx: &Ctx<'js>, host: &Host, code: &str, message: &str) -> 
     }
 }
 
-/// Builds the `ctx` object: the allowlisted helpers and the built-ins, frozen.
-fn build_ctx<'js>(ctx: &Ctx<'js>, host: &Rc<Host>, helpers: &[(String, HelperKind)]) -> rquickjs::Result<Object<'js>> {
+/// Builds the `ctx` object: the allowlisted helpers and the built-ins, frozen — or, with a
+/// prelude, the object the prelude makes of them.
+fn build_ctx<'js>(
+    ctx: &Ctx<'js>,
+    host: &Rc<Host>,
+    helpers: &[(String, HelperKind)],
+    prelude: Option<&Prelude>,
+) -> rquickjs::Result<Object<'js>> {
+    let Some(prelude) = prelude else { return build_raw(ctx, host, helpers) };
+    let raw = build_raw(ctx, host, helpers)?;
+    let h = host.clone();
+    let note = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, event: rquickjs::Value<'js>| -> rquickjs::Result<rquickjs::Value<'js>> {
+            let params = match to_json_string(&ctx, event) {
+                Ok(s) if s.len() <= MAX_JSON_BYTES => serde_json::from_str(&s).unwrap_or(Json::Null),
+                Ok(_) => serde_json::json!({"error": "the helper event is over the size limit"}),
+                Err(e) => serde_json::json!({"error": e}),
+            };
+            let tick = h.state.borrow().tick;
+            if h.tx.send(FromScript::Call(Call { seq: 0, helper: NOTE_HELPER.into(), params, tick })).is_err() {
+                h.stop(RunStatus::Cancelled);
+                return Err(helper_error(&ctx, &h, "cancelled", "the run was cancelled"));
+            }
+            match h.rx.recv() {
+                Ok(ToScript::Reply(Reply::Value(v))) => from_json(&ctx, &v),
+                Ok(ToScript::Reply(_)) => Ok(rquickjs::Value::new_null(ctx.clone())),
+                Ok(ToScript::Abort) | Err(_) => {
+                    h.stop(RunStatus::Cancelled);
+                    Err(helper_error(&ctx, &h, "cancelled", "the run was cancelled"))
+                }
+                Ok(ToScript::Resume { .. }) => {
+                    h.stop(RunStatus::Internal);
+                    Err(helper_error(&ctx, &h, "internal", "helper protocol out of step"))
+                }
+            }
+        },
+    )?;
+    let h = host.clone();
+    let raise =
+        Function::new(ctx.clone(), move |ctx: Ctx<'js>, code: String, message: String| -> rquickjs::Result<()> {
+            Err(helper_error(&ctx, &h, &code, &message))
+        })?;
+    let allow: Vec<String> = prelude.allow.clone();
+    let make: Function = ctx.eval(prelude.code)?;
+    make.call::<_, Object>((raw, note, raise, allow))
+}
+
+/// The helpers and the built-ins as one frozen object.
+fn build_raw<'js>(ctx: &Ctx<'js>, host: &Rc<Host>, helpers: &[(String, HelperKind)]) -> rquickjs::Result<Object<'js>> {
     let obj = Object::new(ctx.clone())?;
     for (name, kind) in helpers {
         if BUILTINS.contains(&name.as_str()) {
@@ -976,7 +1043,9 @@ fn drive_script(spec: &ScriptSpec, host: &Rc<Host>, rt: &Runtime, context: &Cont
             });
         }
         let run: Function = module.get("run").catch(&ctx).map_err(|e| caught_error(&ctx, e))?;
-        let ctx_obj = build_ctx(&ctx, &host, &spec.helpers).catch(&ctx).map_err(|e| caught_error(&ctx, e))?;
+        let ctx_obj = build_ctx(&ctx, &host, &spec.helpers, spec.prelude.as_ref())
+            .catch(&ctx)
+            .map_err(|e| caught_error(&ctx, e))?;
         let params = from_json(&ctx, &spec.params).catch(&ctx).map_err(|e| caught_error(&ctx, e))?;
         let result: rquickjs::Value = run.call((ctx_obj, params)).catch(&ctx).map_err(|e| caught_error(&ctx, e))?;
         let promise = match result.clone().into_promise() {

@@ -56,6 +56,9 @@ pub fn capture(world: &mut World, bot: Entity, plan: &SnapshotPlan, tick: u64) -
             }
         }
     }
+    if plan.container {
+        s.container = query(world, bot, "container", json!({})).map(Value::Object);
+    }
     if plan.entities {
         s.entities = query(world, bot, "nearby", json!({"radius": 256})).map(|a| entities(&a));
     }

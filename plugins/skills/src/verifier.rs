@@ -79,20 +79,95 @@ pub enum NearTarget {
 /// A parsed check.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
-    InventoryDelta { item: String, min: Option<f64>, max: Option<f64> },
-    InventoryAtLeast { item: String, count: f64 },
-    Equipped { item: String, slot: String },
-    BlockAt { at: At, block: String, present: bool },
-    BlockCountDelta { block: String, radius: i64, min: Option<f64>, max: Option<f64> },
-    PositionDelta { min: Option<f64>, max: Option<f64> },
-    Near { target: NearTarget, radius: f64 },
-    VitalsDelta { field: String, min: Option<f64>, max: Option<f64> },
-    EntityGone { entity: u64 },
-    HelperResult { helper: String, status: String, code: Option<String>, min_count: u64 },
-    ChatSent { contains: Option<String>, to: Option<String> },
+    InventoryDelta {
+        item: String,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    InventoryAtLeast {
+        item: String,
+        count: f64,
+    },
+    Equipped {
+        item: String,
+        slot: String,
+    },
+    BlockAt {
+        at: At,
+        block: String,
+        present: bool,
+    },
+    BlockCountDelta {
+        block: String,
+        radius: i64,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    PositionDelta {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Near {
+        target: NearTarget,
+        radius: f64,
+    },
+    VitalsDelta {
+        field: String,
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    EntityGone {
+        entity: u64,
+    },
+    HelperResult {
+        helper: String,
+        status: String,
+        code: Option<String>,
+        min_count: u64,
+    },
+    ChatSent {
+        contains: Option<String>,
+        to: Option<String>,
+    },
     All(Vec<Check>),
     Any(Vec<Check>),
     Not(Box<Check>),
+    // The seed's kinds (`crate::seed::parse_verifier`), on the runtime's own evidence.
+    /// A check reported under the seed's kind name (`inventory_count` is an `inventory_at_least`).
+    Named(String, Box<Check>),
+    /// `helper_event_progress`: a helper completed with a progress status (of `helper`, if given).
+    HelperProgress {
+        helper: Option<String>,
+    },
+    /// `helper_event` (any completed event) and `helper_result_status` (with that result status).
+    HelperCompleted {
+        helper: String,
+        status: Option<String>,
+    },
+    /// `world_scan`: the runtime's count of `block` in the box around the start cell afterwards
+    /// (at least `min`); without a block, an `observe` that returned a loaded world scan.
+    WorldScan {
+        block: Option<String>,
+        radius: i64,
+        min: u64,
+    },
+    /// `container_snapshot`: a container's contents as the server sent them (an `observe` of a
+    /// container, or the window open at the end), of that block/position, holding `min` of `item`.
+    ContainerSnapshot {
+        block: Option<String>,
+        pos: Option<Cell>,
+        item: Option<String>,
+        min: u64,
+    },
+    /// `block_or_inventory_delta`: the inventory count of `item`, or the count of `block` around
+    /// the start cell, changed by at least `count`; with neither, any inventory change or a block
+    /// change the server confirmed to a helper.
+    BlockOrInventoryDelta {
+        item: Option<String>,
+        block: Option<String>,
+        radius: i64,
+        count: f64,
+    },
 }
 
 /// `{"$param":"name"}` references in a verifier: (field, parameter name).
@@ -470,6 +545,40 @@ pub struct Snapshot {
     pub counts: BTreeMap<String, BlockCount>,
     pub entities: Option<Vec<EntitySeen>>,
     pub inventory: Option<InventorySeen>,
+    /// The `container` answer (the open window as the server sent it), when the plan asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<Value>,
+}
+
+/// One call of a seed helper (`mineflayer-action-skill-helper/v1`), as its evidence records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SeedEvent {
+    pub seq: u32,
+    pub helper: String,
+    pub args: Value,
+    /// `started`, `completed` or `failed` (threw).
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// Ticks since the run started.
+    pub tick: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_tick: Option<u64>,
+}
+
+impl SeedEvent {
+    /// The result's `status` of a completed call.
+    pub fn result_status(&self) -> Option<&str> {
+        (self.status == "completed").then(|| self.result.as_ref()?.get("status")?.as_str()).flatten()
+    }
+    /// Whether it completed with one of its helper's progress statuses.
+    pub fn progress(&self) -> bool {
+        let Some(st) = self.result_status() else { return false };
+        crate::seed::helper(&self.helper).is_some_and(|h| h.progress.contains(&st))
+    }
 }
 
 /// What a snapshot must contain for a check tree (computed from the start position).
@@ -482,6 +591,9 @@ pub struct SnapshotPlan {
     pub counts: Vec<(String, i64)>,
     pub vitals: bool,
     pub entities: bool,
+    /// The open container window (`container`).
+    #[serde(default)]
+    pub container: bool,
 }
 
 impl SnapshotPlan {
@@ -504,7 +616,12 @@ impl SnapshotPlan {
             Check::EntityGone { .. }
             | Check::Near { target: NearTarget::Player(_) | NearTarget::NearestPlayer, .. } => self.entities = true,
             Check::All(cs) | Check::Any(cs) => cs.iter().for_each(|c| self.add(c)),
-            Check::Not(c) => self.add(c),
+            Check::Not(c) | Check::Named(_, c) => self.add(c),
+            Check::WorldScan { block: Some(block), radius, .. }
+            | Check::BlockOrInventoryDelta { block: Some(block), radius, .. } => {
+                self.counts.push((block.clone(), *radius))
+            }
+            Check::ContainerSnapshot { .. } => self.container = true,
             _ => {}
         }
     }
@@ -617,7 +734,159 @@ fn range_json(min: Option<f64>, max: Option<f64>) -> Value {
 
 /// Evaluates a check.
 pub fn evaluate(check: &Check, before: &Snapshot, after: &Snapshot, events: &[HelperEvent]) -> CheckResult {
+    evaluate_with(check, before, after, events, &[])
+}
+
+/// Evaluates a check, with the seed helper events of the run.
+pub fn evaluate_with(
+    check: &Check,
+    before: &Snapshot,
+    after: &Snapshot,
+    events: &[HelperEvent],
+    seed: &[SeedEvent],
+) -> CheckResult {
+    let evaluate = |c: &Check, before: &Snapshot, after: &Snapshot, events: &[HelperEvent]| {
+        evaluate_with(c, before, after, events, seed)
+    };
     match check {
+        Check::Named(kind, c) => {
+            let mut r = evaluate(c, before, after, events);
+            r.kind = kind.clone();
+            r
+        }
+        Check::HelperProgress { helper } => {
+            let hits: Vec<&SeedEvent> =
+                seed.iter().filter(|e| e.progress() && helper.as_ref().is_none_or(|h| *h == e.helper)).collect();
+            let observed = json!({
+                "progress": hits.iter().map(|e| json!({"seq": e.seq, "helper": e.helper, "status": e.result_status()})).collect::<Vec<_>>(),
+                "calls": seed.len(),
+            });
+            result("helper_event_progress", verdict(!hits.is_empty()), json!({"helper": helper}), observed, None)
+        }
+        Check::HelperCompleted { helper, status } => {
+            let kind = if status.is_some() { "helper_result_status" } else { "helper_event" };
+            let mine: Vec<&SeedEvent> = seed.iter().filter(|e| e.helper == *helper).collect();
+            let hit = mine
+                .iter()
+                .find(|e| e.status == "completed" && status.as_ref().is_none_or(|s| e.result_status() == Some(s)));
+            let observed = json!({
+                "calls": mine.iter().map(|e| json!({"seq": e.seq, "status": e.status, "resultStatus": e.result_status()})).collect::<Vec<_>>(),
+            });
+            result(kind, verdict(hit.is_some()), json!({"helper": helper, "status": status}), observed, None)
+        }
+        Check::WorldScan { block, radius, min } => {
+            let expected = json!({"block": block, "radius": radius, "min_count": min});
+            match block {
+                Some(block) => match after.counts.get(&count_key(block, *radius)) {
+                    Some(c) if c.unloaded == 0 => result(
+                        "world_scan",
+                        verdict(c.count >= *min),
+                        expected,
+                        json!({"count": c.count, "radius": radius, "around": "start"}),
+                        None,
+                    ),
+                    Some(_) => inconclusive("world_scan", expected, "part of the box has no data (chunks not loaded)"),
+                    None => inconclusive("world_scan", expected, "the blocks could not be counted"),
+                },
+                None => {
+                    let scans: Vec<&SeedEvent> = seed
+                        .iter()
+                        .filter(|e| e.helper == "observe" && e.status == "completed")
+                        .filter(|e| {
+                            e.result.as_ref().and_then(|r| r.get("worldStateSummary")).is_some_and(Value::is_object)
+                        })
+                        .collect();
+                    let loaded = scans.iter().any(|e| {
+                        e.result.as_ref().and_then(|r| r["worldStateSummary"]["loaded"].as_bool()) == Some(true)
+                    });
+                    let observed = json!({"observations": scans.len(), "loaded": loaded});
+                    result("world_scan", verdict(loaded), expected, observed, None)
+                }
+            }
+        }
+        Check::ContainerSnapshot { block, pos, item, min } => {
+            let expected = json!({"block": block, "pos": pos, "item": item, "min_count": min});
+            let mut seen: Vec<Value> = seed
+                .iter()
+                .filter(|e| e.helper == "observe" && e.status == "completed")
+                .filter_map(|e| e.result.as_ref()?.get("container").filter(|c| c.get("items").is_some()).cloned())
+                .collect();
+            if let Some(w) = after.container.as_ref().filter(|w| w.get("open") == Some(&Value::Bool(true))) {
+                let items: Vec<Value> = w["items"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|s| json!({"slot": s["slot"], "name": s["item"]["name"], "count": s["item"]["count"]}))
+                    .collect();
+                seen.push(json!({"block": w["block"], "pos": w["pos"], "windowType": w["windowType"], "items": items}));
+            }
+            let fits = |c: &Value| {
+                let block_ok = block.as_ref().is_none_or(|b| c["block"].as_str().is_some_and(|n| same_item(n, b)));
+                let pos_ok = pos.is_none_or(|p| {
+                    c["pos"]["x"].as_i64() == Some(p.x)
+                        && c["pos"]["y"].as_i64() == Some(p.y)
+                        && c["pos"]["z"].as_i64() == Some(p.z)
+                });
+                let held: u64 = item.as_ref().map_or(*min, |it| {
+                    c["items"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|s| s["name"].as_str().is_some_and(|n| same_item(n, it)))
+                        .filter_map(|s| s["count"].as_u64())
+                        .sum()
+                });
+                block_ok && pos_ok && held >= *min
+            };
+            let hit = seen.iter().find(|c| fits(c)).cloned();
+            let observed = json!({"snapshots": seen.len(), "matched": hit});
+            if seen.is_empty() {
+                return result(
+                    "container_snapshot",
+                    Verdict::Failed,
+                    expected,
+                    observed,
+                    Some(
+                        "no container was observed (observe({container:{x,y,z}}), or a window open at the end)".into(),
+                    ),
+                );
+            }
+            result("container_snapshot", verdict(hit.is_some()), expected, observed, None)
+        }
+        Check::BlockOrInventoryDelta { item, block, radius, count } => {
+            let expected = json!({"item": item, "block": block, "radius": radius, "count": count});
+            let inv = match (&before.inventory, &after.inventory) {
+                (Some(b), Some(a)) => Some((b, a)),
+                _ => None,
+            };
+            let inv_delta =
+                item.as_ref().and_then(|it| inv.map(|(b, a)| count_of(a, it) as f64 - count_of(b, it) as f64));
+            let block_delta = block.as_ref().and_then(|bl| {
+                let key = count_key(bl, *radius);
+                match (before.counts.get(&key), after.counts.get(&key)) {
+                    (Some(b), Some(a)) if b.unloaded == 0 && a.unloaded == 0 => Some(a.count as f64 - b.count as f64),
+                    _ => None,
+                }
+            });
+            let any_inventory = inv.is_some_and(|(b, a)| b.items != a.items);
+            let confirmed: Vec<Value> = events
+                .iter()
+                .filter(|e| matches!(e.helper.as_str(), "place" | "mine") && e.status() == "done")
+                .filter(|e| e.result.as_ref().and_then(|r| r.get("confirmed")) == Some(&Value::Bool(true)))
+                .map(|e| json!({"helper": e.helper, "block": e.result.as_ref().map(|r| r["block"].clone()), "pos": e.result.as_ref().map(|r| r["pos"].clone())}))
+                .collect();
+            let enough = |d: Option<f64>| d.is_some_and(|d| d.abs() >= *count - 1e-9);
+            let passed = if item.is_none() && block.is_none() {
+                any_inventory || !confirmed.is_empty()
+            } else {
+                enough(inv_delta) || enough(block_delta)
+            };
+            let observed = json!({"inventoryDelta": inv_delta, "blockDelta": block_delta, "inventoryChanged": any_inventory, "confirmedBlockChanges": confirmed});
+            if !passed && inv.is_none() && item.is_some() && block_delta.is_none() {
+                return inconclusive("block_or_inventory_delta", expected, "no inventory data and no block count");
+            }
+            result("block_or_inventory_delta", verdict(passed), expected, observed, None)
+        }
         Check::InventoryDelta { item, min, max } => {
             let expected = json!({"item": item, "range": range_json(*min, *max)});
             let (Some(b), Some(a)) = (&before.inventory, &after.inventory) else {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crossbeam_channel::Receiver;
 use serde::Deserialize;
 
-use super::TypeFilter;
+use super::EventFilter;
 use crate::events_file::rotated_path;
 
 /// What a replay thread hands back.
@@ -29,9 +29,11 @@ struct SeqAndType<'a> {
     seq: Option<u64>,
     #[serde(borrow, rename = "type")]
     kind: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    bot: Option<std::borrow::Cow<'a, str>>,
 }
 
-/// Starts reading events with `since < seq < until` (and a type `types` admits) from `path`
+/// Starts reading events with `since < seq < until` (that `filter` admits) from `path`
 /// (`.1` first) and returns the channel their lines come through. The channel is small: the thread waits while the I/O thread
 /// has not taken what it read (a slow client slows its own replay), and ends when the receiver
 /// is dropped (the client left).
@@ -39,7 +41,7 @@ pub(super) fn start(
     path: PathBuf,
     since: u64,
     until: u64,
-    types: Option<TypeFilter>,
+    filter: EventFilter,
     waker: Arc<mio::Waker>,
 ) -> Receiver<ReplayMsg> {
     let (tx, rx) = crossbeam_channel::bounded(4);
@@ -49,13 +51,13 @@ pub(super) fn start(
         for p in [rotated_path(&path), path] {
             let Ok(f) = File::open(&p) else { continue };
             for line in BufReader::new(f).split(b'\n').map_while(Result::ok) {
-                let Ok(SeqAndType { seq: Some(seq), kind }) = serde_json::from_slice(&line) else { continue };
+                let Ok(SeqAndType { seq: Some(seq), kind, bot }) = serde_json::from_slice(&line) else { continue };
                 // A rename between the two opens can show an event twice; seq drops those.
                 if seq <= last || seq >= until {
                     continue;
                 }
                 last = seq;
-                if types.as_ref().is_some_and(|t| !t.admits(kind.as_deref().unwrap_or(""))) {
+                if !filter.admits(kind.as_deref().unwrap_or(""), bot.as_deref()) {
                     continue;
                 }
                 chunk.extend_from_slice(&line);

@@ -16,7 +16,7 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use serde_json::{Map, Value};
 
 use super::replay::{self, ReplayMsg};
-use super::{TCP_ORIGINS_START, TcpSettings, TypeFilter};
+use super::{EventFilter, TCP_ORIGINS_START, TcpSettings};
 use crate::StampedEvent;
 
 /// Requests of one connection waiting for answers before it stops being read.
@@ -44,8 +44,8 @@ pub(super) enum ToIo {
 pub(super) struct WatchStart {
     pub since: u64,
     pub file: Option<PathBuf>,
-    /// Only these event types, when set.
-    pub types: Option<TypeFilter>,
+    /// Only the events it admits.
+    pub filter: EventFilter,
 }
 
 /// The game loop's handle: a channel plus the waker of the event loop.
@@ -136,8 +136,8 @@ struct Conn {
     origin: Origin,
     mode: Mode,
     watching: Watching,
-    /// The event types a watcher asked for (`None`: all).
-    types: Option<TypeFilter>,
+    /// The events a watcher asked for.
+    filter: EventFilter,
     /// Bytes of an incomplete line.
     inbuf: Vec<u8>,
     /// Output not yet written, from `out_pos`.
@@ -158,9 +158,9 @@ struct Conn {
 }
 
 impl Conn {
-    /// Whether an event of type `kind` goes to this watcher.
-    fn wants(&self, kind: &str) -> bool {
-        self.types.as_ref().is_none_or(|t| t.admits(kind))
+    /// Whether `event` goes to this watcher.
+    fn wants(&self, event: &StampedEvent) -> bool {
+        self.filter.admits(&event.kind, event.bot.as_deref())
     }
 
     fn pending(&self) -> usize {
@@ -341,7 +341,7 @@ impl Server {
                 origin,
                 mode: Mode::Fresh,
                 watching: Watching::No,
-                types: None,
+                filter: EventFilter::default(),
                 inbuf: Vec::new(),
                 out: Vec::new(),
                 out_pos: 0,
@@ -604,7 +604,7 @@ impl Server {
             let Watching::Live { after } = c.watching else { continue };
             let mut last = after;
             for e in batch.iter().filter(|e| e.seq > after) {
-                if c.wants(&e.kind) {
+                if c.wants(e) {
                     c.push_line(e.line.as_bytes());
                 }
                 last = e.seq;
@@ -619,12 +619,12 @@ impl Server {
     /// Starts streaming to a connection: the backlog from the ring, or first from the file.
     fn start_watch(&mut self, idx: usize, w: WatchStart) {
         if let Some(c) = self.conn(idx) {
-            c.types = w.types.clone();
+            c.filter = w.filter.clone();
         }
         let ring_first = self.ring.front().map(|e| e.seq);
         let older_than_ring = ring_first.is_some_and(|first| w.since.saturating_add(1) < first);
         if let (true, Some(file), Some(until)) = (older_than_ring, w.file, ring_first) {
-            let rx = replay::start(file.clone(), w.since, until, w.types, self.waker.clone());
+            let rx = replay::start(file.clone(), w.since, until, w.filter, self.waker.clone());
             if let Some(c) = self.conn(idx) {
                 c.watching = Watching::Replaying { since: w.since, rx, file };
             }
@@ -638,7 +638,7 @@ impl Server {
         let Some(c) = self.conns.get_mut(idx).and_then(Option::as_mut) else { return };
         let mut last = after;
         for e in self.ring.iter().filter(|e| e.seq > after) {
-            if c.wants(&e.kind) {
+            if c.wants(e) {
                 c.push_line(e.line.as_bytes());
             }
             last = e.seq;
@@ -686,8 +686,8 @@ impl Server {
                 let gap = ring_first.is_some_and(|first| last.saturating_add(1) < first);
                 match ring_first {
                     Some(until) if gap => {
-                        let types = self.conns[idx].as_ref().and_then(|c| c.types.clone());
-                        let rx = replay::start(file.clone(), last, until, types, self.waker.clone());
+                        let filter = self.conns[idx].as_ref().map(|c| c.filter.clone()).unwrap_or_default();
+                        let rx = replay::start(file.clone(), last, until, filter, self.waker.clone());
                         if let Some(c) = self.conn(idx) {
                             c.watching = Watching::Replaying { since: last, rx, file };
                         }

@@ -34,7 +34,7 @@ fn drive(
         ("chat".to_owned(), HelperKind::Instant),
         ("walk".to_owned(), HelperKind::Action),
     ];
-    let spec = ScriptSpec { source: source.into(), params, helpers, limits, seed: 42 };
+    let spec = ScriptSpec { source: source.into(), params, helpers, limits, seed: 42, prelude: None };
     let mut handle = ScriptHandle::spawn(spec, "test").expect("thread");
     let mut due: BTreeMap<u64, Vec<(u32, Json)>> = BTreeMap::new();
     let mut calls = Vec::new();
