@@ -1,8 +1,9 @@
 //! `WorldPlugin`: keeps each bot's [`World`] current from the world packets — LevelChunk (stored,
 //! or answered with one SubChunkRequest per column in request mode), SubChunk, UpdateBlock,
-//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns. It also
-//! wires the bot's block ids from StartGame, registers the world commands and emits the world
-//! events.
+//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns. The
+//! sub-chunks come from the process's [`BlockStore`], so bots told the same blocks hold one copy
+//! (a block update makes the bot its own copy first). It also wires the bot's block ids from
+//! StartGame, registers the world commands and emits the world events.
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
@@ -138,22 +139,21 @@ pub fn handle_world_packets(
                 world.share_sub_chunk_at(&mut store, pos[0], pos[1], pos[2]);
             }
         } else if let Some(u) = pkt.view::<UpdateSubChunkBlocks>() {
-            // Each changed sub-chunk goes back to the store once, after all its updates.
-            let mut changed_at: Option<[i32; 3]> = None;
+            // Each changed sub-chunk goes back to the store once, after all of the packet's
+            // updates (the entries name absolute positions, possibly in several sub-chunks).
+            let mut touched: Vec<[i32; 3]> = Vec::new();
             for (layer, list) in [(0, &u.blocks), (1, &u.extra)] {
                 for e in list {
                     let pos = [e.position.x, e.position.y, e.position.z];
-                    if apply_update(&mut world, pkt.bot, pos, layer, e.runtime_id, &mut changed) {
-                        let sub = pos.map(|c| c >> 4);
-                        if let Some(last) = changed_at.filter(|last| last.map(|c| c >> 4) != sub) {
-                            world.share_sub_chunk_at(&mut store, last[0], last[1], last[2]);
-                        }
-                        changed_at = Some(pos);
+                    if apply_update(&mut world, pkt.bot, pos, layer, e.runtime_id, &mut changed)
+                        && !touched.iter().any(|t| t.map(|c| c >> 4) == pos.map(|c| c >> 4))
+                    {
+                        touched.push(pos);
                     }
                 }
             }
-            if let Some(last) = changed_at {
-                world.share_sub_chunk_at(&mut store, last[0], last[1], last[2]);
+            for pos in touched {
+                world.share_sub_chunk_at(&mut store, pos[0], pos[1], pos[2]);
             }
         } else if let Some(d) = pkt.view::<DimensionData>() {
             for def in &d.definitions {
@@ -192,7 +192,8 @@ fn on_level_chunk(world: &mut World, store: &mut BlockStore, conn: &mut Connecti
         ColumnMode::Request(_) => (0, true),
     };
     let air = world.air_id();
-    let read = |r: &mut clawcraft_protocol::io::Reader<'_>| store.read_sub_chunk(r, air).map(|s| (s.y_index, s.sub_chunk));
+    let read =
+        |r: &mut clawcraft_protocol::io::Reader<'_>| store.read_sub_chunk(r, air).map(|s| (s.y_index, s.sub_chunk));
     let (sub_chunks, block_entities) =
         match read_level_chunk_payload(&lc.payload.0, count, h.sub_chunk_count(), request, read) {
             Ok(p) => p,

@@ -1,17 +1,27 @@
 //! [`BlockStore`]: the sub-chunks of every bot of the process, each distinct content held once.
 //!
 //! A bot's [`World`](super::World) keeps its own columns (which columns it has, its dimension,
-//! its heights), but a column's slots hold `Arc<SubChunk>`s handed out by this store. The store
-//! is content-addressed: a sub-chunk is looked up by a hash of its blocks and shared only after
-//! an exact comparison, so two bots (of one server or of two) hold one copy exactly when they
-//! were told the same blocks, whatever the position. Sub-chunks arriving from the network are
-//! hashed and compared in their wire form, so a payload that is already held is not decoded
-//! again.
+//! its heights, its LRU clock), but a column's slots hold `Arc<SubChunk>`s handed out by this
+//! store. Bots on the same server and dimension are told the same blocks for the same area, so
+//! they end up holding one copy of each sub-chunk.
+//!
+//! The store is content-addressed rather than keyed by server, dimension and position: a
+//! sub-chunk is looked up by a hash of its paletted form (layers, widths, palettes of raw
+//! network ids, packed indices) and shared only after an exact comparison of that form. Bots
+//! hold one copy when they were told the same blocks in the same form — decoded from the same
+//! bytes, or changed by the same updates from the same copy — so nothing a server did not tell
+//! a bot can reach its world: a bot that has not yet received a block update still holds the
+//! old content, and a bot of another server or dimension shares only sub-chunks equal to its
+//! own (each bot reads the ids with its own registry, as it would its own copy). The same
+//! blocks in another form (another palette order, say) are not found, which costs a copy,
+//! never correctness. Sub-chunks arriving from the network are hashed and compared in their
+//! wire form, so a payload that is already held is not decoded again.
 //!
 //! Writes never go through the store: a block update makes the bot's own copy
-//! (`Arc::make_mut`), and [`BlockStore::share`] then puts it back in the store, where a bot that
-//! received the same updates finds it. The store holds `Weak` references only: the last bot
-//! dropping a sub-chunk frees it, and dead entries are pruned as the store grows.
+//! (`Arc::make_mut`, copying only when another holder exists), and [`BlockStore::share`] then
+//! puts it back in the store, where a bot that received the same updates finds it. The store
+//! holds `Weak` references only: the last bot dropping a sub-chunk (evicting its column,
+//! changing dimension, leaving) frees it, and dead entries are pruned as the store grows.
 
 use std::collections::HashMap;
 use std::hash::Hasher;
@@ -21,13 +31,13 @@ use bevy_ecs::resource::Resource;
 use clawcraft_protocol::io::{ReadError, Reader};
 use rustc_hash::{FxBuildHasher, FxHasher};
 
+use super::BlockEntity;
 use super::storage::{PalettedStorage, VALID_BITS, min_bits, word_count};
 use super::wire::{MAX_LAYERS, SubChunkOutcome, decode_block_entities, decode_sub_chunk};
 use super::world::SubChunk;
-use super::BlockEntity;
 
 /// Words hashed per `Hasher::write`: the wire and the decoded form are hashed in pieces of the
-/// same size, so both give the same hash for the same blocks.
+/// same size, so both give the same hash for the same blocks. Also the words compared per step.
 const HASH_WORDS: usize = 64;
 
 /// Entries kept before the first prune of dead ones.
@@ -40,7 +50,8 @@ pub struct StoreStats {
     pub decoded: u64,
     /// Wire sub-chunks found in the store (not decoded).
     pub reused: u64,
-    /// Sub-chunks put back after a change that were found in the store (the bot's copy dropped).
+    /// Sub-chunks a bot made (decoded from a non-canonical encoding, or changed by block
+    /// updates) that were found already held: the bot's copy was dropped for the held one.
     pub converged: u64,
 }
 
@@ -68,8 +79,9 @@ pub enum SharedOutcome {
 /// process, shared by every bot.
 #[derive(Resource, Default)]
 pub struct BlockStore {
-    /// Content hash → the sub-chunk holding that content. One entry per hash: on the (never
-    /// expected) collision of two live contents, the later one simply stays unshared.
+    /// Content hash → the sub-chunk holding that content. One entry per hash: when two live
+    /// contents collide (by chance, or made to by a hostile server: the hash is not keyed), the
+    /// later one stays unshared, which costs memory and never correctness.
     entries: HashMap<u64, Weak<SubChunk>, FxBuildHasher>,
     /// Size of `entries` at which dead entries are pruned next.
     prune_at: usize,
@@ -95,14 +107,18 @@ impl BlockStore {
 
     /// Heap bytes of every distinct live sub-chunk (each counted once) and of the index.
     pub fn heap_bytes(&self) -> usize {
+        // A hashbrown table: one control byte per bucket besides the entry.
         let index = self.entries.capacity() * (size_of::<u64>() + size_of::<Weak<SubChunk>>() + 1);
-        let arc = 2 * size_of::<usize>() + size_of::<SubChunk>();
-        index + self.entries.values().filter_map(Weak::upgrade).map(|s| arc + s.heap_bytes()).sum::<usize>()
+        index + self.entries.values().filter_map(Weak::upgrade).map(|s| s.shared_bytes()).sum::<usize>()
     }
 
     /// The stored sub-chunk equal to `sub_chunk`, or `sub_chunk` itself, now stored.
     pub fn share(&mut self, sub_chunk: Arc<SubChunk>) -> Arc<SubChunk> {
-        let key = content_key(&sub_chunk);
+        self.share_keyed(content_key(&sub_chunk), sub_chunk)
+    }
+
+    /// [`share`](Self::share) with the sub-chunk's [`content_key`] already known.
+    fn share_keyed(&mut self, key: u64, sub_chunk: Arc<SubChunk>) -> Arc<SubChunk> {
         if let Some(held) = self.entries.get(&key).and_then(Weak::upgrade) {
             if Arc::ptr_eq(&held, &sub_chunk) {
                 return sub_chunk;
@@ -134,7 +150,8 @@ impl BlockStore {
     pub fn read_sub_chunk(&mut self, r: &mut Reader<'_>, air: u32) -> Result<SharedSubChunk, ReadError> {
         let rest = r.clone().rest();
         let mut probe = Reader::new(rest);
-        if let Ok(Some(scan)) = scan_wire(&mut probe, air) {
+        let scanned = scan_wire(&mut probe, air).ok().flatten();
+        if let Some(scan) = &scanned {
             let span = &rest[..probe.position()];
             if let Some(held) = self.entries.get(&scan.key).and_then(Weak::upgrade)
                 && wire_equals(span, &held, air)
@@ -147,8 +164,11 @@ impl BlockStore {
         let wire = decode_sub_chunk(r)?;
         self.stats.decoded += 1;
         let y_index = wire.y_index;
-        let sub_chunk = self.share(Arc::new(SubChunk::from_wire(wire, air)));
-        Ok(SharedSubChunk { y_index, sub_chunk })
+        let sub_chunk = Arc::new(SubChunk::from_wire(wire, air));
+        // A canonical wire form hashes as its decoded form does: no second pass over the blocks.
+        let key = scanned.map_or_else(|| content_key(&sub_chunk), |scan| scan.key);
+        debug_assert_eq!(key, content_key(&sub_chunk), "the wire hash is the decoded hash");
+        Ok(SharedSubChunk { y_index, sub_chunk: self.share_keyed(key, sub_chunk) })
     }
 
     /// What a SubChunk entry delivers (as [`sub_chunk_outcome`](super::wire::sub_chunk_outcome)),
@@ -313,12 +333,6 @@ fn layer_equals(r: &mut Reader<'_>, layer: &PalettedStorage) -> Result<bool, Rea
         return Ok(layer.palette() == [r.var_i32()? as u32]);
     }
     let raw = r.bytes(word_count(bits) * 4)?;
-    let words = layer.words();
-    if words.len() * 4 != raw.len()
-        || !raw.chunks_exact(4).zip(words).all(|(b, w)| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == *w)
-    {
-        return Ok(false);
-    }
     let palette = layer.palette();
     if usize::try_from(r.var_i32()?).ok() != Some(palette.len()) {
         return Ok(false);
@@ -328,7 +342,17 @@ fn layer_equals(r: &mut Reader<'_>, layer: &PalettedStorage) -> Result<bool, Rea
             return Ok(false);
         }
     }
-    Ok(true)
+    // The palette first (it tells most sub-chunks apart), then the words, compared a block of
+    // them at a time without a branch per word.
+    let words = layer.words();
+    Ok(words.len() * 4 == raw.len()
+        && raw.chunks(HASH_WORDS * 4).zip(words.chunks(HASH_WORDS)).all(|(bytes, words)| {
+            bytes
+                .chunks_exact(4)
+                .zip(words)
+                .fold(0, |diff, (b, w)| diff | (u32::from_le_bytes([b[0], b[1], b[2], b[3]]) ^ w))
+                == 0
+        }))
 }
 
 #[cfg(test)]

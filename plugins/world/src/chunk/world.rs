@@ -104,6 +104,12 @@ impl SubChunk {
         self.layers.capacity() * size_of::<PalettedStorage>()
             + self.layers.iter().map(|s| s.heap_bytes()).sum::<usize>()
     }
+
+    /// Bytes of one shared allocation of this sub-chunk: the `Arc`'s counts, the sub-chunk
+    /// itself and what its layers own.
+    pub fn shared_bytes(&self) -> usize {
+        2 * size_of::<usize>() + size_of::<SubChunk>() + self.heap_bytes()
+    }
 }
 
 /// A chunk column: sub-chunks from the dimension's lowest up. `None` = no data (not sent yet,
@@ -125,14 +131,8 @@ impl ChunkColumn {
         ChunkColumn { sub_chunks: (0..n).map(|_| None).collect(), block_entities: Vec::new(), last_access: 0.into() }
     }
 
-    /// Heap bytes reachable from the column (slots, sub-chunks — shared ones counted in full —
-    /// and block entities).
-    pub fn heap_bytes(&self) -> usize {
-        self.view_heap_bytes()
-            + self.sub_chunks.iter().flatten().map(|s| 2 * size_of::<usize>() + size_of::<SubChunk>() + s.heap_bytes()).sum::<usize>()
-    }
-
-    /// Heap bytes of the column itself: its slots and block entities, not the sub-chunks.
+    /// Heap bytes of the column itself: its slots and block entities, not the sub-chunks (which
+    /// may be shared with other bots; see [`World::heap_bytes`]).
     pub fn view_heap_bytes(&self) -> usize {
         self.sub_chunks.capacity() * size_of::<Option<Arc<SubChunk>>>()
             + self.block_entities.capacity() * size_of::<BlockEntity>()
@@ -314,8 +314,7 @@ impl World {
     /// in `store`: a bot that already holds the same blocks lends its copy.
     pub fn share_sub_chunk_at(&mut self, store: &mut super::BlockStore, x: i32, y: i32, z: i32) {
         let Some(i) = self.heights().index_of_y(y) else { return };
-        let Some(slot) = self.columns.get_mut(&(x >> 4, z >> 4)).and_then(|c| c.sub_chunks.get_mut(i)?.as_mut())
-        else {
+        let Some(slot) = self.columns.get_mut(&(x >> 4, z >> 4)).and_then(|c| c.sub_chunks.get_mut(i)?.as_mut()) else {
             return;
         };
         *slot = store.share(Arc::clone(slot));
@@ -328,11 +327,22 @@ impl World {
         Some(sc.contains_id(id))
     }
 
-    /// Heap bytes reachable from every column (the map's own table included), sub-chunks
-    /// shared with other bots counted in full.
+    /// Heap bytes this world holds: the column map, the columns' slots and block entities, and
+    /// every distinct sub-chunk once (a sub-chunk in several slots, e.g. air, counts once). Held
+    /// alone, the world would cost this much; sub-chunks shared with other bots count here in
+    /// full, as they do in theirs. The process's total is every world's
+    /// [`view_heap_bytes`](Self::view_heap_bytes) plus the store's
+    /// [`heap_bytes`](super::BlockStore::heap_bytes).
     pub fn heap_bytes(&self) -> usize {
-        self.columns.capacity() * (size_of::<(i32, i32)>() + size_of::<ChunkColumn>())
-            + self.columns.values().map(ChunkColumn::heap_bytes).sum::<usize>()
+        let mut seen = rustc_hash::FxHashSet::default();
+        let sub_chunks: usize = self
+            .columns
+            .values()
+            .flat_map(|c| c.sub_chunks.iter().flatten())
+            .filter(|s| seen.insert(Arc::as_ptr(s)))
+            .map(|s| s.shared_bytes())
+            .sum();
+        self.view_heap_bytes() + sub_chunks
     }
 
     /// Heap bytes of this bot's view alone: the column map, the columns' slots and block
@@ -389,10 +399,7 @@ impl World {
         block_entities: Vec<BlockEntity>,
     ) -> Vec<usize> {
         let air = self.air_id;
-        let subs = sub_chunks
-            .into_iter()
-            .map(|w| (w.y_index, Arc::new(SubChunk::from_wire(w, air))))
-            .collect();
+        let subs = sub_chunks.into_iter().map(|w| (w.y_index, Arc::new(SubChunk::from_wire(w, air)))).collect();
         self.store_column(cx, cz, mode, subs, block_entities, &Arc::new(SubChunk::uniform(air)))
     }
 
