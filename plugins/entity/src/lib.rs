@@ -6,6 +6,25 @@
 //! RemoveEntity) to those entities. Positions are always feet positions: the eye offset of
 //! players (1.62) is taken off on arrival.
 //!
+//! What is shared between bots and what is not: what an entity is ([`EntityKind`]) and who a
+//! player is ([`PlayerInfo`]) are shared records ([`EntityRecords`]), one per distinct content
+//! in the process, however many bots see that zombie or that player. The rest — ids, position,
+//! motion, rotation, flags, name tag, item stack — is kept per bot, for two reasons:
+//!
+//! - Nothing in the protocol says that two bots see the same entity. Runtime (and unique) ids
+//!   may be numbered per connection: dragonfly gives each session's entities ids from that
+//!   session's own counter, the player itself always 1 (`server/session`:
+//!   `selfEntityRuntimeID`, `currentEntityRuntimeID`), so one runtime id names different mobs
+//!   for two bots, and one mob has different ids; a table keyed by server and runtime id would
+//!   mix them up.
+//! - Each bot's view is what its own connection told it, at the time it arrived: a mob moved in
+//!   one bot's stream has not moved for a bot whose packet is still in flight, and entities come
+//!   and go with each bot's own view distance. A merged entity would let one bot's packets
+//!   change what another sees, which `danger`, `nearby` and the motion tracks must not do.
+//!
+//! The per-tick proximity work ([`EntitySet::Proximity`]) groups the entities by bot in one pass,
+//! so its cost follows the entities tracked, not bots × entities.
+//!
 //! Packets: AddPlayer, AddEntity (string identifier → name and category from
 //! the vendored entity table), AddItemEntity, RemoveEntity (by **unique** id), TakeItemEntity,
 //! MoveEntity, MoveEntityDelta (absolute values for the axes present), MovePlayer of others,
@@ -21,12 +40,15 @@ mod events;
 mod motion;
 pub mod packets;
 mod proximity;
+pub mod records;
 mod roster;
 mod sight;
 pub mod table;
 mod tracking;
 
 use std::collections::HashMap;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
@@ -41,9 +63,10 @@ pub use commands::{
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
 pub use motion::{MOTION_WINDOW, MotionTrack, STILL_SPEED, heading};
 pub use proximity::{
-    CLOSE_ENTER, CLOSE_LEAVE, DANGER_CLOSE, DANGER_LEAVE_MARGIN, DANGER_MELEE, DangerZone, NEAR_ENTER, NEAR_LEAVE,
-    Proximity, Threat, Zone, next_danger_zone, next_zone,
+    ByBot, CLOSE_ENTER, CLOSE_LEAVE, DANGER_CLOSE, DANGER_LEAVE_MARGIN, DANGER_MELEE, DangerZone, NEAR_ENTER,
+    NEAR_LEAVE, Proximity, Threat, Zone, next_danger_zone, next_zone,
 };
+pub use records::{EntityRecords, KindRecord, PlayerIdentity, SharedRecords};
 pub use roster::{Roster, RosterEntry, platform_name};
 pub use sight::entity_on_ray;
 pub use table::{EntityCategory, EntityInfo, EntityTable, classify, classify_for};
@@ -61,17 +84,16 @@ pub struct WorldEntity {
     pub unique_id: i64,
 }
 
-/// What an entity is.
+/// What an entity is: a record shared by every entity of that kind that any bot sees (see
+/// [`EntityRecords`]); its fields read through `Deref` (`kind.name`, `kind.category`).
 #[derive(Component, Debug, Clone, PartialEq, Eq)]
-pub struct EntityKind {
-    /// Identifier, e.g. `minecraft:zombie` (`minecraft:player`, `minecraft:item` for those).
-    pub identifier: String,
-    /// Short name, e.g. `zombie`.
-    pub name: String,
-    /// Human name, e.g. `Zombie`.
-    pub display_name: String,
-    /// Hostile, passive, neutral, player, item or other.
-    pub category: EntityCategory,
+pub struct EntityKind(pub Arc<KindRecord>);
+
+impl Deref for EntityKind {
+    type Target = KindRecord;
+    fn deref(&self) -> &KindRecord {
+        &self.0
+    }
 }
 
 /// Feet position (players' eye offset removed; items and others as sent).
@@ -108,15 +130,16 @@ impl EntityFlags {
     }
 }
 
-/// Who another player is.
+/// Who another player is: a record shared by every bot that sees that player (see
+/// [`EntityRecords`]); its fields read through `Deref` (`info.name`, `info.uuid`).
 #[derive(Component, Debug, Clone, PartialEq, Eq)]
-pub struct PlayerInfo {
-    /// Player name.
-    pub name: String,
-    /// UUID (matches the roster).
-    pub uuid: String,
-    /// Lower-case platform (`windows`, `android`, …), `unknown` when not told.
-    pub platform: String,
+pub struct PlayerInfo(pub Arc<PlayerIdentity>);
+
+impl Deref for PlayerInfo {
+    type Target = PlayerIdentity;
+    fn deref(&self) -> &PlayerIdentity {
+        &self.0
+    }
 }
 
 /// A dropped item stack.
@@ -141,9 +164,9 @@ pub struct IndexEntry {
     pub unique_id: i64,
     /// What it is (counts without touching the entity).
     pub category: EntityCategory,
-    /// Name and UUID of a player, kept here so events can name a player removed in the tick it
-    /// was added (before its components exist).
-    pub player: Option<(String, String)>,
+    /// Who a player is, kept here so events can name a player removed in the tick it was added
+    /// (before its components exist).
+    pub player: Option<Arc<PlayerIdentity>>,
 }
 
 /// A bot's entities by runtime id and by unique id. Lives on the bot's entity.
@@ -274,6 +297,7 @@ impl Plugin for EntityPlugin {
             app.add_plugins(CorePlugin);
         }
         app.init_resource::<EntitySettings>()
+            .init_resource::<EntityRecords>()
             .add_message::<ItemPickedUp>()
             .configure_sets(
                 clawcraft_core::TickWork,
@@ -307,6 +331,7 @@ impl Plugin for EntityPlugin {
                     .in_set(EntitySet::Proximity)
                     .run_if(proximity::anyone_around),
             )
+            .add_observer(tracking::forget_with_bot)
             .insert_resource(clawcraft_core::EntitySight(sight::entity_on_ray))
             .add_agent_command::<Nearby>()
             .add_agent_command::<Players>()

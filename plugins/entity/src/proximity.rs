@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use bevy_ecs::entity::EntityHashMap;
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, DangerChange, DangerMode, DangerPolicy, Lifecycle, Position, TickCount, Vec3};
 
@@ -161,22 +162,49 @@ pub fn anyone_around(tracked: Query<(), With<SeenBy>>, bots: Query<&Proximity>) 
     !tracked.is_empty() || bots.iter().any(|p| !p.zones.is_empty() || !p.threats.is_empty())
 }
 
+/// The entities of every bot, grouped by bot in one pass over the entities, so a per-tick system
+/// visits each entity once rather than once per bot (each entity is [`SeenBy`] exactly one bot).
+/// Within a bot the entities keep the query's order, the order of their events.
+#[derive(Debug, Default)]
+pub struct ByBot {
+    groups: EntityHashMap<Vec<Entity>>,
+}
+
+impl ByBot {
+    /// Regroups `(bot, entity)` pairs, keeping the groups' allocations. A bot with nothing
+    /// in the previous pass loses its group (a bot that left does not stay).
+    pub fn regroup(&mut self, pairs: impl IntoIterator<Item = (Entity, Entity)>) {
+        self.groups.retain(|_, group| {
+            let used = !group.is_empty();
+            group.clear();
+            used
+        });
+        for (bot, entity) in pairs {
+            self.groups.entry(bot).or_default().push(entity);
+        }
+    }
+
+    /// The entities of `bot`, in the order they were given.
+    pub fn of(&self, bot: Entity) -> &[Entity] {
+        self.groups.get(&bot).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// Emits zone changes of the players each spawned bot sees.
 pub fn player_zones(
     mut bots: Query<(Entity, &Lifecycle, &Position, &mut Proximity)>,
     players: Query<(Entity, &SeenBy, &EntityPosition, &PlayerInfo)>,
+    mut by_bot: Local<ByBot>,
     mut events: MessageWriter<AgentEvent>,
 ) {
+    by_bot.regroup(players.iter().map(|(entity, seen_by, ..)| (seen_by.0, entity)));
     for (bot, lifecycle, bot_pos, mut proximity) in &mut bots {
         if *lifecycle != Lifecycle::Spawned {
             continue;
         }
-        let mut seen = HashSet::new();
-        for (entity, seen_by, pos, info) in &players {
-            if seen_by.0 != bot {
-                continue;
-            }
-            seen.insert(entity);
+        let mine = by_bot.of(bot);
+        for &entity in mine {
+            let Ok((_, _, pos, info)) = players.get(entity) else { continue };
             let distance = bot_pos.0.distance(pos.0);
             let old = proximity.zones.get(&entity).copied();
             let new = next_zone(old, distance);
@@ -197,29 +225,36 @@ pub fn player_zones(
                 events.write(AgentEvent::new(PlayerLeftNearby { bot, name, uuid, zone, distance }));
             }
         }
-        proximity.zones.retain(|e, _| seen.contains(e));
+        if !proximity.zones.is_empty() {
+            let seen: HashSet<Entity> = mine.iter().copied().collect();
+            proximity.zones.retain(|e, _| seen.contains(e));
+        }
     }
 }
 
 /// Emits `danger` for hostile mobs within `danger_mob_dist`, paced by the [`DangerPolicy`].
+#[allow(clippy::too_many_arguments)]
 pub fn danger(
     mut bots: Query<(Entity, &Lifecycle, &Position, &mut Proximity)>,
     mobs: Query<(Entity, &SeenBy, &EntityKind, &EntityPosition, &WorldEntity)>,
+    mut by_bot: Local<ByBot>,
     settings: Res<EntitySettings>,
     policy: Res<DangerPolicy>,
     tick: Res<TickCount>,
     mut events: MessageWriter<AgentEvent>,
 ) {
+    by_bot.regroup(
+        mobs.iter()
+            .filter(|(_, _, kind, ..)| kind.category == EntityCategory::Hostile)
+            .map(|(entity, seen_by, ..)| (seen_by.0, entity)),
+    );
     for (bot, lifecycle, bot_pos, mut proximity) in &mut bots {
         if *lifecycle != Lifecycle::Spawned {
             continue;
         }
-        let mut seen = HashSet::new();
-        for (entity, seen_by, kind, pos, ids) in &mobs {
-            if seen_by.0 != bot || kind.category != EntityCategory::Hostile {
-                continue;
-            }
-            seen.insert(entity);
+        let mine = by_bot.of(bot);
+        for &entity in mine {
+            let Ok((_, _, kind, pos, ids)) = mobs.get(entity) else { continue };
             // Rounded as reported, so a mob reported at 5.0 blocks is in the zone of 5 (the
             // f32 positions of the wire would put it a hair outside).
             let distance = round2(bot_pos.0.distance(pos.0));
@@ -245,7 +280,11 @@ pub fn danger(
                 events.write(AgentEvent::new(e));
             }
         }
+        if proximity.threats.is_empty() {
+            continue;
+        }
         // Despawned (or no longer hostile): gone, with what was last known.
+        let seen: HashSet<Entity> = mine.iter().copied().collect();
         let mode = policy.mode;
         proximity.threats.retain(|entity, threat| {
             if seen.contains(entity) {

@@ -13,6 +13,7 @@ use crate::packets::{
     RemoveEntity, SetEntityData, SetEntityMotion, TakeItemEntity,
 };
 use crate::proximity::Proximity;
+use crate::records::{EntityRecords, KindRecord, PlayerIdentity};
 use crate::roster::{Roster, platform_name};
 use crate::table::{EntityCategory, classify_for};
 use crate::{
@@ -101,6 +102,16 @@ pub fn forget_on_disconnect(
     }
 }
 
+/// A bot leaving the process (`bot_remove`, the old entity of a reconnect) takes the entities it
+/// saw with it: nothing else would despawn them ([`forget_on_disconnect`] works on a bot that
+/// is still there), and they would keep their shared records held.
+pub fn forget_with_bot(despawned: On<Despawn<EntityIndex>>, bots: Query<&EntityIndex>, mut commands: Commands) {
+    let Ok(index) = bots.get(despawned.entity) else { return };
+    for entry in index.entries() {
+        commands.entity(entry.entity).try_despawn();
+    }
+}
+
 /// Remembers item identifiers so dropped items can be named.
 pub fn handle_item_registry(mut packets: MessageReader<ClientboundPacket>, mut bots: Query<&mut ItemNames>) {
     for packet in packets.read() {
@@ -122,6 +133,7 @@ pub fn handle_lifecycle(
     mut commands: Commands,
     mut events: MessageWriter<AgentEvent>,
     mut pickups: MessageWriter<ItemPickedUp>,
+    mut records: ResMut<EntityRecords>,
     tick: Res<TickCount>,
 ) {
     for packet in packets.read() {
@@ -145,21 +157,24 @@ pub fn handle_lifecycle(
             };
             let (tag, flags) = metadata_values(&p.metadata);
             let position = feet(p.position, EntityCategory::Player);
+            let kind = records.kinds.share(KindRecord {
+                identifier: "minecraft:player".into(),
+                name: "player".into(),
+                display_name: p.username.clone(),
+                category: EntityCategory::Player,
+            });
+            let player =
+                records.players.share(PlayerIdentity { name: p.username.clone(), uuid: p.uuid.clone(), platform });
             let mut e = commands.spawn((
                 SeenBy(bot),
                 WorldEntity { runtime_id: p.runtime_id, unique_id: p.unique_id },
-                EntityKind {
-                    identifier: "minecraft:player".into(),
-                    name: "player".into(),
-                    display_name: p.username.clone(),
-                    category: EntityCategory::Player,
-                },
+                EntityKind(kind),
                 EntityPosition(position),
                 MotionTrack::at(tick.0, position),
                 EntityVelocity(vec(p.velocity)),
                 EntityRotation { yaw: p.yaw, pitch: p.pitch, head_yaw: p.head_yaw },
                 EntityFlags(flags.unwrap_or(0)),
-                PlayerInfo { name: p.username.clone(), uuid: p.uuid.clone(), platform },
+                PlayerInfo(player.clone()),
             ));
             if let Some(tag) = tag.filter(|t| !t.is_empty()) {
                 e.insert(NameTag(tag));
@@ -172,7 +187,7 @@ pub fn handle_lifecycle(
                     runtime_id: p.runtime_id,
                     unique_id: p.unique_id,
                     category: EntityCategory::Player,
-                    player: Some((p.username.clone(), p.uuid.clone())),
+                    player: Some(player),
                 },
                 &mut commands,
             );
@@ -188,7 +203,12 @@ pub fn handle_lifecycle(
             let mut e = commands.spawn((
                 SeenBy(bot),
                 WorldEntity { runtime_id: a.runtime_id, unique_id: a.unique_id },
-                EntityKind { identifier: a.entity_type.clone(), name, display_name, category },
+                EntityKind(records.kinds.share(KindRecord {
+                    identifier: a.entity_type.clone(),
+                    name,
+                    display_name,
+                    category,
+                })),
                 EntityPosition(feet(a.position, category)),
                 MotionTrack::at(tick.0, feet(a.position, category)),
                 EntityVelocity(vec(a.velocity)),
@@ -212,12 +232,12 @@ pub fn handle_lifecycle(
                 .spawn((
                     SeenBy(bot),
                     WorldEntity { runtime_id: a.runtime_entity_id, unique_id: a.entity_id_self },
-                    EntityKind {
+                    EntityKind(records.kinds.share(KindRecord {
                         identifier: "minecraft:item".into(),
                         name: "item".into(),
                         display_name: "Item".into(),
                         category: EntityCategory::Item,
-                    },
+                    })),
                     EntityPosition(feet(a.position, EntityCategory::Item)),
                     MotionTrack::at(tick.0, feet(a.position, EntityCategory::Item)),
                     EntityVelocity(vec(a.velocity)),
@@ -245,7 +265,8 @@ pub fn handle_lifecycle(
             };
             commands.entity(entry.entity).try_despawn();
             proximity.forget(entry.entity);
-            if let Some((name, uuid)) = entry.player {
+            if let Some(player) = entry.player {
+                let (name, uuid) = (player.name.clone(), player.uuid.clone());
                 events.write(AgentEvent::new(PlayerDisappear { bot: packet.bot, name, uuid }));
             }
         } else if let Some(t) = packet.view::<TakeItemEntity>() {

@@ -20,7 +20,7 @@ use clawcraft_core::{
     ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, EntityIds, Outcome,
     Position, TickCount, Vec3,
 };
-use clawcraft_entity::{EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
+use clawcraft_entity::{ByBot, EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
 use clawcraft_inventory::{AQUA_AFFINITY, EFFICIENCY, Inventory, InventoryJobs, ItemIds, JobResult, Move, SlotRef};
 use clawcraft_movement::Mover;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -393,7 +393,8 @@ pub fn watch_mining(
     mut packets: MessageReader<ClientboundPacket>,
     mut picked: MessageReader<ItemPickedUp>,
     mut bots: Query<(Entity, &mut Mining, &mut MineTrace, &BlockWorld, Option<&BlockIds>)>,
-    items: Query<(&SeenBy, &WorldEntity, &EntityPosition, &ItemEntity)>,
+    items: Query<(Entity, &SeenBy, &WorldEntity, &EntityPosition, &ItemEntity)>,
+    mut by_bot: Local<ByBot>,
     ticks: Res<TickCount>,
 ) {
     let now = ticks.0;
@@ -421,12 +422,17 @@ pub fn watch_mining(
             });
         }
     }
+    // Each bot's items, grouped in one pass (not every item once per mining bot).
+    if bots.iter().any(|(_, m, ..)| matches!(m.phase, Phase::Predicted(_) | Phase::Confirmed(_))) {
+        by_bot.regroup(items.iter().map(|(entity, seen, ..)| (seen.0, entity)));
+    }
     for (bot, mut m, ..) in &mut bots {
         if !matches!(m.phase, Phase::Predicted(_) | Phase::Confirmed(_)) {
             continue;
         }
-        for (seen, w, p, item) in &items {
-            if seen.0 != bot || !near(p.0, m.pos, 2.0) || m.preexisting.contains(&w.runtime_id) {
+        for &entity in by_bot.of(bot) {
+            let Ok((_, _, w, p, item)) = items.get(entity) else { continue };
+            if !near(p.0, m.pos, 2.0) || m.preexisting.contains(&w.runtime_id) {
                 continue;
             }
             if !m.drops.iter().any(|d| d.runtime_id == w.runtime_id) {

@@ -277,10 +277,11 @@ pub trait NavGrid {
 /// One decoded sub-chunk: 4096 cells.
 type Dense = Box<[NavCell; 4096]>;
 
-/// The sub-chunks of a box of the bot's world, copied so a search can run off the game thread,
+/// The sub-chunks of a box of the bot's world, held (shared `Arc`s, not copies: a block update
+/// arriving meanwhile makes the world its own copy) so a search can run off the game thread,
 /// decoded to [`NavCell`]s lazily, one sub-chunk at a time, on first use.
 pub struct Snapshot {
-    raw: FxHashMap<(i32, i32, i32), SubChunk>,
+    raw: FxHashMap<(i32, i32, i32), Arc<SubChunk>>,
     /// Decoded sub-chunks and where each is in `decoded`.
     index: FxHashMap<(i32, i32, i32), u32>,
     decoded: Vec<Dense>,
@@ -296,7 +297,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Copies the sub-chunks of columns `cx0..=cx1` × `cz0..=cz1` and sub-chunk rows
+    /// Takes the sub-chunks of columns `cx0..=cx1` × `cz0..=cz1` and sub-chunk rows
     /// `sy0..=sy1` (absolute sub-chunk y) of `world`.
     pub fn capture(world: &World, ids: Arc<IdTable>, cols: [i32; 4], rows: [i32; 2]) -> Self {
         let h = world.heights();

@@ -1,8 +1,9 @@
 //! `WorldPlugin`: keeps each bot's [`World`] current from the world packets — LevelChunk (stored,
 //! or answered with one SubChunkRequest per column in request mode), SubChunk, UpdateBlock,
-//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns. It also
-//! wires the bot's block ids from StartGame, registers the world commands and emits the world
-//! events.
+//! UpdateSubChunkBlocks, DimensionData, ChangeDimension — and evicts far or stale columns. The
+//! sub-chunks come from the process's [`BlockStore`], so bots told the same blocks hold one copy
+//! (a block update makes the bot its own copy first). It also wires the bot's block ids from
+//! StartGame, registers the world commands and emits the world events.
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
@@ -17,8 +18,8 @@ use crate::chunk::packets::{
     ChangeDimension, DimensionData, StartGame, SubChunkPacket, SubChunkRequest, UpdateBlock, UpdateSubChunkBlocks,
     Vec3I8, Vec3Li, dimension_id,
 };
-use crate::chunk::wire::{decode_level_chunk_payload, sub_chunk_outcome};
-use crate::chunk::{ColumnMode, DimensionHeights, World};
+use crate::chunk::wire::read_level_chunk_payload;
+use crate::chunk::{BlockStore, ColumnMode, DimensionHeights, SharedOutcome, World};
 use crate::commands::{BlockCmd, Blocks, Chunks, CompactScanCmd, Find, Look, Raycast, ScanCmd};
 use crate::events::{
     BlockChangedEvent, ChunksEvicted, TimeEvent, WeatherEvent, emit_block_changed, track_time, track_weather,
@@ -64,6 +65,7 @@ impl Plugin for WorldPlugin {
             app.add_plugins(CorePlugin);
         }
         app.init_resource::<WorldSettings>()
+            .init_resource::<BlockStore>()
             .add_message::<BlockChanged>()
             .add_message::<ClientboundPacket>()
             .add_systems(
@@ -115,29 +117,43 @@ pub fn attach_world(mut commands: Commands<'_, '_>, bots: Query<'_, '_, Entity, 
     }
 }
 
-/// Applies the tick's world packets to each bot's [`World`].
+/// Applies the tick's world packets to each bot's [`World`], its sub-chunks from the shared
+/// [`BlockStore`].
 pub fn handle_world_packets(
     mut packets: MessageReader<'_, '_, ClientboundPacket>,
     mut bots: Query<'_, '_, (&mut World, &mut Connection)>,
+    mut store: ResMut<'_, BlockStore>,
     mut changed: MessageWriter<'_, BlockChanged>,
 ) {
     for pkt in packets.read() {
         let Ok((mut world, mut conn)) = bots.get_mut(pkt.bot) else { continue };
         if pkt.is::<LevelChunk>() {
             if let Some(lc) = pkt.view::<LevelChunk>() {
-                on_level_chunk(&mut world, &mut conn, &lc);
+                on_level_chunk(&mut world, &mut store, &mut conn, &lc);
             }
         } else if let Some(sub) = pkt.view::<SubChunkPacket>() {
-            on_sub_chunk(&mut world, &sub);
+            on_sub_chunk(&mut world, &mut store, &sub);
         } else if let Some(u) = pkt.view::<UpdateBlock>() {
             let pos = [u.position.x, u.position.y, u.position.z];
-            apply_update(&mut world, pkt.bot, pos, u.layer, u.block_runtime_id, &mut changed);
+            if apply_update(&mut world, pkt.bot, pos, u.layer, u.block_runtime_id, &mut changed) {
+                world.share_sub_chunk_at(&mut store, pos[0], pos[1], pos[2]);
+            }
         } else if let Some(u) = pkt.view::<UpdateSubChunkBlocks>() {
+            // Each changed sub-chunk goes back to the store once, after all of the packet's
+            // updates (the entries name absolute positions, possibly in several sub-chunks).
+            let mut touched: Vec<[i32; 3]> = Vec::new();
             for (layer, list) in [(0, &u.blocks), (1, &u.extra)] {
                 for e in list {
                     let pos = [e.position.x, e.position.y, e.position.z];
-                    apply_update(&mut world, pkt.bot, pos, layer, e.runtime_id, &mut changed);
+                    if apply_update(&mut world, pkt.bot, pos, layer, e.runtime_id, &mut changed)
+                        && !touched.iter().any(|t| t.map(|c| c >> 4) == pos.map(|c| c >> 4))
+                    {
+                        touched.push(pos);
+                    }
                 }
+            }
+            for pos in touched {
+                world.share_sub_chunk_at(&mut store, pos[0], pos[1], pos[2]);
             }
         } else if let Some(d) = pkt.view::<DimensionData>() {
             for def in &d.definitions {
@@ -164,7 +180,7 @@ fn column_mode(lc: &LevelChunk) -> ColumnMode {
     }
 }
 
-fn on_level_chunk(world: &mut World, conn: &mut Connection, lc: &LevelChunk) {
+fn on_level_chunk(world: &mut World, store: &mut BlockStore, conn: &mut Connection, lc: &LevelChunk) {
     if lc.dimension != world.dimension() {
         tracing::debug!(x = lc.x, z = lc.z, dimension = lc.dimension, "level chunk of another dimension");
         return;
@@ -175,14 +191,19 @@ fn on_level_chunk(world: &mut World, conn: &mut Connection, lc: &LevelChunk) {
         ColumnMode::Full(n) => (n, false),
         ColumnMode::Request(_) => (0, true),
     };
-    let payload = match decode_level_chunk_payload(&lc.payload.0, count, h.sub_chunk_count(), request) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::warn!(x = lc.x, z = lc.z, error = %e, "undecodable level chunk");
-            return;
-        }
-    };
-    let wanted = world.store_level_chunk(lc.x, lc.z, mode, payload.sub_chunks, payload.block_entities);
+    let air = world.air_id();
+    let read =
+        |r: &mut clawcraft_protocol::io::Reader<'_>| store.read_sub_chunk(r, air).map(|s| (s.y_index, s.sub_chunk));
+    let (sub_chunks, block_entities) =
+        match read_level_chunk_payload(&lc.payload.0, count, h.sub_chunk_count(), request, read) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(x = lc.x, z = lc.z, error = %e, "undecodable level chunk");
+                return;
+            }
+        };
+    let air = store.uniform(air);
+    let wanted = world.store_column(lc.x, lc.z, mode, sub_chunks, block_entities, &air);
     if !wanted.is_empty() {
         conn.send(&sub_chunk_request(lc.dimension, lc.x, lc.z, h, &wanted));
     }
@@ -200,22 +221,28 @@ pub fn sub_chunk_request(dimension: i32, cx: i32, cz: i32, h: DimensionHeights, 
     SubChunkRequest { dimension, requests, origin: Vec3Li { x: cx, y: base, z: cz } }
 }
 
-fn on_sub_chunk(world: &mut World, resp: &SubChunkPacket) {
+fn on_sub_chunk(world: &mut World, store: &mut BlockStore, resp: &SubChunkPacket) {
     if resp.dimension != world.dimension() {
         return;
     }
     let Vec3Li { x: ox, y: oy, z: oz } = resp.origin;
+    let air = world.air_id();
     for entry in &resp.entries {
         let at = (ox.wrapping_add(entry.dx.into()), oy.wrapping_add(entry.dy.into()), oz.wrapping_add(entry.dz.into()));
-        match sub_chunk_outcome(&entry.result, entry.payload.as_ref().map(|p| p.0.as_slice())) {
-            Ok(outcome) => {
-                world.apply_sub_chunk(at, outcome);
+        match store.sub_chunk_outcome(&entry.result, entry.payload.as_ref().map(|p| p.0.as_slice()), air) {
+            Ok(SharedOutcome::Loaded(sub_chunk, entities)) => {
+                world.fill_sub_chunk(at, sub_chunk, entities);
             }
+            Ok(SharedOutcome::AllAir) => {
+                world.fill_sub_chunk(at, store.uniform(air), Vec::new());
+            }
+            Ok(SharedOutcome::Unavailable(_)) => {}
             Err(e) => tracing::warn!(x = at.0, y = at.1, z = at.2, error = %e, "undecodable sub-chunk"),
         }
     }
 }
 
+/// Applies one block update; true when a loaded block changed.
 fn apply_update(
     world: &mut World,
     bot: Entity,
@@ -223,12 +250,14 @@ fn apply_update(
     layer: u32,
     id: u32,
     changed: &mut MessageWriter<'_, BlockChanged>,
-) {
-    let Ok(layer) = u8::try_from(layer) else { return };
-    if let Some(old) = world.set_block(pos[0], pos[1], pos[2], usize::from(layer), id)
-        && old != id
-    {
-        changed.write(BlockChanged { bot, pos, old, new: id, layer });
+) -> bool {
+    let Ok(layer) = u8::try_from(layer) else { return false };
+    match world.set_block(pos[0], pos[1], pos[2], usize::from(layer), id) {
+        Some(old) if old != id => {
+            changed.write(BlockChanged { bot, pos, old, new: id, layer });
+            true
+        }
+        _ => false,
     }
 }
 

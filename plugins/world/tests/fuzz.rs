@@ -230,3 +230,81 @@ fn decoders_survive_a_million_inputs() {
     assert!(accepted > runs / 20, "{accepted} of {runs} accepted");
     std::hint::black_box(acc);
 }
+
+/// The shared store hands out exactly what the decoders decode — the same blocks, the same
+/// claimed Y, the same block entities, the same error, the same bytes consumed — whether it
+/// decodes or finds the blocks already held, for lone sub-chunks, LevelChunk payloads and
+/// SubChunk entries alike (one store across all inputs, so mutations that come back to a
+/// stored input hit).
+#[test]
+fn the_block_store_reads_what_the_decoder_reads() {
+    use clawcraft_world::chunk::wire::read_level_chunk_payload;
+    use clawcraft_world::chunk::{BlockStore, SharedOutcome, SubChunk};
+    let mut rng = XorShift(0xB10C_5708_E5EE_D001);
+    let subs = sub_chunk_corpus();
+    let payloads = payload_corpus(&subs);
+    let mut store = BlockStore::default();
+    let air = 0xDBF4_4120;
+    let mut held = Vec::new();
+    let results = ["success", "success_all_air", "chunk_not_found", "invalid_dimension"];
+    for _ in 0..300_000 {
+        match rng.below(3) {
+            0 => {
+                let seed = &subs[rng.below(subs.len())];
+                let input = if rng.below(3) == 0 { seed.clone() } else { mutate(&mut rng, seed) };
+                let (mut a, mut b) = (Reader::new(&input), Reader::new(&input));
+                let want = decode_sub_chunk(&mut a).map(|w| (w.y_index, SubChunk::from_wire(w, air)));
+                let got = store.read_sub_chunk(&mut b, air);
+                match (want, got) {
+                    (Ok((y, sc)), Ok(shared)) => {
+                        assert_eq!((shared.y_index, &*shared.sub_chunk), (y, &sc), "input {input:?}");
+                        assert_eq!(a.position(), b.position(), "bytes consumed");
+                        // Keep some alive so later reads can find them.
+                        if rng.below(16) == 0 {
+                            held.push(shared.sub_chunk);
+                        }
+                    }
+                    (Err(e), Err(f)) => assert_eq!(e, f, "input {input:?}"),
+                    (want, got) => panic!("decoder {want:?}, store {got:?}, input {input:?}"),
+                }
+            }
+            1 => {
+                let (seed, n, req) = &payloads[rng.below(payloads.len())];
+                let input = if rng.below(3) == 0 { seed.clone() } else { mutate(&mut rng, seed) };
+                let n = if rng.below(8) == 0 { rng.below(6) } else { *n };
+                let want = decode_level_chunk_payload(&input, n, 4, *req).map(|p| {
+                    let subs: Vec<_> =
+                        p.sub_chunks.into_iter().map(|w| (w.y_index, SubChunk::from_wire(w, air))).collect();
+                    (subs, p.block_entities)
+                });
+                let read = |r: &mut Reader<'_>| store.read_sub_chunk(r, air).map(|s| (s.y_index, s.sub_chunk));
+                let got = read_level_chunk_payload(&input, n, 4, *req, read).map(|(subs, entities)| {
+                    (subs.into_iter().map(|(y, s)| (y, SubChunk::clone(&s))).collect::<Vec<_>>(), entities)
+                });
+                assert_eq!(want, got, "input {input:?}");
+            }
+            _ => {
+                let seed = &subs[rng.below(subs.len())];
+                let mut payload = if rng.below(3) == 0 { seed.clone() } else { mutate(&mut rng, seed) };
+                if rng.below(2) == 0 {
+                    encode_block_entity(&mut payload, "Sign", [0, 0, 0]);
+                }
+                let result = results[rng.below(results.len())];
+                let payload = (rng.below(8) != 0).then_some(payload.as_slice());
+                let want = sub_chunk_outcome(result, payload).map(|o| match o {
+                    SubChunkOutcome::Loaded(w, entities) => Some((Some(SubChunk::from_wire(w, air)), entities)),
+                    SubChunkOutcome::AllAir => Some((None, Vec::new())),
+                    SubChunkOutcome::Unavailable(_) => None,
+                });
+                let got = store.sub_chunk_outcome(result, payload, air).map(|o| match o {
+                    SharedOutcome::Loaded(s, entities) => Some((Some(SubChunk::clone(&s)), entities)),
+                    SharedOutcome::AllAir => Some((None, Vec::new())),
+                    SharedOutcome::Unavailable(_) => None,
+                });
+                assert_eq!(want, got, "{result} {payload:?}");
+            }
+        }
+    }
+    let stats = store.stats();
+    assert!(stats.reused > 10_000 && stats.decoded > 10_000, "{stats:?}");
+}

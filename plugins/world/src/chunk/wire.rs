@@ -134,32 +134,46 @@ pub fn decode_level_chunk_payload(
     dim_sub_chunks: usize,
     request_mode: bool,
 ) -> Result<ColumnPayload, ReadError> {
+    let (sub_chunks, block_entities) =
+        read_level_chunk_payload(payload, sub_chunk_count, dim_sub_chunks, request_mode, decode_sub_chunk)?;
+    Ok(ColumnPayload { sub_chunks, block_entities })
+}
+
+/// [`decode_level_chunk_payload`] with each sub-chunk read by `read_sub_chunk` (e.g. from a
+/// [`BlockStore`](super::BlockStore)): the sub-chunks and the block entities.
+pub fn read_level_chunk_payload<T>(
+    payload: &[u8],
+    sub_chunk_count: usize,
+    dim_sub_chunks: usize,
+    request_mode: bool,
+    mut read_sub_chunk: impl FnMut(&mut Reader<'_>) -> Result<T, ReadError>,
+) -> Result<(Vec<T>, Vec<BlockEntity>), ReadError> {
     let mut r = Reader::new(payload);
-    let mut out = ColumnPayload::default();
+    let mut sub_chunks = Vec::new();
     if !request_mode {
         if sub_chunk_count > dim_sub_chunks {
             return Err(invalid(format!("{sub_chunk_count} sub-chunks in a {dim_sub_chunks}-high dimension")));
         }
         for _ in 0..sub_chunk_count {
-            out.sub_chunks.push(decode_sub_chunk(&mut r)?);
+            sub_chunks.push(read_sub_chunk(&mut r)?);
         }
     }
     for i in 0..dim_sub_chunks {
         if r.is_empty() {
-            return Ok(out);
+            return Ok((sub_chunks, Vec::new()));
         }
         if !skip_biome_storage(&mut r)? && i == 0 {
             return Err(invalid("first biome storage copies a previous one"));
         }
     }
     if r.is_empty() {
-        return Ok(out);
+        return Ok((sub_chunks, Vec::new()));
     }
     // Border blocks (education edition): a count and that many bytes; always 0 in practice.
     let border = r.u8()?;
     r.bytes(usize::from(border))?;
-    out.block_entities = decode_block_entities(&mut r)?;
-    Ok(out)
+    let block_entities = decode_block_entities(&mut r)?;
+    Ok((sub_chunks, block_entities))
 }
 
 /// Reads network-NBT block entities until the input ends.

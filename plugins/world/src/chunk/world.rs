@@ -1,6 +1,11 @@
 //! A bot's view of the world: chunk columns of paletted sub-chunks, keyed by chunk position.
+//!
+//! The columns and their slots are the bot's own; the sub-chunks in the slots are shared
+//! (`Arc`) with every bot that was told the same blocks (see [`BlockStore`](super::BlockStore)).
+//! A change to a block makes the bot's own copy first, so no other bot sees it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy_ecs::component::Component;
@@ -99,14 +104,21 @@ impl SubChunk {
         self.layers.capacity() * size_of::<PalettedStorage>()
             + self.layers.iter().map(|s| s.heap_bytes()).sum::<usize>()
     }
+
+    /// Bytes of one shared allocation of this sub-chunk: the `Arc`'s counts, the sub-chunk
+    /// itself and what its layers own.
+    pub fn shared_bytes(&self) -> usize {
+        2 * size_of::<usize>() + size_of::<SubChunk>() + self.heap_bytes()
+    }
 }
 
 /// A chunk column: sub-chunks from the dimension's lowest up. `None` = no data (not sent yet,
 /// pending a SubChunk response, or the server could not provide it).
 #[derive(Debug)]
 pub struct ChunkColumn {
-    /// Sub-chunks, index 0 at the dimension's `min_y`.
-    pub sub_chunks: Vec<Option<SubChunk>>,
+    /// Sub-chunks, index 0 at the dimension's `min_y`; shared with other bots holding the same
+    /// blocks (read through `Deref`; a change goes through [`World::set_block`]).
+    pub sub_chunks: Vec<Option<Arc<SubChunk>>>,
     /// Block entities the server sent with the column and its sub-chunks.
     pub block_entities: Vec<BlockEntity>,
     /// LRU stamp: the world clock at the last access.
@@ -119,10 +131,10 @@ impl ChunkColumn {
         ChunkColumn { sub_chunks: (0..n).map(|_| None).collect(), block_entities: Vec::new(), last_access: 0.into() }
     }
 
-    /// Heap bytes owned (sub-chunk slots, storages, block entities).
-    pub fn heap_bytes(&self) -> usize {
-        self.sub_chunks.capacity() * size_of::<Option<SubChunk>>()
-            + self.sub_chunks.iter().flatten().map(SubChunk::heap_bytes).sum::<usize>()
+    /// Heap bytes of the column itself: its slots and block entities, not the sub-chunks (which
+    /// may be shared with other bots; see [`World::heap_bytes`]).
+    pub fn view_heap_bytes(&self) -> usize {
+        self.sub_chunks.capacity() * size_of::<Option<Arc<SubChunk>>>()
             + self.block_entities.capacity() * size_of::<BlockEntity>()
             + self.block_entities.iter().map(|b| b.id.capacity()).sum::<usize>()
     }
@@ -253,6 +265,12 @@ impl World {
     /// The sub-chunk holding block `(x, y, z)`, if loaded.
     pub fn sub_chunk_at(&self, x: i32, y: i32, z: i32) -> Option<&SubChunk> {
         let i = self.heights().index_of_y(y)?;
+        self.column(x >> 4, z >> 4)?.sub_chunks.get(i)?.as_deref()
+    }
+
+    /// The shared handle of the sub-chunk holding block `(x, y, z)`, if loaded.
+    pub fn shared_sub_chunk_at(&self, x: i32, y: i32, z: i32) -> Option<&Arc<SubChunk>> {
+        let i = self.heights().index_of_y(y)?;
         self.column(x >> 4, z >> 4)?.sub_chunks.get(i)?.as_ref()
     }
 
@@ -275,17 +293,31 @@ impl World {
         }
         let i = self.heights().index_of_y(y)?;
         let air = self.air_id;
-        let sc = self.column_mut(x >> 4, z >> 4)?.sub_chunks.get_mut(i)?.as_mut()?;
+        let slot = self.column_mut(x >> 4, z >> 4)?.sub_chunks.get_mut(i)?.as_mut()?;
+        let idx = block_index((x & 15) as usize, (y & 15) as usize, (z & 15) as usize);
+        // Layer 1 of a sub-chunk without one reads as air.
+        let old = slot.layers.get(layer).map_or(air, |s| s.get(idx));
+        if old == id {
+            // Nothing changes: the sub-chunk stays shared.
+            return Some(old);
+        }
+        // The bot's own copy from here on (a copy only when another bot holds this one).
+        let sc = Arc::make_mut(slot);
         if sc.layers.len() <= layer {
-            if id == air {
-                return Some(air);
-            }
             sc.layers.push(PalettedStorage::Single(air));
         }
-        let idx = block_index((x & 15) as usize, (y & 15) as usize, (z & 15) as usize);
-        let old = sc.layers[layer].get(idx);
         sc.layers[layer].set(idx, id);
         Some(old)
+    }
+
+    /// Puts the sub-chunk holding block `(x, y, z)` (after [`set_block`](Self::set_block)) back
+    /// in `store`: a bot that already holds the same blocks lends its copy.
+    pub fn share_sub_chunk_at(&mut self, store: &mut super::BlockStore, x: i32, y: i32, z: i32) {
+        let Some(i) = self.heights().index_of_y(y) else { return };
+        let Some(slot) = self.columns.get_mut(&(x >> 4, z >> 4)).and_then(|c| c.sub_chunks.get_mut(i)?.as_mut()) else {
+            return;
+        };
+        *slot = store.share(Arc::clone(slot));
     }
 
     /// Whether the sub-chunk at column `(cx, cz)`, column index `index` may contain `id` (palette
@@ -295,10 +327,29 @@ impl World {
         Some(sc.contains_id(id))
     }
 
-    /// Heap bytes held by every column (the map's own table included).
+    /// Heap bytes this world holds: the column map, the columns' slots and block entities, and
+    /// every distinct sub-chunk once (a sub-chunk in several slots, e.g. air, counts once). Held
+    /// alone, the world would cost this much; sub-chunks shared with other bots count here in
+    /// full, as they do in theirs. The process's total is every world's
+    /// [`view_heap_bytes`](Self::view_heap_bytes) plus the store's
+    /// [`heap_bytes`](super::BlockStore::heap_bytes).
     pub fn heap_bytes(&self) -> usize {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let sub_chunks: usize = self
+            .columns
+            .values()
+            .flat_map(|c| c.sub_chunks.iter().flatten())
+            .filter(|s| seen.insert(Arc::as_ptr(s)))
+            .map(|s| s.shared_bytes())
+            .sum();
+        self.view_heap_bytes() + sub_chunks
+    }
+
+    /// Heap bytes of this bot's view alone: the column map, the columns' slots and block
+    /// entities, not the (shared) sub-chunks.
+    pub fn view_heap_bytes(&self) -> usize {
         self.columns.capacity() * (size_of::<(i32, i32)>() + size_of::<ChunkColumn>())
-            + self.columns.values().map(ChunkColumn::heap_bytes).sum::<usize>()
+            + self.columns.values().map(ChunkColumn::view_heap_bytes).sum::<usize>()
     }
 
     /// Drops columns farther than `max_dist_blocks` (horizontally, from `centre` block x/z to the
@@ -336,7 +387,8 @@ pub enum ColumnMode {
 }
 
 impl World {
-    /// Stores a column from a LevelChunk in the current dimension, replacing any previous one.
+    /// Stores a column from a LevelChunk in the current dimension, replacing any previous one,
+    /// with sub-chunks of its own (see [`store_column`](Self::store_column) for shared ones).
     /// Returns the column indices to request (request mode; empty in full mode).
     pub fn store_level_chunk(
         &mut self,
@@ -346,9 +398,26 @@ impl World {
         sub_chunks: Vec<WireSubChunk>,
         block_entities: Vec<BlockEntity>,
     ) -> Vec<usize> {
+        let air = self.air_id;
+        let subs = sub_chunks.into_iter().map(|w| (w.y_index, Arc::new(SubChunk::from_wire(w, air)))).collect();
+        self.store_column(cx, cz, mode, subs, block_entities, &Arc::new(SubChunk::uniform(air)))
+    }
+
+    /// Stores a column in the current dimension, replacing any previous one: its sub-chunks as
+    /// `(claimed absolute sub-chunk Y, blocks)` from the lowest up, and `air` (this bot's air
+    /// everywhere) for the slots the LevelChunk says are empty. Returns the column indices to
+    /// request (request mode; empty in full mode).
+    pub fn store_column(
+        &mut self,
+        cx: i32,
+        cz: i32,
+        mode: ColumnMode,
+        sub_chunks: Vec<(Option<i8>, Arc<SubChunk>)>,
+        block_entities: Vec<BlockEntity>,
+        air: &Arc<SubChunk>,
+    ) -> Vec<usize> {
         let h = self.heights();
         let n = h.sub_chunk_count();
-        let air = self.air_id;
         let mut column = ChunkColumn::empty(n);
         column.block_entities = block_entities;
         let (inline_or_pending, requested) = match mode {
@@ -359,45 +428,54 @@ impl World {
                 (last + 1, (0..=last).collect())
             }
         };
-        for (i, w) in sub_chunks.into_iter().enumerate() {
+        for (i, (y_index, sub_chunk)) in sub_chunks.into_iter().enumerate() {
             // Version 9 says where it belongs; trust it when it is inside the column.
-            let at = w.y_index.map_or(Some(i), |y| usize::try_from(i32::from(y) - h.min_sub_y()).ok());
+            let at = y_index.map_or(Some(i), |y| usize::try_from(i32::from(y) - h.min_sub_y()).ok());
             if let Some(slot) = at.and_then(|a| column.sub_chunks.get_mut(a)) {
-                *slot = Some(SubChunk::from_wire(w, air));
+                *slot = Some(sub_chunk);
             }
         }
         for slot in column.sub_chunks.iter_mut().skip(inline_or_pending) {
-            *slot = Some(SubChunk::uniform(air));
+            *slot = Some(Arc::clone(air));
         }
         self.insert_column(cx, cz, column);
         requested
     }
 
-    /// Applies one SubChunk response entry for absolute sub-chunk `(sx, sy, sz)`. Only a column
-    /// announced by a LevelChunk and a sub-chunk still without data is filled: later changes
-    /// arrive as block updates, and a stale response must not undo them. Returns whether the
-    /// world changed.
-    pub fn apply_sub_chunk(&mut self, (sx, sy, sz): (i32, i32, i32), outcome: super::wire::SubChunkOutcome) -> bool {
+    /// Applies one SubChunk response entry for absolute sub-chunk `(sx, sy, sz)` with
+    /// sub-chunks of its own (see [`fill_sub_chunk`](Self::fill_sub_chunk) for shared ones).
+    /// Returns whether the world changed.
+    pub fn apply_sub_chunk(&mut self, at: (i32, i32, i32), outcome: super::wire::SubChunkOutcome) -> bool {
         use super::wire::SubChunkOutcome;
+        let air = self.air_id;
+        match outcome {
+            SubChunkOutcome::Loaded(w, entities) => {
+                self.fill_sub_chunk(at, Arc::new(SubChunk::from_wire(w, air)), entities)
+            }
+            SubChunkOutcome::AllAir => self.fill_sub_chunk(at, Arc::new(SubChunk::uniform(air)), Vec::new()),
+            SubChunkOutcome::Unavailable(_) => false,
+        }
+    }
+
+    /// Fills absolute sub-chunk `(sx, sy, sz)` from a SubChunk response. Only a column announced
+    /// by a LevelChunk and a sub-chunk still without data is filled: later changes arrive as
+    /// block updates, and a stale response must not undo them. Returns whether the world
+    /// changed.
+    pub fn fill_sub_chunk(
+        &mut self,
+        (sx, sy, sz): (i32, i32, i32),
+        sub_chunk: Arc<SubChunk>,
+        entities: Vec<BlockEntity>,
+    ) -> bool {
         let h = self.heights();
         let Some(Ok(i)) = sy.checked_sub(h.min_sub_y()).map(usize::try_from) else { return false };
-        let air = self.air_id;
         let Some(column) = self.column_mut(sx, sz) else { return false };
         let Some(slot) = column.sub_chunks.get_mut(i) else { return false };
         if slot.is_some() {
             return false;
         }
-        match outcome {
-            SubChunkOutcome::Loaded(w, entities) => {
-                *slot = Some(SubChunk::from_wire(w, air));
-                column.block_entities.extend(entities);
-                true
-            }
-            SubChunkOutcome::AllAir => {
-                *slot = Some(SubChunk::uniform(air));
-                true
-            }
-            SubChunkOutcome::Unavailable(_) => false,
-        }
+        *slot = Some(sub_chunk);
+        column.block_entities.extend(entities);
+        true
     }
 }
