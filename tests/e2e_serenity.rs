@@ -222,19 +222,26 @@ fn a_mined_block_is_placed_back() {
     assert!(me["items"].as_array().is_some_and(|i| i.iter().all(|i| i["item"] != "minecraft:dirt")), "used up: {me}");
 }
 
+/// Two bots of one process (a swarm) on Serenity: each sees the other in `players` and `nearby`,
+/// where Serenity says it is.
 #[test]
-fn two_bots_see_each_other() {
-    let (mut server, mut alpha) = joined("AlphaBot");
-    let mut beta = Bot::start(server.port, "BetaBot");
-    beta.wait_event("spawn", SPAWN).expect("second bot spawned");
-    server.wait(|v| v["event"] == "spawned" && v["username"] == "BetaBot", ANSWER).expect("Serenity saw it");
-    for (bot, other) in [(&mut alpha, "BetaBot"), (&mut beta, "AlphaBot")] {
+fn two_bots_of_one_process_see_each_other() {
+    let mut server = Serenity::start();
+    let swarm = json!({"bots": ["AlphaBot", "BetaBot"]}).to_string();
+    let mut swarm_bot = Bot::start_with(server.port, "AlphaBot", &[("CLAWCRAFT_SWARM", swarm.as_str())]);
+    for name in ["AlphaBot", "BetaBot"] {
+        swarm_bot.wait(|v| v["type"] == "spawn" && v["bot"] == name, SPAWN).unwrap_or_else(|| panic!("{name} spawned"));
+        server.wait(|v| v["event"] == "spawned" && v["username"] == name, ANSWER).expect("Serenity saw it");
+    }
+    for (me, other) in [("AlphaBot", "BetaBot"), ("BetaBot", "AlphaBot")] {
+        let bot = &mut swarm_bot;
         // The roster and the other player's entity arrive after the spawn, each with its event.
-        bot.wait(|v| v["type"] == "player_join" && v["name"] == other, ANSWER).expect("player_join");
-        bot.wait(|v| v["type"] == "player_appear" && v["name"] == other, ANSWER).expect("player_appear");
-        let players = request(bot, json!({"action": "players"}));
+        let of = |kind: &'static str| move |v: &Value| v["type"] == kind && v["bot"] == me && v["name"] == other;
+        bot.wait(of("player_join"), ANSWER).expect("player_join");
+        bot.wait(of("player_appear"), ANSWER).expect("player_appear");
+        let players = request(bot, json!({"action": "players", "bot": me}));
         assert!(players["players"].as_array().is_some_and(|p| p.iter().any(|p| p["name"] == other)), "{players}");
-        let nearby = request(bot, json!({"action": "nearby", "radius": 32}));
+        let nearby = request(bot, json!({"action": "nearby", "radius": 32, "bot": me}));
         let listed = nearby["nearby"]["players"]
             .as_array()
             .and_then(|p| p.iter().find(|p| p["name"] == other).cloned())
