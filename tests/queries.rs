@@ -205,8 +205,8 @@ fn documented_worst_case(skill: &str, command: &str) -> Result<Option<usize>, St
 /// its SKILL.md section states. Prints the sizes measured (`--nocapture`).
 #[test]
 fn documented_worst_cases_hold_on_a_busy_world() {
-    let skill = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skill/SKILL.md"))
-        .expect("SKILL.md");
+    let skill = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skill/reference.md"))
+        .expect("reference.md");
     let mut world = SimWorld::flat(2);
     let facing = [("weirdo_direction", StateValue::Int(1)), ("upside_down_bit", StateValue::Byte(1))];
     world.fill([-32, -60, -32], [32, -28, 32], "oak_stairs", &facing);

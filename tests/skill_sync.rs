@@ -1,5 +1,6 @@
 //! The skill and the README document what the code registers: every command of the schema has a
-//! section in `skill/SKILL.md` and a row in README.md, every event and error code is listed.
+//! section in `skill/reference.md`, a place in `skill/SKILL.md`'s list and a row in README.md, every
+//! event and error code is listed; SKILL.md, read whole on an agent's first turn, stays short.
 
 use clawcraft::sim::Simulation;
 
@@ -11,17 +12,24 @@ fn read(path: &str) -> String {
 fn skill_and_readme_document_every_command_event_and_error() {
     let mut sim = Simulation::new();
     let schema = sim.command(r#"{"action":"schema"}"#);
-    let skill = read("skill/SKILL.md");
+    let quickstart = read("skill/SKILL.md");
+    let skill = read("skill/reference.md");
     let readme = read("README.md");
-    assert!(skill.starts_with("---\nname: clawcraft\n"), "OpenClaw front matter");
+    assert!(quickstart.starts_with("---\nname: clawcraft\n"), "OpenClaw front matter");
+    assert!(quickstart.len() <= 25 * 1024, "SKILL.md is read whole: {} bytes, at most 25 KB", quickstart.len());
+    let glance = quickstart.split("\n## Commands at a glance\n").nth(1).expect("SKILL.md lists the commands");
+    let glance = glance.split("\n## ").next().unwrap_or_default();
     let mut missing = Vec::new();
     for c in schema["commands"].as_array().expect("commands") {
         let name = c["name"].as_str().expect("name");
         if !skill.contains(&format!("\n### {name}\n")) {
-            missing.push(format!("SKILL.md section ### {name}"));
+            missing.push(format!("reference.md section ### {name}"));
         }
         if !skill.contains(&format!("\"action\":\"{name}\"")) {
-            missing.push(format!("SKILL.md example for {name}"));
+            missing.push(format!("reference.md example for {name}"));
+        }
+        if !glance.contains(&format!("`{name}`")) {
+            missing.push(format!("SKILL.md's list names `{name}`"));
         }
         if !readme.contains(&format!("| `{name}` |")) {
             missing.push(format!("README.md row for `{name}`"));
@@ -30,13 +38,13 @@ fn skill_and_readme_document_every_command_event_and_error() {
     for e in schema["events"].as_array().expect("events") {
         let name = e["name"].as_str().expect("name");
         if !skill.contains(&format!("| `{name}` |")) {
-            missing.push(format!("SKILL.md event row `{name}`"));
+            missing.push(format!("reference.md event row `{name}`"));
         }
     }
     for e in schema["errors"].as_array().expect("errors") {
         let code = e["code"].as_str().expect("code");
         if !skill.contains(&format!("| `{code}` |")) {
-            missing.push(format!("SKILL.md error row `{code}`"));
+            missing.push(format!("reference.md error row `{code}`"));
         }
     }
     assert!(missing.is_empty(), "undocumented:\n{}", missing.join("\n"));
@@ -56,7 +64,7 @@ fn section<'a>(skill: &'a str, name: &str) -> Option<&'a str> {
 fn every_query_states_its_shape_and_worst_case_size() {
     let mut sim = Simulation::new();
     let schema = sim.command(r#"{"action":"schema"}"#);
-    let skill = read("skill/SKILL.md");
+    let skill = read("skill/reference.md");
     let mut missing = Vec::new();
     let mut queries = 0;
     for c in schema["commands"].as_array().expect("commands") {
