@@ -13,8 +13,11 @@ of N bots (`CLAWCRAFT_SWARM='{"count":N}'`), and measures:
   --idle-seconds: RSS (VmRSS, anonymous / file-backed, PSS) and CPU % of one core of the bot
   process (utime + stime from /proc/PID/stat), the peer's own CPU, the whole machine's busy
   share (what the other builds on the box took);
-- at the peer: the interval between PlayerAuthInputs of each bot (packet log timestamps,
-  per username): p50 / p99 / max of every bot, the worst bot's, and all bots pooled.
+- at the peer: the interval between PlayerAuthInputs of each bot, per username, p50 / p99 / max
+  of every bot, the worst bot's and all bots pooled — at its socket (the bots' datagrams on the
+  loopback interface with kernel timestamps; needs root or CAP_NET_RAW, else left out) and in
+  its packet log (`rx`: when Node's JavaScript got each one); the bots' own tick spacing
+  (`status`) and a one-bot control process beside each swarm, same peer, same window.
 
 Then the same with `--processes` separate processes of the binary, one bot each, started
 together (RSS and PSS summed over them; PSS shares the executable's pages fairly), and the
