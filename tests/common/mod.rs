@@ -99,6 +99,9 @@ impl Peer {
         let dir = TempDir::new("peer");
         let log = dir.path().join("packets.jsonl");
         let mut child = Command::new("node")
+            // V8's parallel GC helpers spin beside a peer decoding many clients' inputs (100 bots:
+            // ~1 core of the peer's ~1.3); on the main thread the peer needs ~0.25 (tests/peer/README.md).
+            .arg("--single-threaded-gc")
             .arg(repo_root().join("tests/peer/server.js"))
             .args(["--port", &port.to_string(), "--scenario", scenario])
             .args(&version_args)

@@ -19,7 +19,7 @@ const crypto = require('crypto')
 // ---------------------------------------------------------------------------------------------------------------------
 
 function parseArgs (argv) {
-  const out = { port: null, log: null, scenario: 'flat', version: require('./shapes.js').defaultVersion(), motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, world: null, chunks: null, logRaw: false, strictDecode: false, sentLog: null }
+  const out = { port: null, log: null, scenario: 'flat', version: require('./shapes.js').defaultVersion(), motd: 'clawcraft test peer', host: '127.0.0.1', blockHashes: false, world: null, chunks: null, logRaw: false, strictDecode: false, sentLog: null, maxPlayers: 10, spawnSpread: 0 }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const next = () => {
@@ -41,6 +41,8 @@ function parseArgs (argv) {
       case '--online-auth': out.onlineAuth = next(); break
       case '--refuse-login': out.refuseLogin = next(); break
       case '--querytarget': out.querytarget = next(); break
+      case '--max-players': out.maxPlayers = parseInt(next(), 10); break
+      case '--spawn-spread': out.spawnSpread = Number(next()); break
       case '-h': case '--help': usage(null); break
       default: usage(`unknown argument ${a}`)
     }
@@ -56,12 +58,14 @@ function parseArgs (argv) {
   if (!['full', 'request'].includes(out.chunks)) usage(`unknown --chunks ${out.chunks} (have: full, request)`)
   if (out.refuseLogin && !['token', 'chain'].includes(out.refuseLogin)) usage(`unknown --refuse-login ${out.refuseLogin} (have: token, chain)`)
   out.querytarget = out.querytarget || 'answer'
+  if (!Number.isInteger(out.maxPlayers) || out.maxPlayers < 1) usage('--max-players N needs a positive integer')
+  if (!Number.isFinite(out.spawnSpread) || out.spawnSpread < 0 || out.spawnSpread > 16) usage('--spawn-spread D needs a number of blocks 0..16')
   if (!['answer', 'unknown', 'silent'].includes(out.querytarget)) usage(`unknown --querytarget ${out.querytarget} (have: answer, unknown, silent)`)
   return out
 }
 
 function usage (err) {
-  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version V (default: data/versions.txt's)] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL] [--refuse-login token|chain] [--querytarget answer|unknown|silent]`
+  const text = `usage: node server.js --port N [--log FILE] [--scenario ${Object.keys(SCENARIOS).join('|')}] [--version V (default: data/versions.txt's)] [--motd TEXT] [--world flat|mixed] [--chunks full|request] [--block-hashes] [--log-raw] [--strict-decode] [--sent-log FILE] [--online-auth BASE_URL] [--refuse-login token|chain] [--querytarget answer|unknown|silent] [--max-players N] [--spawn-spread D]`
   if (err) {
     process.stderr.write(`server.js: ${err}\n${text}\n`)
     process.exit(2)
@@ -155,6 +159,8 @@ function diag (...args) {
 }
 const consoleToDiag = (...a) => diag(require('util').format(...a))
 
+const rxTime = () => Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000
+
 let sentFd = null
 function sentLine (obj) {
   if (sentFd === null) return
@@ -211,7 +217,7 @@ function startGameParams (session, version) {
     entity_id: BigInt(session.runtimeId),
     runtime_entity_id: BigInt(session.runtimeId),
     player_gamemode: 'survival',
-    player_position: { ...SPAWN_EYE },
+    player_position: { ...session.spawnEye },
     rotation: { x: 0, z: 0 },
     seed: 0n,
     biome_type: 0,
@@ -361,6 +367,12 @@ class Session {
     this.closed = false
     this.timers = []
     this.packetCounts = {} // packet name -> number received from this client
+    this.arrivals = [] // when each RakNet message not yet handled reached JavaScript (rxTime)
+    this.arrival = null // ... and the one being handled now
+    // --spawn-spread D: the n-th connection spawns D blocks further east than the one before (x = 0.5 + D·(n − 1))
+    const dx = (peerOptions.spawnSpread || 0) * (id - 1)
+    this.spawnFeet = { x: SPAWN_FEET.x + dx, y: SPAWN_FEET.y, z: SPAWN_FEET.z }
+    this.spawnEye = { x: this.spawnFeet.x, y: this.spawnFeet.y + EYE_HEIGHT, z: this.spawnFeet.z }
   }
 
   write (name, params) {
@@ -441,12 +453,12 @@ function flatScenario (session) {
       if (session.chunksSent) return
       session.chunksSent = true
       session.write('network_chunk_publisher_update', {
-        coordinates: { x: Math.floor(SPAWN_FEET.x), y: SPAWN_FEET.y, z: Math.floor(SPAWN_FEET.z) },
+        coordinates: { x: Math.floor(session.spawnFeet.x), y: session.spawnFeet.y, z: Math.floor(session.spawnFeet.z) },
         radius: radius * 16,
         saved_chunks: []
       })
-      const cx0 = Math.floor(SPAWN_FEET.x) >> 4
-      const cz0 = Math.floor(SPAWN_FEET.z) >> 4
+      const cx0 = Math.floor(session.spawnFeet.x) >> 4
+      const cz0 = Math.floor(session.spawnFeet.z) >> 4
       const coords = []
       for (let dx = -radius; dx <= radius; dx++) {
         for (let dz = -radius; dz <= radius; dz++) {
@@ -1125,7 +1137,7 @@ async function main () {
     compressionAlgorithm: 'deflate',
     compressionThreshold: 1,
     compressionLevel: 7,
-    maxPlayers: 10,
+    maxPlayers: args.maxPlayers, // RakNet's connection limit too
     motd: { motd: args.motd, levelName: 'clawcraft flat' }
   })
 
@@ -1192,6 +1204,7 @@ async function main () {
       diag(`${name}: ${extra.trailing_bytes} trailing bytes not decoded`)
     }
     if (args.logRaw) extra.raw = buf
+    if (currentSession?.arrival != null) extra.rx = currentSession.arrival
     if (name === 'login') {
       // Written once the server has verified the login and extracted the username (see 'login' handler below).
       if (currentSession) currentSession.loginLog = { t: Date.now(), name, params: summarizeLogin(params), protocol_version: params.protocol_version, extra }
@@ -1208,6 +1221,12 @@ async function main () {
     diag(`connection ${session.id} from ${session.address}`)
     emitEvent({ event: 'connect', address: session.address, client: session.id })
 
+    // The RakNet message's arrival (see the 'encapsulated' wrapper below), for the packets it carries.
+    const origHandle = player.handle.bind(player)
+    player.handle = (buffer) => {
+      session.arrival = session.arrivals.shift() ?? null
+      return origHandle(buffer)
+    }
     const origRead = player.readPacket.bind(player)
     player.readPacket = (packet) => {
       currentSession = session
@@ -1261,8 +1280,8 @@ async function main () {
     player.on('packet', (des) => { if (hooks.onPacket) safely(des?.data?.name, () => hooks.onPacket(des.data.name, des.data.params)) })
     player.on('spawn', () => {
       session.spawned = true
-      movement.onSpawn(session, SPAWN_FEET)
-      emitEvent({ event: 'spawned', username: session.username, runtime_id: session.runtimeId, position: SPAWN_EYE })
+      movement.onSpawn(session, session.spawnFeet)
+      emitEvent({ event: 'spawned', username: session.username, runtime_id: session.runtimeId, position: session.spawnEye, client: session.id })
       hooks.onSpawn()
       if (ctx.world.map?.timeline) safely('world timeline', () => runWorldTimeline(session))
     })
@@ -1290,6 +1309,15 @@ async function main () {
   } catch (e) {
     process.stderr.write(`server.js: failed to listen on ${args.host}:${args.port}: ${e.message}\n`)
     process.exit(4)
+  }
+
+  // When each RakNet message reaches JavaScript, before it is decrypted and decoded: the packet log's
+  // `rx` (ms since the epoch, µs resolution), so packets handled late in a burst of many clients'
+  // are timed at their arrival. bedrock-protocol hands each message to its client one tick later.
+  const deliver = server.raknet.onEncapsulated
+  server.raknet.onEncapsulated = (buffer, address) => {
+    ctx.sessions.get(address)?.arrivals.push(rxTime())
+    return deliver(buffer, address)
   }
 
   // Raw RakNet-level disconnects. raknet-native (lib/RakNet.js) emits 'closeConnection' (client, messageId) with

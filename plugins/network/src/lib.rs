@@ -236,8 +236,24 @@ impl Connection {
     /// What [`flush_outbox`] does for this connection: sends the tick's batch and records the
     /// tick's spacing at `now`.
     pub fn send_tick(&mut self, now: Instant) {
+        self.prepare_tick();
+        self.transmit_tick(now);
+    }
+
+    /// The first half of [`Connection::send_tick`]: the tick's batch built, encrypted and handed
+    /// to the transport, not sent yet. Many bots' ticks prepare first and then transmit one after
+    /// the other, so their datagrams leave in one short burst (see `src/settled.rs`).
+    pub fn prepare_tick(&mut self) {
         if self.open {
-            self.flush();
+            self.hand_over_outbox();
+        }
+    }
+
+    /// The second half of [`Connection::send_tick`]: sends what the transport holds (the tick's
+    /// batch, ACKs, resends) and records the tick's spacing at `now`.
+    pub fn transmit_tick(&mut self, now: Instant) {
+        if self.open {
+            self.transport.flush();
             self.intervals.record(now);
         }
     }
@@ -261,6 +277,12 @@ impl Connection {
     }
 
     fn flush(&mut self) {
+        self.hand_over_outbox();
+        self.transport.flush();
+    }
+
+    /// Hands the outbox to the transport as one batch (not sent until [`Transport::flush`]).
+    fn hand_over_outbox(&mut self) {
         if !self.outbox.is_empty() {
             self.transport.send_batch(&mut self.outbox);
             // What the transport left was sent: keep a few buffers for the next bodies.
@@ -271,7 +293,6 @@ impl Connection {
                 }
             }
         }
-        self.transport.flush();
     }
 }
 
