@@ -494,9 +494,7 @@ impl EventWait {
                 id == *want && (!self.types.is_empty() || completions.contains(&kind))
             }
         };
-        let mut one = vec![event.clone()];
-        self.filter.keep(&mut one);
-        type_ok && id_ok && !one.is_empty()
+        type_ok && id_ok && self.filter.admits(event)
     }
 }
 
@@ -571,12 +569,22 @@ impl EventsFilter {
     /// Keeps the events it admits. An event without `bot` is the process's own (or the only
     /// bot's), and passes a bot filter.
     fn keep(&self, events: &mut Vec<Value>) {
-        if let Some(types) = &self.types {
-            events.retain(|e| e["type"].as_str().is_some_and(|t| types.iter().any(|w| w == t)));
+        if self.types.is_some() || self.bot.is_some() {
+            events.retain(|e| self.admits(e));
         }
-        if let Some(bot) = &self.bot {
-            events.retain(|e| e.get("bot").and_then(Value::as_str).is_none_or(|b| b.eq_ignore_ascii_case(bot)));
-        }
+    }
+
+    /// Whether it lets `event` through.
+    fn admits(&self, event: &Value) -> bool {
+        let type_ok = self
+            .types
+            .as_ref()
+            .is_none_or(|types| event["type"].as_str().is_some_and(|t| types.iter().any(|w| w == t)));
+        let bot_ok = self
+            .bot
+            .as_ref()
+            .is_none_or(|bot| event.get("bot").and_then(Value::as_str).is_none_or(|b| b.eq_ignore_ascii_case(bot)));
+        type_ok && bot_ok
     }
 }
 

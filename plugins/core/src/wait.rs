@@ -159,14 +159,17 @@ pub fn answer_waiting_requests(world: &mut World) {
             let running =
                 world.get::<ActiveActions>(w.bot).and_then(|a| a.slots.get(w.info.slot)).is_some_and(|a| a.id == w.id);
             let answer = match w.completion.take() {
-                Some(done) => with_field(&first, "completion", Value::Object(done)),
+                Some(done) => with_fields(&first, [("completion", Value::Object(done))]),
                 // It never started, or it ended without its event (the bot left).
                 None if !running => first.to_string(),
-                None if now >= w.deadline => {
-                    let mut line = with_field(&first, "running", Value::Bool(true));
-                    line = with_field(&line, "waitedMs", Value::from(w.ms));
-                    with_field(&line, "abort", Value::from(w.info.abort))
-                }
+                None if now >= w.deadline => with_fields(
+                    &first,
+                    [
+                        ("running", Value::Bool(true)),
+                        ("waitedMs", Value::from(w.ms)),
+                        ("abort", Value::from(w.info.abort)),
+                    ],
+                ),
                 None => return true,
             };
             out.push((w.origin, answer));
@@ -183,11 +186,11 @@ fn response_id(line: &str) -> Option<Value> {
     serde_json::from_str::<Map<String, Value>>(line).ok()?.remove("id")
 }
 
-/// `line` (a JSON object) with `key` set to `value`.
-fn with_field(line: &str, key: &str, value: Value) -> String {
+/// `line` (a JSON object) with `fields` set.
+fn with_fields<const N: usize>(line: &str, fields: [(&str, Value); N]) -> String {
     match serde_json::from_str::<Map<String, Value>>(line) {
         Ok(mut m) => {
-            m.insert(key.into(), value);
+            m.extend(fields.into_iter().map(|(k, v)| (k.to_owned(), v)));
             Value::Object(m).to_string()
         }
         Err(_) => line.to_owned(),
