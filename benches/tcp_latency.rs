@@ -4,7 +4,8 @@
 //!
 //! - one-shot: measured like ClawCraft's `scripts/cmd.js` — a new connection per call, write the
 //!   request line, read the first line (the client closes after reading; the server closes
-//!   anyway) — for `pos`, `status`, `nearby` and `scan` radius 8;
+//!   anyway) — for `pos`, `status`, `nearby`, `scan` radius 8, `path` 20 and 40 blocks east,
+//!   `reachable` 40 blocks, and `walk`'s first answer (each walk aborted before the next);
 //! - persistent: the same calls on one `session` connection;
 //! - flood: PlayerAuthInput intervals at the peer while one TCP client pipelines 10 000 requests
 //!   (`scan` radius 8; `BENCH_FLOOD` sets the count) and reads the answers;
@@ -25,16 +26,48 @@ use clawcraft_io::events_file::{Cursor, read_events};
 use common::{Peer, TempDir, bot_command, free_tcp_port, input_intervals, now_ms, quantile};
 use serde_json::{Value, json};
 
-const QUERIES: &[(&str, &str)] = &[
-    ("pos", r#"{"action":"pos"}"#),
-    ("status", r#"{"action":"status"}"#),
-    ("nearby", r#"{"action":"nearby"}"#),
-    ("scan_r8", r#"{"action":"scan","radius":8}"#),
-];
+/// The queries timed, with the bot's feet at `(x, y, z)` (paths go east over the flat world).
+fn queries(x: f64, y: f64, z: f64) -> Vec<(&'static str, String)> {
+    let to = |action: &str, dx: f64| format!(r#"{{"action":"{action}","x":{},"y":{y},"z":{z}}}"#, x + dx);
+    vec![
+        ("pos", r#"{"action":"pos"}"#.to_owned()),
+        ("status", r#"{"action":"status"}"#.to_owned()),
+        ("nearby", r#"{"action":"nearby"}"#.to_owned()),
+        ("scan_r8", r#"{"action":"scan","radius":8}"#.to_owned()),
+        ("path_20", to("path", 20.0)),
+        ("path_40", to("path", 40.0)),
+        ("reachable_40", to("reachable", 40.0)),
+    ]
+}
 
 fn calls(name: &str) -> usize {
     let base = std::env::var("BENCH_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000);
-    if name.starts_with("scan") { base / 2 } else { base }
+    if name.starts_with("scan") {
+        base / 2
+    } else if name.starts_with("walk") {
+        base / 5
+    } else {
+        base
+    }
+}
+
+/// `walk`'s first answer (its path), one-shot, 20 blocks east and west in turn; each walk is
+/// aborted (untimed) before the next starts.
+fn walk_first_answer(addr: SocketAddr, x: f64, y: f64, z: f64) {
+    let mut micros = Vec::new();
+    let mut bytes = 0;
+    for i in 0..calls("walk") + 10 {
+        let dx = if i % 2 == 0 { 20.0 } else { -20.0 };
+        let line = format!("{{\"action\":\"walk\",\"x\":{},\"y\":{y},\"z\":{z}}}\n", x + dx);
+        let (dt, n) = one_shot(addr, &line);
+        // A walk may already be over (NOT_ACTIVE): only its start is timed.
+        one_shot_value(addr, "{\"action\":\"abort_walk\"}\n");
+        if i >= 10 {
+            micros.push(dt.as_secs_f64() * 1e6);
+            bytes = n;
+        }
+    }
+    println!("{}", summary("walk_first_answer_20", "one-shot", &mut micros, bytes));
 }
 
 /// One call as `scripts/cmd.js` makes it: connect, write, read the first line.
@@ -49,6 +82,15 @@ fn one_shot(addr: SocketAddr, line: &str) -> (Duration, usize) {
     let dt = t.elapsed();
     assert!(answer.ends_with('\n') && !answer.contains("\"code\""), "{answer}");
     (dt, answer.len())
+}
+
+/// One one-shot call's answer, parsed.
+fn one_shot_value(addr: SocketAddr, line: &str) -> Value {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.write_all(line.as_bytes()).expect("write");
+    let mut answer = String::new();
+    BufReader::new(s).read_line(&mut answer).expect("read");
+    serde_json::from_str(&answer).expect("a JSON answer")
 }
 
 /// The floor: the same one-shot calls against a trivial loopback server that answers every
@@ -125,7 +167,7 @@ fn intervals_summary(bench: &str, peer: &Peer, start: u64, end: u64, extra: Valu
     v
 }
 
-fn latency_and_flood(latency: bool) {
+fn latency_and_flood(latency: bool, flood: bool) {
     let peer = Peer::start("flat");
     let dir = TempDir::new("bench");
     let events = dir.path().join("events.jsonl");
@@ -138,7 +180,11 @@ fn latency_and_flood(latency: bool) {
     wait_spawn(&events);
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
 
-    for &(name, req) in QUERIES.iter().filter(|_| latency) {
+    let pos = one_shot_value(addr, "{\"action\":\"pos\"}\n")["pos"].clone();
+    let at = |k: &str| pos[k].as_f64().expect("pos has x, y, z");
+    let (x, y, z) = (at("x"), at("y"), at("z"));
+    for (name, req) in queries(x, y, z).into_iter().filter(|_| latency) {
+        let req = req.as_str();
         let line = format!("{req}\n");
         for _ in 0..50 {
             one_shot(addr, &line);
@@ -167,7 +213,15 @@ fn latency_and_flood(latency: bool) {
         }
         println!("{}", summary(name, "persistent", &mut micros, bytes));
     }
+    if latency {
+        walk_first_answer(addr, x, y, z);
+    }
 
+    if !flood {
+        let _ = child.kill();
+        let _ = child.wait();
+        return;
+    }
     // Flood: 10 000 scans (or BENCH_FLOOD) pipelined on one connection.
     let flood: usize = std::env::var("BENCH_FLOOD").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let before = tick_counters(addr);
@@ -242,12 +296,15 @@ fn unread_stdout() {
 }
 
 fn main() {
-    // BENCH_ONLY=flood skips the latency calls (the flood is the noisiest figure; rerun it alone).
+    // BENCH_ONLY=latency | flood | unread runs one part (the flood is the noisiest figure; rerun
+    // it alone).
     let only = std::env::var("BENCH_ONLY").unwrap_or_default();
-    if only.is_empty() {
+    if only.is_empty() || only == "latency" {
         loopback_floor();
     }
-    latency_and_flood(only.is_empty());
+    if only != "unread" {
+        latency_and_flood(only.is_empty() || only == "latency", only.is_empty() || only == "flood");
+    }
     if only.is_empty() || only == "unread" {
         unread_stdout();
     }

@@ -351,3 +351,47 @@ fn a_teleport_mid_walk_re_plans_from_where_the_bot_landed() {
     done_ok(&sim);
     assert_at(&sim, 12.5, -60.0, 0.5);
 }
+
+/// Runs the between-ticks schedule as the runner does: once for the queued command, then each
+/// time a finished search wakes it, until the answer is out. Returns it with the number of
+/// passes; no tick runs meanwhile.
+fn answered_between_ticks(sim: &mut Simulation) -> (Map<String, Value>, usize) {
+    let wake = sim.app.world().resource::<clawcraft::core::WakeSignal>().clone();
+    let tick = sim.app.world().resource::<clawcraft::core::TickCount>().0;
+    sim.interim();
+    for pass in 1..=50 {
+        if let Some(r) = sim.take_responses().pop() {
+            assert_eq!(sim.app.world().resource::<clawcraft::core::TickCount>().0, tick, "no tick ran");
+            return (r, pass);
+        }
+        assert!(wake.wait_timeout(std::time::Duration::from_secs(10)), "the finished search wakes the runner");
+        sim.interim();
+    }
+    panic!("no answer between ticks");
+}
+
+#[test]
+fn long_searches_are_answered_between_ticks_as_soon_as_they_end() {
+    let mut world = SimWorld::flat(3);
+    world.fill([10, -60, -8], [10, -58, 8], "stone", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    // 40 blocks away, past a wall: beyond the inline distance, so the search runs on the pool.
+    sim.queue_command(r#"{"action":"path","x":40.5,"y":-60,"z":0.5,"id":"p"}"#);
+    let (r, _) = answered_between_ticks(&mut sim);
+    assert_eq!(r["id"], "p");
+    assert_eq!(r["complete"], true, "{r:?}");
+    assert!(r["distance"].as_u64().is_some_and(|d| d >= 40), "around the wall: {r:?}");
+    sim.queue_command(r#"{"action":"reachable","x":-40.5,"y":-60,"z":3.5,"id":"r"}"#);
+    let (r, _) = answered_between_ticks(&mut sim);
+    assert_eq!((r["id"].as_str(), r["reachable"].as_bool()), (Some("r"), Some(true)), "{r:?}");
+
+    // `walk`'s first answer (its path) too; the bot moves from the next tick on.
+    sim.queue_command(r#"{"action":"walk","x":40.5,"y":-60,"z":0.5,"id":"w"}"#);
+    let (r, _) = answered_between_ticks(&mut sim);
+    assert_eq!((r["id"].as_str(), r["walking"].as_bool()), (Some("w"), Some(true)), "{r:?}");
+    assert!(r["steps"].as_u64().is_some_and(|s| s >= 40), "{r:?}");
+    let start = feet(&sim);
+    sim.ticks(5);
+    assert!(feet(&sim).distance(start) > 0.5, "walking after the answer: {:?}", feet(&sim));
+    assert!(sim.take_responses().is_empty(), "one answer");
+}

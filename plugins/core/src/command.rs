@@ -244,6 +244,10 @@ pub trait AgentCommand: DeserializeOwned + JsonSchema + Send + Sync + 'static {
     const PER_BOT: bool = true;
     /// Read-only commands are answered between ticks as soon as they arrive.
     const QUERY: bool = false;
+    /// Runs between ticks as soon as it arrives, like a query, though it is not read-only: an
+    /// action whose first answer is a search (`walk`) starts at once and moves from the next tick
+    /// on, as it would had it arrived in that tick.
+    const BETWEEN_TICKS: bool = Self::QUERY;
     /// For a command that starts an async action: the action's slot, completion event and abort
     /// command (`Some(AsyncInfo::of::<MyAction>())`).
     const ASYNC: Option<AsyncInfo> = None;
@@ -293,6 +297,8 @@ pub struct CommandEntry {
     /// For one bot (see [`AgentCommand::PER_BOT`]).
     pub per_bot: bool,
     pub query: bool,
+    /// Runs between ticks too ([`AgentCommand::BETWEEN_TICKS`]).
+    pub between_ticks: bool,
     /// Set for commands that start an async action.
     pub async_info: Option<AsyncInfo>,
     /// Set for `abort_*` commands: the slot they free.
@@ -384,6 +390,7 @@ impl CommandRegistry {
                 needs_spawn: C::NEEDS_SPAWN,
                 per_bot: C::PER_BOT,
                 query: C::QUERY,
+                between_ticks: C::BETWEEN_TICKS,
                 async_info: C::ASYNC,
                 aborts: C::ABORTS,
                 size_hint: C::SIZE_HINT,
@@ -723,7 +730,7 @@ fn execute_pending(world: &mut World, queries_only: bool) {
     let queue = std::mem::take(&mut pending.0);
     let registry = world.resource::<CommandRegistry>().clone();
     let budget = world.get_resource::<ResponseBudget>().copied().unwrap_or_default().chars;
-    let is_query = |r: &CommandRequest| registry.get(&r.action).is_none_or(|e| e.query);
+    let is_query = |r: &CommandRequest| registry.get(&r.action).is_none_or(|e| e.between_ticks);
     // A request that waits blocks every later request of its origin, so each channel still sees
     // its responses in request order; other origins may go ahead.
     let mut blocked: Vec<Origin> = Vec::new();

@@ -2,7 +2,8 @@
 
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentCommand, AsyncInfo, CommandCtx, CommandError, CommandResponse, DeferredReply, Position, TickCount, Vec3,
+    AgentCommand, AsyncInfo, CommandCtx, CommandError, CommandResponse, CommandWaker, DeferredReply, Position,
+    TickCount, Vec3,
 };
 use clawcraft_entity::{EntityKind, EntityPosition, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_movement::Mover;
@@ -254,7 +255,8 @@ fn search_command(
     let (world, ids, feet) = bot_world(ctx)?;
     let mut req = Request::from_feet(feet, goal, opts);
     standable_goal(&mut req, world, ids);
-    match plan(req, world, ids.0.clone()) {
+    let waker = ctx.world.get_resource::<CommandWaker>().cloned();
+    match plan(req, world, ids.0.clone(), waker) {
         Planned::Done(r) => Ok(Some((r, req))),
         running => {
             let reply = ctx.defer();
@@ -271,7 +273,8 @@ fn search_command(
     }
 }
 
-/// Answers `path`/`reachable` whose search finished on the task pool.
+/// Answers `path`/`reachable` whose search finished on the task pool: between ticks when the
+/// finished search woke the runner, else in the next tick.
 pub fn answer_searches(mut bots: Query<&mut PendingSearches>, mut responses: MessageWriter<CommandResponse>) {
     for mut pending in &mut bots {
         pending.0.retain_mut(|(planned, req, reply, reachable)| {
@@ -299,6 +302,7 @@ impl AgentCommand for PathCmd {
     const SUMMARY: &'static str = "Compute an A* path to a point, a column (no y) or a y level (no movement); the best partial path and a reason when unreachable";
     const EXAMPLE: &'static str = r#"{"action":"path","x":20.5,"y":-60,"z":0.5}"#;
     const SIZE_HINT: Option<&'static str> = Some("use reachable, or a nearer goal");
+    const QUERY: bool = true;
     type Response = PathResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<PathResponse, CommandError> {
@@ -324,6 +328,7 @@ impl AgentCommand for ReachableCmd {
     const SUMMARY: &'static str =
         "Whether a point is reachable on foot (A* capped at 3 000 positions) and how long the walk takes";
     const EXAMPLE: &'static str = r#"{"action":"reachable","x":20.5,"y":-60,"z":0.5}"#;
+    const QUERY: bool = true;
     type Response = ReachableResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<ReachableResponse, CommandError> {
@@ -425,6 +430,8 @@ impl AgentCommand for WalkCmd {
     const SUMMARY: &'static str = "Path-find and walk to a point, column or y level; re-plans when blocks change, when pushed or teleported; walk_done at the end";
     const EXAMPLE: &'static str = r#"{"action":"walk","x":20.5,"y":-60,"z":0.5}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<WalkAction>());
+    // Its first answer is the path: it goes out when the search ends, not at the next tick.
+    const BETWEEN_TICKS: bool = true;
     type Response = WalkResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<WalkResponse, CommandError> {
@@ -446,7 +453,8 @@ impl AgentCommand for WalkCmd {
         standable_goal(&mut req, world, ids);
         let g = req.goal_point();
         let target = Vec3::new(g[0], g[1], g[2]);
-        let planned = plan(req, world, ids.0.clone());
+        let waker = ctx.world.get_resource::<CommandWaker>().cloned();
+        let planned = plan(req, world, ids.0.clone(), waker);
         let mut nav = Navigator::new(req, now(ctx), teleports(ctx));
         // Watchdog: ClawCraft's 60 s.
         let timeout = 1_200;

@@ -74,6 +74,16 @@ impl Plugin for NavigationPlugin {
                     .run_if(clawcraft_core::gate::action_ended_lately)
                     .after(ActionSet::Watchdog),
             )
+            // Searches that finished on the pool wake the runner: answered between ticks.
+            .add_systems(
+                clawcraft_core::Interim,
+                (
+                    commands::answer_searches.run_if(commands::searches_waiting),
+                    walk::answer_first_plans.run_if(walk::first_plans_waiting),
+                )
+                    .after(clawcraft_core::execute_queries)
+                    .in_set(clawcraft_core::InterimSet::Execute),
+            )
             .add_pending_work(
                 "path search waiting",
                 clawcraft_core::gate::any_bot::<&commands::PendingSearches>(|p| !p.0.is_empty()),

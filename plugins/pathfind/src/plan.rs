@@ -1,19 +1,21 @@
 //! Running searches: a [`Snapshot`] of the bot's world around start and goal is taken on the game
 //! thread, and the A* runs either inline (short searches, where a thread hop costs more than the
-//! search) or on bevy_tasks' [`AsyncComputeTaskPool`], polled each tick.
+//! search) or on bevy_tasks' [`AsyncComputeTaskPool`]. A pooled search puts its result in a slot
+//! and then wakes the runner, which answers it between ticks (or the next tick polls it).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use bevy_tasks::{AsyncComputeTaskPool, Task, block_on, poll_once};
-use clawcraft_core::Vec3;
+use bevy_tasks::{AsyncComputeTaskPool, Task};
+use clawcraft_core::{CommandWaker, Vec3};
 use clawcraft_world::chunk::World;
 use clawcraft_world::ids::IdTable;
 
 use crate::grid::Snapshot;
 use crate::search::{Goal, Options, SearchResult, find_path};
 
-/// Searches whose goal is at most this far (blocks) run inline on the game thread (see the
-/// README's figures: a 24-block search takes well under a millisecond).
+/// Searches whose goal is at most this far (blocks) run inline on the game thread: such a search
+/// takes less than the hop to the pool and back (`cargo bench -p clawcraft-pathfind --bench astar`
+/// measures both).
 pub const INLINE_DISTANCE: f64 = 24.0;
 /// Blocks of margin around start and goal that the snapshot covers.
 const MARGIN: i32 = 24;
@@ -73,26 +75,39 @@ impl Request {
 /// A search in flight or done.
 pub enum Planned {
     Done(SearchResult),
-    Running(Task<SearchResult>),
+    /// On the pool: the task (dropping it cancels the search) and the slot it fills.
+    Running(Task<()>, Arc<Mutex<Option<SearchResult>>>),
 }
 
 impl std::fmt::Debug for Planned {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Done(r) => write!(f, "Done({} steps)", r.path.len()),
-            Self::Running(_) => f.write_str("Running"),
+            Self::Running(..) => f.write_str("Running"),
         }
     }
 }
 
-/// Starts a search: inline when small, else on the async compute pool.
-pub fn plan(req: Request, world: &World, ids: Arc<IdTable>) -> Planned {
+/// Starts a search: inline when small, else on the async compute pool. With `waker`, a pooled
+/// search wakes the runner when its result is in, so an answer waiting on it goes out between
+/// ticks instead of at the next one.
+pub fn plan(req: Request, world: &World, ids: Arc<IdTable>, waker: Option<CommandWaker>) -> Planned {
     let mut snap = req.snapshot(world, ids);
     if req.is_small() {
         return Planned::Done(find_path(&mut snap, req.start, req.goal, req.opts));
     }
+    let slot = Arc::new(Mutex::new(None));
+    let filled = slot.clone();
     let pool = AsyncComputeTaskPool::get_or_init(Default::default);
-    Planned::Running(pool.spawn(async move { find_path(&mut snap, req.start, req.goal, req.opts) }))
+    let task = pool.spawn(async move {
+        let result = find_path(&mut snap, req.start, req.goal, req.opts);
+        // The result is in the slot before the wake, so the woken runner finds it.
+        *filled.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+        if let Some(w) = waker {
+            w.wake();
+        }
+    });
+    Planned::Running(task, slot)
 }
 
 impl Planned {
@@ -103,7 +118,7 @@ impl Planned {
                 r,
                 SearchResult { path: Vec::new(), cost: 0.0, incomplete: None, nodes: 0, elapsed: Default::default() },
             )),
-            Self::Running(task) => block_on(poll_once(task)),
+            Self::Running(_, slot) => slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take(),
         }
     }
 }

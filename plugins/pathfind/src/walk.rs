@@ -123,6 +123,18 @@ impl Navigator {
         }
     }
 
+    /// Adopts a finished plan; the first one answers the command that started the walk. A plan
+    /// made meanwhile waits for the world step under way to end.
+    pub fn take_plan(&mut self, feet: Vec3) -> Option<CommandResponse> {
+        if self.work.is_some() {
+            return None;
+        }
+        let result = self.pending.as_mut()?.poll()?;
+        self.pending = None;
+        self.adopt(result, feet);
+        self.reply.take().map(|reply| reply.respond(Ok(self.response())))
+    }
+
     /// Starts a re-plan from where the bot is.
     fn replan(&mut self, feet: Vec3, world: &ChunkWorld, ids: &BlockIds) {
         if self.pending.is_some() {
@@ -130,7 +142,7 @@ impl Navigator {
         }
         self.request = Request::from_feet(feet, self.request.goal, self.request.opts);
         self.replans += 1;
-        self.pending = Some(plan(self.request, world, ids.0.clone()));
+        self.pending = Some(plan(self.request, world, ids.0.clone(), None));
     }
 
     /// Whether any of `changes` (other than the walk's own) touches the cells the rest of the
@@ -181,17 +193,7 @@ impl Navigator {
         changes: &[[i32; 3]],
         responses: &mut Vec<CommandResponse>,
     ) -> Tick {
-        // A plan made meanwhile waits for the world step under way to end.
-        if self.work.is_none()
-            && let Some(planned) = &mut self.pending
-            && let Some(result) = planned.poll()
-        {
-            self.pending = None;
-            self.adopt(result, feet);
-            if let Some(reply) = self.reply.take() {
-                responses.push(reply.respond(Ok(self.response())));
-            }
-        }
+        responses.extend(self.take_plan(feet));
         if self.path.is_empty() {
             return Tick::Wait;
         }
@@ -373,6 +375,26 @@ fn work_on(nav: &mut Navigator, tick: Tick, feet: Vec3, mover: &Mover, world: &C
     }
 }
 
+/// Between ticks: answers a `walk` whose first plan came from the pool as soon as the search
+/// woke the runner (the walk moves from the next tick, as it would have anyway).
+pub fn answer_first_plans(
+    mut walks: Query<(&mut WalkAction, &Position)>,
+    mut responses: MessageWriter<CommandResponse>,
+) {
+    for (mut walk, pos) in &mut walks {
+        if walk.nav.reply.is_some()
+            && let Some(response) = walk.nav.take_plan(pos.0)
+        {
+            responses.write(response);
+        }
+    }
+}
+
+/// Run condition of [`answer_first_plans`]: a walk's first answer waits for its search.
+pub fn first_plans_waiting(walks: Query<&WalkAction>) -> bool {
+    walks.iter().any(|w| w.nav.reply.is_some())
+}
+
 /// Steps every `walk` one tick.
 #[allow(clippy::type_complexity)]
 pub fn step_walks(
@@ -440,7 +462,7 @@ pub fn step_follows(
             follow.planned_for = t;
             let goal = Goal::Near { x: t.x, y: t.y, z: t.z, range: follow.distance.max(1.0) };
             follow.nav.request = Request::from_feet(here, goal, follow.nav.request.opts);
-            follow.nav.pending = Some(plan(follow.nav.request, world, ids.0.clone()));
+            follow.nav.pending = Some(plan(follow.nav.request, world, ids.0.clone(), None));
         }
         let changes = changes_of(bot, &changed);
         let tick = follow.nav.tick(here, mover, world, ids, &changes, &mut out);
