@@ -1,8 +1,9 @@
 //! End to end against the peer's survival scenario (`tests/peer/survival.js`): the real binary
 //! mines blocks and receives their drops, places one back, eats, opens a door, kills the
-//! zombie, throws and drops a snowball, sleeps, moves items (one move refused) — each asserted
-//! on the bot's receipt and on the peer's own account of what it accepted. The peer computes
-//! break times itself from minecraft-data and refuses a break that comes too early.
+//! zombie, throws and drops a snowball, moves items (one move refused) — each asserted on the
+//! bot's receipt and on the peer's own account of what it accepted. The peer computes break
+//! times itself from minecraft-data and refuses a break that comes too early. Sleeping has its
+//! own session: refused by day and with a monster near the bed, granted at night onto the bed.
 //!
 //! With `--nocapture` it prints the mining figures (ticks vs expected, wall time) for README.
 
@@ -207,16 +208,6 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
     );
     peer_event(&mut peer, "legacy_move", |v| v["item"] == "totem_of_undying");
 
-    // Sleep (it is night) and wake.
-    let r = ok(&mut bot, json!({"action": "sleep", "x": -2, "y": -60, "z": -2}));
-    let d = done(&mut bot, "sleep_done", &r["id"]);
-    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
-    bot.wait_event("sleep_started", ANSWER).expect("sleep_started");
-    let r = ok(&mut bot, json!({"action": "wake"}));
-    let d = done(&mut bot, "wake_done", &r["id"]);
-    assert_eq!(d["confirmed"], true, "{d}");
-    peer_event(&mut peer, "woke", |_| true);
-
     // The shipped buildPillar skill (on `place`) passes its trial: two dirt blocks one step east
     // of the spawn, each confirmed by the server, judged on the blocks the bot then sees.
     let path = common::repo_root().join("skill/skills/buildPillar.json");
@@ -330,6 +321,106 @@ fn a_survival_session_where_every_receipt_is_what_the_server_confirmed() {
         );
         assert_eq!(f.ticks, f.expected);
     }
+}
+
+/// Runs a server command through the bot; the peer must accept it.
+fn server_cmd(bot: &mut Bot, peer: &mut Peer, command: &str, event: &str) -> Value {
+    let r = ok(bot, json!({"action": "cmd", "cmd": command}));
+    assert_eq!(r["success"], true, "{command}: {r}");
+    peer_event(peer, event, |_| true)
+}
+
+/// The bot's feet position.
+fn bot_pos(bot: &mut Bot) -> Value {
+    ok(bot, json!({"action": "pos"}))["pos"].clone()
+}
+
+fn near(a: &Value, b: &Value, tolerance: f64) -> bool {
+    ["x", "y", "z"].iter().all(|k| match (a[k].as_f64(), b[k].as_f64()) {
+        (Some(p), Some(q)) => (p - q).abs() <= tolerance,
+        _ => false,
+    })
+}
+
+/// Sleeping as vanilla rules it (tests/peer/README.md "Sleeping"): the peer refuses by day and
+/// with a monster within 8 blocks of the bed, and lets the bot sleep at night with none, moving
+/// it onto the bed. The bot reports each refusal as `failed` with the reason and the server's
+/// message, stays where it was, and on success reports the position the server set — which is
+/// where the bot then is, by its own account and by the positions the server accepts from it.
+#[test]
+fn sleep_is_refused_by_day_and_near_a_monster_and_granted_onto_the_bed_at_night() {
+    let mut peer = Peer::start("survival");
+    let mut bot = Bot::start(peer.port, "Sleeper");
+    bot.wait_event("spawn", SPAWN).expect("spawn");
+    peer.wait_line(|v| v["event"] == "survival_ready", SPAWN).expect("survival ready");
+    // The bed: head (-2, -60, -2), foot (-2, -60, -3). The scenario's own zombie goes first, so
+    // each refusal below has one cause.
+    let killed = server_cmd(&mut bot, &mut peer, "/kill @e[type=zombie]", "killed");
+    assert_eq!(killed["runtime_ids"], json!(["100"]), "{killed}");
+    let sleep = json!({"action": "sleep", "x": -2, "y": -60, "z": -2});
+    let at_spawn = bot_pos(&mut bot);
+
+    // By day: refused, not night.
+    server_cmd(&mut bot, &mut peer, "/time set noon", "time_set");
+    let r = ok(&mut bot, sleep.clone());
+    let d = done(&mut bot, "sleep_done", &r["id"]);
+    assert_eq!(
+        (d["status"].clone(), d["reason"].clone(), d["message"].clone(), d["confirmed"].clone(), d["position"].clone()),
+        (json!("failed"), json!("not_night"), json!("tile.bed.noSleep"), json!(false), json!(null)),
+        "{d}"
+    );
+    let refused = peer_event(&mut peer, "sleep_refused", |_| true);
+    assert_eq!((refused["reason"].clone(), refused["time"].clone()), (json!("not_night"), json!(6000)), "{refused}");
+    assert_eq!(bot_pos(&mut bot), at_spawn, "not moved");
+
+    // At night with a zombie 5.5 blocks west of the bed's head: refused, monsters nearby.
+    server_cmd(&mut bot, &mut peer, "/time set night", "time_set");
+    server_cmd(&mut bot, &mut peer, "/summon zombie -7 -60 -1.5", "summoned");
+    let r = ok(&mut bot, sleep.clone());
+    let d = done(&mut bot, "sleep_done", &r["id"]);
+    assert_eq!(
+        (d["status"].clone(), d["reason"].clone(), d["message"].clone(), d["position"].clone()),
+        (json!("failed"), json!("monsters_nearby"), json!("tile.bed.notSafe"), json!(null)),
+        "{d}"
+    );
+    let refused = peer_event(&mut peer, "sleep_refused", |_| true);
+    assert_eq!(
+        (refused["reason"].clone(), refused["monster"]["distance"].clone()),
+        (json!("monsters_nearby"), json!(5.5)),
+        "{refused}"
+    );
+    assert_eq!(bot_pos(&mut bot), at_spawn, "not moved");
+
+    // At night with no monster: the server lets the bot sleep and puts it on the bed.
+    server_cmd(&mut bot, &mut peer, "/kill @e[type=zombie]", "killed");
+    let r = ok(&mut bot, sleep);
+    let d = done(&mut bot, "sleep_done", &r["id"]);
+    let granted = peer_event(&mut peer, "sleeping", |_| true);
+    let lying = granted["position"].clone();
+    assert_eq!(
+        lying,
+        json!({"x": -1.5, "y": -59.4375, "z": -1.5}),
+        "the peer lays the sleeper on the bed's head: {granted}"
+    );
+    assert_eq!(
+        (d["status"].clone(), d["confirmed"].clone(), d["message"].clone()),
+        (json!("done"), json!(true), json!(null)),
+        "{d}"
+    );
+    assert!(near(&d["position"], &lying, 1e-3), "sleep_done carries the position the server set: {d}");
+    let started = bot.wait_event("sleep_started", ANSWER).expect("sleep_started");
+    assert_eq!(started["bedPos"], json!({"x": -2, "y": -60, "z": -2}), "{started}");
+    let now = bot_pos(&mut bot);
+    assert!(near(&now, &lying, 1e-3), "the bot reports itself on the bed: {now}");
+    // ... and its inputs say so: the server accepts a position on the bed from it.
+    let accepted_on_bed =
+        |log: &[Value]| log.iter().any(|p| p["name"] == "__auth_pos" && p["accepted"] == true && near(p, &lying, 1e-3));
+    assert!(peer.wait_log(accepted_on_bed, ANSWER), "the peer never accepted an input on the bed");
+
+    let r = ok(&mut bot, json!({"action": "wake"}));
+    let d = done(&mut bot, "wake_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    peer_event(&mut peer, "woke", |_| true);
 }
 
 /// Walks and waits for `walk_done`, which must be `done`.

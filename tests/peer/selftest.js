@@ -241,6 +241,58 @@ const CHECKS = {
       r.packets.some(p => p.name === 'add_item_entity')
     return { ok, spawned: r.spawned, refused, broken, update_blocks: updates.length }
   },
+  async sleep (bedrock) {
+    // vanilla's sleeping rules on the survival bed (head -2,-60,-2, foot -2,-60,-3), clicked with an empty hand:
+    // by day refused (tile.bed.noSleep) even with the scenario's zombie near; at night the zombie 4.5 blocks from the
+    // bed refuses it (tile.bed.notSafe); with zombies 9 blocks away and 6 above it is granted (move_player reset onto
+    // the bed, sleeping flag, bed position); one 8 blocks away refuses it again. The respawn point is set once.
+    const peer = await startPeer('survival')
+    const origin = (id) => ({ type: 'player', uuid: '11111111-2222-3333-4444-555555555555', request_id: id, player_entity_id: 0n })
+    const air = { network_id: 0, count: 0, metadata: 0, has_stack_id: false, block_runtime_id: 0, extra: { has_nbt: 'false', can_place_on: [], can_destroy: [] } }
+    const v = (x, y, z) => ({ x, y, z })
+    const click = {
+      transaction: {
+        legacy: { legacy_request_id: 0 },
+        transaction_type: 'item_use',
+        actions: [],
+        transaction_data: {
+          action_type: 'click_block', trigger_type: 'player_input', block_position: v(-2, -60, -2), face: 1, hotbar_slot: 6,
+          held_item: air, player_pos: v(0.5, -58.38, 0.5), click_pos: v(0.5, 0.5625, 0.5), block_runtime_id: 0,
+          client_prediction: 'success', client_cooldown_state: 'off'
+        }
+      }
+    }
+    const steps = [
+      ['cmd', '/time set noon'], ['click'],
+      ['cmd', '/time set night'], ['click'],
+      ['cmd', '/kill @e[type=zombie]'], ['cmd', '/summon zombie -11 -60 -1.5'], ['cmd', '/summon minecraft:zombie -1.5 -54 -1.5'], ['click'],
+      ['wake'], ['cmd', '/summon zombie -10 -60 -1.5'], ['click']
+    ]
+    const r = await connect(bedrock, peer.port, {
+      waitMs: 4000,
+      onSpawn: (c) => setTimeout(() => {
+        c.write('mob_equipment', { runtime_entity_id: 1n, item: air, slot: 6, selected_slot: 6, window_id: 'inventory' })
+        steps.forEach(([what, arg], i) => {
+          if (what === 'cmd') c.write('command_request', { command: arg, origin: origin(`s${i}`), internal: false, version: 'latest' })
+          else if (what === 'click') c.write('inventory_transaction', click)
+          else c.write('player_action', { runtime_entity_id: 1n, action: 'stop_sleeping', position: v(0, 0, 0), result_position: v(0, 0, 0), face: 0 })
+        })
+      }, 800)
+    })
+    await sleep(300)
+    await peer.stop()
+    const verdicts = peer.events.filter(e => e.event === 'sleep_refused' || e.event === 'sleeping').map(e => e.reason || e.event)
+    const texts = r.packets.filter(p => p.name === 'text').map(p => p.params.message)
+    const mp = r.packets.find(p => p.name === 'move_player')?.params
+    const sed = r.packets.filter(p => p.name === 'set_entity_data' && p.params.metadata.some(m => m.key === 'player_bed_position')).map(p => p.params)
+    const near = (a, b) => Math.abs(a - b) < 1e-4
+    const bed = sed[0]?.metadata.find(m => m.key === 'player_bed_position')?.value
+    const ok = r.spawned && JSON.stringify(verdicts) === JSON.stringify(['not_night', 'monsters_nearby', 'sleeping', 'monsters_nearby']) &&
+      JSON.stringify(texts) === JSON.stringify(['\u00a77%tile.bed.respawnSet', '\u00a77%tile.bed.noSleep', '\u00a77%tile.bed.notSafe', '\u00a77%tile.bed.notSafe']) &&
+      mp?.mode === 'reset' && near(mp.position.x, -1.5) && near(mp.position.y, -60 + 0.5625 + 1.62) && near(mp.position.z, -1.5) &&
+      sed.length === 1 && bed?.x === -2 && bed?.y === -60 && bed?.z === -2 && peer.events.some(e => e.event === 'woke')
+    return { ok, spawned: r.spawned, verdicts, texts, move_player: mp, bed, refusals: peer.events.filter(e => e.event === 'sleep_refused') }
+  },
   async crafting (bedrock) {
     // the crafting server side validates crafts against minecraft-data's recipes: a 3×3 recipe at the 2×2 grid, an
     // unknown recipe, a craft without its ingredients and one announcing the wrong result are refused; a correct

@@ -678,7 +678,8 @@ function tellCommand (session, command) {
   return { output: [], successCount: 1 }
 }
 
-// CommandRequest -> CommandOutput echoing the origin. "/list" succeeds (count = the bot + scripted players currently in
+// CommandRequest -> CommandOutput echoing the origin. A scenario's `onCommand(command, word)` answers first when it
+// returns output entries (survival.js: /time set, /summon, /kill). "/list" succeeds (count = the bot + scripted players currently in
 // the player list, max 20); "/tell" as above; anything else fails with commands.generic.unknown.
 function handleCommandRequest (session, p) {
   const command = String(p.command || '').trim()
@@ -693,7 +694,12 @@ function handleCommandRequest (session, p) {
   }
   const tp = movement.onCommand(session, command)
   const query = word === 'querytarget' && peerOptions.querytarget === 'answer' ? movement.queryTarget(session, command) : null
-  if (query) {
+  // a scenario's own commands (survival: /time set, /summon, /kill) answer first
+  const own = session.hooks?.onCommand ? session.hooks.onCommand(command, word) : null
+  if (own) {
+    output = own
+    successCount = own.some(o => o.success) ? 1 : 0
+  } else if (query) {
     output = query
     successCount = query[0].success ? 1 : 0
   } else if (tp) {
@@ -1256,6 +1262,7 @@ async function main () {
     if (args.onlineAuth) player.verifyLogin = onlineLoginVerifier(args.onlineAuth, args.version)
     if (args.refuseLogin) refuseLoginShape(player, session, args.refuseLogin)
     const hooks = SCENARIOS[args.scenario](session)
+    session.hooks = hooks // handleCommandRequest asks the scenario's onCommand first
 
     player.on('login', () => {
       session.username = player.profile?.name ?? null

@@ -9,6 +9,7 @@
 
 const fs = require('fs')
 const path = require('path')
+const movement = require('./movement.js')
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Setup: what the player starts with, where things are
@@ -17,6 +18,22 @@ const path = require('path')
 const EFFICIENCY = 15 // Bedrock enchantment id
 const ZOMBIE = { runtime: 100n, unique: 100n, position: { x: 3.5, y: -60, z: -1.5 }, health: 10 }
 const NIGHT = 18000
+
+// Sleeping, as vanilla rules it (README "Sleeping"). The clear-weather window: dragonfly's world.TimeSleep /
+// world.TimeWake (server/world/sleep.go), the figures of minecraft.wiki "Bed". Monsters: within 8 blocks horizontally
+// and 5 vertically of the bed (minecraft.wiki "Bed"; Nukkit's BlockBed checks the same box around the bed).
+const SLEEP_FROM = 12542
+const SLEEP_UNTIL = 23459
+const MONSTER_REACH_H = 8
+const MONSTER_REACH_V = 5
+// Hostile mobs that keep a player from sleeping (the peer's list; vanilla asks each mob).
+const HOSTILE = new Set(['zombie', 'zombie_villager', 'husk', 'drowned', 'skeleton', 'stray', 'wither_skeleton', 'creeper',
+  'spider', 'cave_spider', 'witch', 'enderman', 'pillager', 'vindicator', 'evoker', 'phantom', 'silverfish', 'slime'])
+const BED_HEIGHT = 0.5625 // the bed's collision box (9/16); a sleeper lies on it
+// The bed's `direction` state (0 south, 1 west, 2 north, 3 east): the step from the foot to the head.
+const BED_STEP = [[0, 1], [-1, 0], [0, -1], [1, 0]]
+// `/time set` names, Bedrock's values
+const TIME_NAMES = { day: 1000, noon: 6000, sunset: 12000, night: 13000, midnight: 18000, sunrise: 23000 }
 const START_HUNGER = 14
 const PICKUP_DELAY_MS = 500 // an item entity can be picked up after this long
 const PICKUP_RADIUS = 2.5 // blocks from the player's feet
@@ -68,8 +85,10 @@ function scenario (session, deps, ext = {}) {
     using: null, // { slot, item, startTick }
     hunger: START_HUNGER,
     saturation: 5,
-    sleeping: false,
-    zombie: { ...ZOMBIE, alive: true },
+    sleeping: null, // the bed (head) the player sleeps in
+    spawnPoint: null, // the bed (head) that set the player's respawn point
+    time: NIGHT, // time of day, as last sent with set_time
+    monsters: new Map(), // runtime id (string) -> { type, runtime, unique, position, health, alive }
     nextEntity: 1000n,
     items: new Map(), // runtime id -> { name, count, pos, bornAt }
     overlay: new Map() // "x,y,z" -> { name, states }
@@ -289,21 +308,7 @@ function scenario (session, deps, ext = {}) {
       emitEvent({ event: 'block_interacted', pos, block: clicked.name, open_bit: open })
       return
     }
-    if (clicked.name === 'bed') {
-      s.sleeping = true
-      const head = clicked.states.head_piece_bit ? pos : { x: pos.x, y: pos.y, z: pos.z + 1 }
-      session.write('set_entity_data', {
-        runtime_entity_id: BigInt(session.runtimeId),
-        metadata: [
-          { key: 'flags_extended', type: 'long', legacy_type: 7, value: { sleeping: true } },
-          { key: 'player_bed_position', type: 'vec3i', legacy_type: 6, value: head }
-        ],
-        properties: { ints: [], floats: [] },
-        tick: 0n
-      })
-      emitEvent({ event: 'sleeping', bed: head })
-      return
-    }
+    if (clicked.name === 'bed') return onBed(pos, clicked)
     // placing the held block item against the clicked face
     const n = FACE[d.face] || [0, 1, 0]
     const target = { x: pos.x + n[0], y: pos.y + n[1], z: pos.z + n[2] }
@@ -376,8 +381,8 @@ function scenario (session, deps, ext = {}) {
 
   // --- attacking ----------------------------------------------------------------------------------------------------------
   function onAttack (d) {
-    const z = s.zombie
-    if (BigInt(d.entity_runtime_id) !== z.runtime || !z.alive) return emitEvent({ event: 'attack_missed', target: String(d.entity_runtime_id) })
+    const z = s.monsters.get(String(d.entity_runtime_id))
+    if (!z || !z.alive) return emitEvent({ event: 'attack_missed', target: String(d.entity_runtime_id) })
     const distance = dist(feet(), z.position)
     if (distance > 6) return emitEvent({ event: 'attack_refused', why: 'out of reach', distance })
     const held = heldItem()
@@ -385,14 +390,141 @@ function scenario (session, deps, ext = {}) {
     z.health = Math.max(0, z.health - damage)
     session.write('entity_event', { runtime_entity_id: z.runtime, event_id: 'hurt_animation', data: 0 })
     session.write('update_attributes', { runtime_entity_id: z.runtime, attributes: [deps.attribute('minecraft:health', 0, 20, z.health, 20)], tick: 0n })
-    emitEvent({ event: 'zombie_hurt', damage, health: z.health, tool: held?.name || null })
+    emitEvent({ event: `${z.type}_hurt`, runtime_id: String(z.runtime), damage, health: z.health, tool: held?.name || null })
     if (z.health <= 0) {
       z.alive = false
       session.write('entity_event', { runtime_entity_id: z.runtime, event_id: 'death_animation', data: 0 })
       session.later(500, () => session.write('remove_entity', { entity_id_self: z.unique }))
-      emitEvent({ event: 'zombie_killed' })
+      emitEvent({ event: `${z.type}_killed`, runtime_id: String(z.runtime) })
     }
   }
+
+  // --- monsters, time, sleeping -----------------------------------------------------------------------------------------
+  function spawnMonster (type, position, runtime = s.nextEntity++) {
+    const m = { type, runtime, unique: runtime, position: { ...position }, health: 10, alive: true }
+    s.monsters.set(String(runtime), m)
+    session.write('add_entity', {
+      unique_id: m.unique, runtime_id: m.runtime, entity_type: `minecraft:${type}`, position: m.position,
+      velocity: { x: 0, y: 0, z: 0 }, pitch: 0, yaw: 0, head_yaw: 0, body_yaw: 0, attributes: [], metadata: [],
+      properties: { ints: [], floats: [] }, links: []
+    })
+    return m
+  }
+  function removeMonster (m) {
+    m.alive = false
+    session.write('remove_entity', { entity_id_self: m.unique })
+  }
+  function setTime (time) {
+    s.time = ((time % 24000) + 24000) % 24000
+    session.write('set_time', { time })
+  }
+
+  // The two halves of the bed at `pos`: its `direction` points from the foot to the head.
+  function bedHalves (pos, bed) {
+    const [dx, dz] = BED_STEP[(bed.states.direction || 0) & 3]
+    const sign = bed.states.head_piece_bit ? -1 : 1
+    const other = { x: pos.x + sign * dx, y: pos.y, z: pos.z + sign * dz }
+    return bed.states.head_piece_bit ? { head: pos, foot: other } : { head: other, foot: pos }
+  }
+  // The first living hostile within MONSTER_REACH_H blocks horizontally (per axis, of the bed's two blocks) and
+  // MONSTER_REACH_V vertically (of the bed's y) — feet positions.
+  function monsterNear ({ head, foot }) {
+    const gap = (v, a, b) => Math.max(Math.min(a, b) - v, 0, v - (Math.max(a, b) + 1))
+    for (const m of s.monsters.values()) {
+      if (!m.alive || !HOSTILE.has(m.type)) continue
+      const p = m.position
+      if (gap(p.x, head.x, foot.x) <= MONSTER_REACH_H && gap(p.z, head.z, foot.z) <= MONSTER_REACH_H && Math.abs(p.y - head.y) <= MONSTER_REACH_V) return m
+    }
+    return null
+  }
+  function bedMessage (key) {
+    // as dragonfly and Nukkit send it: a translation, grey (§7), the key marked with %
+    session.write('text', { needs_translation: true, category: 'message_only', type: 'translation', message: `\u00a77%${key}`, parameters: [], xuid: '', platform_chat_id: '', has_filtered_message: false })
+  }
+  function setOccupied (halves, occupied) {
+    for (const p of [halves.head, halves.foot]) {
+      const b = blockAt(p)
+      if (b.name === 'bed') setBlock(p, 'bed', { ...b.states, occupied_bit: occupied ? 1 : 0 })
+    }
+  }
+
+  // A click on a bed, in vanilla's order: the respawn point is set, then the time is checked, then monsters near the
+  // bed; sleeping moves the player onto the bed (move_player reset) and sets its sleeping flag and bed position.
+  function onBed (pos, bed) {
+    const halves = bedHalves(pos, bed)
+    const { head } = halves
+    if (s.sleeping) return emitEvent({ event: 'sleep_refused', reason: 'already_sleeping', bed: head })
+    if (!s.spawnPoint || key(s.spawnPoint) !== key(head)) {
+      s.spawnPoint = head
+      bedMessage('tile.bed.respawnSet')
+    }
+    if (s.time <= SLEEP_FROM || s.time >= SLEEP_UNTIL) {
+      bedMessage('tile.bed.noSleep')
+      return emitEvent({ event: 'sleep_refused', reason: 'not_night', key: 'tile.bed.noSleep', bed: head, time: s.time })
+    }
+    const m = monsterNear(halves)
+    if (m) {
+      bedMessage('tile.bed.notSafe')
+      const c = { x: head.x + 0.5, y: head.y, z: head.z + 0.5 }
+      const distance = Math.round(Math.hypot(m.position.x - c.x, m.position.z - c.z) * 100) / 100
+      return emitEvent({ event: 'sleep_refused', reason: 'monsters_nearby', key: 'tile.bed.notSafe', bed: head, monster: { type: m.type, runtime_id: String(m.runtime), position: m.position, distance } })
+    }
+    s.sleeping = head
+    setOccupied(halves, true)
+    session.write('set_entity_data', {
+      runtime_entity_id: BigInt(session.runtimeId),
+      metadata: [
+        { key: 'flags_extended', type: 'long', legacy_type: 7, value: { sleeping: true } },
+        { key: 'player_bed_position', type: 'vec3i', legacy_type: 6, value: head }
+      ],
+      properties: { ints: [], floats: [] },
+      tick: 0n
+    })
+    // lying on the head block, feet on the bed's top, facing the way the bed points
+    const lying = { x: head.x + 0.5, y: head.y + BED_HEIGHT, z: head.z + 0.5 }
+    const eye = { x: lying.x, y: lying.y + 1.62, z: lying.z }
+    const yaw = [0, 90, 180, -90][(bed.states.direction || 0) & 3]
+    session.write('move_player', {
+      runtime_id: session.runtimeId, position: eye, pitch: 0, yaw, head_yaw: yaw, mode: 'reset', on_ground: true,
+      ridden_runtime_id: 0, teleport: undefined, tick: s.tick
+    })
+    movement.onTeleport(session, eye)
+    emitEvent({ event: 'sleeping', bed: head, position: lying, yaw, time: s.time })
+  }
+
+  // `/time set <day|noon|sunset|night|midnight|sunrise|ticks>`, `/summon <entity> <x> <y> <z>`,
+  // `/kill @e[type=<entity>]`: the output entries, or null for any other command.
+  function onCommand (command, word) {
+    const words = command.replace(/^\//, '').trim().split(/\s+/)
+    const bare = (n) => String(n || '').toLowerCase().replace(/^minecraft:/, '')
+    if (word === 'time') {
+      const v = bare(words[2])
+      const t = TIME_NAMES[v] ?? (/^\d+$/.test(v) ? Number(v) : NaN)
+      if (bare(words[1]) !== 'set' || !Number.isFinite(t)) return [{ message_id: 'commands.generic.usage', success: false, parameters: ['/time set <day|night|noon|midnight|sunrise|sunset|ticks>'] }]
+      setTime(t)
+      emitEvent({ event: 'time_set', time: t, by: 'command' })
+      return [{ message_id: 'commands.time.set', success: true, parameters: [String(t)] }]
+    }
+    if (word === 'summon') {
+      const type = bare(words[1])
+      const [x, y, z] = words.slice(2, 5).map(Number)
+      if (!type || ![x, y, z].every(Number.isFinite)) return [{ message_id: 'commands.generic.usage', success: false, parameters: ['/summon <entity> <x> <y> <z>'] }]
+      const m = spawnMonster(type, { x, y, z })
+      emitEvent({ event: 'summoned', type, runtime_id: String(m.runtime), position: m.position })
+      return [{ message_id: 'commands.summon.success', success: true, parameters: [] }]
+    }
+    if (word === 'kill') {
+      const t = (words[1] || '').match(/^@e\[type=([\w:]+)\]$/)
+      if (!t) return [{ message_id: 'commands.generic.usage', success: false, parameters: ['/kill @e[type=<entity>]'] }]
+      const killed = [...s.monsters.values()].filter(m => m.alive && m.type === bare(t[1]))
+      for (const m of killed) removeMonster(m)
+      emitEvent({ event: 'killed', type: bare(t[1]), runtime_ids: killed.map(m => String(m.runtime)) })
+      if (!killed.length) return [{ message_id: 'commands.generic.noTargetMatch', success: false, parameters: [] }]
+      return [{ message_id: 'commands.kill.successful', success: true, parameters: [killed.map(m => m.type).join(', ')] }]
+    }
+    return null
+  }
+  hooks.onCommand = onCommand
 
   // --- item-stack requests --------------------------------------------------------------------------------------------------
   // Slots: hotbar (0-8) and inventory (9-35) use absolute numbers; armor 0-3; offhand; cursor.
@@ -509,18 +641,13 @@ function scenario (session, deps, ext = {}) {
     onSpawn()
     sendInventory()
     session.write('player_hotbar', { selected_slot: 0, window_id: 'inventory', select_slot: true })
-    session.write('set_time', { time: NIGHT })
+    setTime(NIGHT)
     session.write('update_attributes', {
       runtime_entity_id: BigInt(session.runtimeId),
       attributes: [deps.attribute('minecraft:player.hunger', 0, 20, s.hunger, 20), deps.attribute('minecraft:player.saturation', 0, 20, s.saturation, 20)],
       tick: 0n
     })
-    const z = s.zombie
-    session.write('add_entity', {
-      unique_id: z.unique, runtime_id: z.runtime, entity_type: 'minecraft:zombie', position: z.position,
-      velocity: { x: 0, y: 0, z: 0 }, pitch: 0, yaw: 0, head_yaw: 0, body_yaw: 0, attributes: [], metadata: [],
-      properties: { ints: [], floats: [] }, links: []
-    })
+    spawnMonster('zombie', ZOMBIE.position, ZOMBIE.runtime)
     if (ext.onSpawn) ext.onSpawn()
     emitEvent({ event: 'survival_ready', inventory: s.inv.map(describe), armor: s.armor.map(describe), offhand: describe(s.offhand), hunger: s.hunger })
   }
@@ -573,7 +700,9 @@ function scenario (session, deps, ext = {}) {
         }
         case 'player_action':
           if (p.action === 'stop_sleeping' && s.sleeping) {
-            s.sleeping = false
+            const bed = blockAt(s.sleeping)
+            if (bed.name === 'bed') setOccupied(bedHalves(s.sleeping, bed), false)
+            s.sleeping = null
             session.write('set_entity_data', {
               runtime_entity_id: BigInt(session.runtimeId),
               metadata: [{ key: 'flags_extended', type: 'long', legacy_type: 7, value: { sleeping: false } }],

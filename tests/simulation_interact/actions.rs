@@ -3,9 +3,10 @@
 
 use clawcraft::protocol::codec::Value as WireValue;
 use clawcraft::protocol::packets::{
-    AddEntity, AddItemEntity, AddPlayer, Animate, Attribute, CompletedUsingItem, EntityEvent, InventorySlot,
-    InventoryTransaction, ItemInstance, ItemStack, ItemStackRequest, ItemStackResponse, MetadataEntry, PlayerAction,
-    PlayerList, PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity, Text, UpdateAttributes, Vec3,
+    AddEntity, AddItemEntity, AddPlayer, Animate, Attribute, CompletedUsingItem, CorrectPlayerMovePrediction,
+    EntityEvent, InventorySlot, InventoryTransaction, ItemInstance, ItemStack, ItemStackRequest, ItemStackResponse,
+    MetadataEntry, MovePlayer, PlayerAction, PlayerList, PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity,
+    Text, UpdateAttributes, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
 use clawcraft::world::block::StateValue::{Byte, Int, Str};
@@ -208,27 +209,17 @@ fn interact_reports_the_doors_new_state_from_the_server() {
     assert_eq!(w.code(r#"{"action":"interact","x":-3,"y":-60,"z":-3}"#), "INVALID_TARGET", "stone");
 }
 
-#[test]
-fn sleep_waits_for_the_servers_sleeping_state_and_wake_for_it_to_clear() {
-    let mut w = home();
-    assert_eq!(w.code(r#"{"action":"wake"}"#), "INVALID_TARGET");
-    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s1"}"#);
-    w.sim.tick();
+fn text(w: &mut Sim, kind: &str, message: &str) {
     w.sim.receive(&Text {
-        kind: "translation".into(),
-        needs_translation: true,
-        message: "%tile.bed.noSleep".into(),
+        kind: kind.into(),
+        needs_translation: kind == "translation",
+        message: message.into(),
         ..Text::default()
     });
-    w.sim.tick();
-    let d = last(&w, "sleep_done");
-    assert_eq!(
-        (d["status"].clone(), d["reason"].clone()),
-        (json!("failed"), json!("tile.bed.noSleep")),
-        "the server's word"
-    );
+}
 
-    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s2"}"#);
+/// The server's sleeping flag and bed position for our player.
+fn asleep_in(w: &mut Sim, bed: [i64; 3]) {
     let sleeping = MetadataEntry {
         key: "flags_extended".into(),
         kind: "long".into(),
@@ -240,19 +231,120 @@ fn sleep_waits_for_the_servers_sleeping_state_and_wake_for_it_to_clear() {
         kind: "vec3i".into(),
         legacy_type: 6,
         value: WireValue::Object(vec![
-            ("x".into(), WireValue::Int(0)),
-            ("y".into(), WireValue::Int(-60)),
-            ("z".into(), WireValue::Int(3)),
+            ("x".into(), WireValue::Int(bed[0])),
+            ("y".into(), WireValue::Int(bed[1])),
+            ("z".into(), WireValue::Int(bed[2])),
         ]),
     };
     w.sim.receive(&SetEntityData { runtime_entity_id: SIM_RUNTIME_ID, metadata: vec![sleeping, bed_pos], tick: 0 });
+}
+
+/// The server moves our player (MovePlayer `mode`, eye position of `feet`).
+fn moved_to(w: &mut Sim, feet: [f32; 3], mode: &str) {
+    w.sim.receive(&MovePlayer {
+        runtime_id: u32::try_from(SIM_RUNTIME_ID).expect("small id"),
+        position: Vec3 { x: feet[0], y: feet[1] + 1.62, z: feet[2] },
+        mode: mode.into(),
+        on_ground: true,
+        ..MovePlayer::default()
+    });
+}
+
+fn pos(w: &mut Sim) -> serde_json::Value {
+    w.ok(r#"{"action":"pos"}"#)["pos"].clone()
+}
+
+#[test]
+fn a_refused_sleep_fails_with_the_servers_reason_and_leaves_the_bot_where_it_was() {
+    let mut w = home();
+    let before = pos(&mut w);
+    // Said in the tick the click goes out, before it: not an answer to it.
+    text(&mut w, "translation", "%tile.bed.notSafe");
+    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s1"}"#);
+    w.sim.tick();
+    assert!(w.events_of("sleep_done").is_empty(), "a message older than the click");
+    // Vanilla sets the respawn point first (not a refusal); a player's chat is never one.
+    text(&mut w, "translation", "\u{a7}7%tile.bed.respawnSet");
+    w.sim.receive(&clawcraft::sim::chat_from("Alex", "you can sleep only at night lol, monsters nearby"));
+    w.sim.tick();
+    assert!(w.events_of("sleep_done").is_empty(), "respawnSet and chat are no verdict");
+    text(&mut w, "translation", "\u{a7}7%tile.bed.noSleep");
+    w.sim.tick();
+    let d = last(&w, "sleep_done");
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["reason"].clone(), d["message"].clone()),
+        (json!("s1"), json!("failed"), json!("not_night"), json!("tile.bed.noSleep")),
+        "{d:?}"
+    );
+    assert_eq!((d["confirmed"].clone(), d["position"].clone()), (json!(false), json!(null)), "{d:?}");
+    assert_eq!(pos(&mut w), before, "the server moved nobody");
+
+    // The other refusals, each a stable code; words from a server that sends text instead of keys.
+    for (i, (kind, message, reason, key)) in [
+        ("translation", "\u{a7}7%tile.bed.notSafe", "monsters_nearby", "tile.bed.notSafe"),
+        ("tip", "%tile.bed.occupied", "occupied", "tile.bed.occupied"),
+        ("translation", "tile.bed.tooFar", "too_far", "tile.bed.tooFar"),
+        ("popup", "%tile.bed.obstructed", "obstructed", "tile.bed.obstructed"),
+        ("translation", "%tile.bed.somethingNew", "refused", "tile.bed.somethingNew"),
+        (
+            "jukebox_popup",
+            "You can sleep only at night or during thunderstorms",
+            "not_night",
+            "You can sleep only at night or during thunderstorms",
+        ),
+        (
+            "raw",
+            "You may not rest now; there are monsters nearby",
+            "monsters_nearby",
+            "You may not rest now; there are monsters nearby",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = format!("r{i}");
+        w.ok(&format!(r#"{{"action":"sleep","x":0,"y":-60,"z":2,"id":"{id}"}}"#));
+        w.sim.tick();
+        text(&mut w, kind, message);
+        w.sim.tick();
+        let d = last(&w, "sleep_done");
+        assert_eq!(
+            (d["id"].clone(), d["status"].clone(), d["reason"].clone(), d["message"].clone()),
+            (json!(id), json!("failed"), json!(reason), json!(key)),
+            "{kind} {message}"
+        );
+    }
+
+    // Nothing at all: unconfirmed after two seconds.
+    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s9"}"#);
+    w.sim.ticks(42);
+    let d = last(&w, "sleep_done");
+    assert_eq!(
+        (d["id"].clone(), d["reason"].clone(), d["message"].clone()),
+        (json!("s9"), json!("unconfirmed"), json!(null))
+    );
+}
+
+#[test]
+fn a_granted_sleep_carries_the_position_the_server_set_and_wake_waits_for_the_flag() {
+    let mut w = home();
+    assert_eq!(w.code(r#"{"action":"wake"}"#), "INVALID_TARGET");
+    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s2"}"#);
+    w.sim.tick();
+    text(&mut w, "translation", "%tile.bed.respawnSet");
+    asleep_in(&mut w, [0, -60, 3]);
+    moved_to(&mut w, [0.5, -59.4375, 3.5], "reset");
     w.sim.tick();
     assert_eq!(last(&w, "sleep_started")["bedPos"], json!({"x": 0, "y": -60, "z": 3}));
     let d = last(&w, "sleep_done");
     assert_eq!(
-        (d["id"].clone(), d["status"].clone(), d["confirmed"].clone()),
-        (json!("s2"), json!("done"), json!(true))
+        (d["id"].clone(), d["status"].clone(), d["confirmed"].clone(), d["message"].clone()),
+        (json!("s2"), json!("done"), json!(true), json!(null)),
+        "{d:?}"
     );
+    assert_eq!(d["position"], json!({"x": 0.5, "y": -59.438, "z": 3.5}), "the server's position, rounded: {d:?}");
+    assert_eq!(pos(&mut w), json!({"x": 0.5, "y": -59.438, "z": 3.5}), "the bot is where the server put it");
+    assert_eq!(w.code(r#"{"action":"sleep","x":0,"y":-60,"z":2}"#), "INVALID_TARGET", "already sleeping");
 
     w.sim.sent();
     w.ok(r#"{"action":"wake","id":"k"}"#);
@@ -261,6 +353,44 @@ fn sleep_waits_for_the_servers_sleeping_state_and_wake_for_it_to_clear() {
     w.sim.tick();
     let d = last(&w, "wake_done");
     assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)));
+
+    // A server that moves nobody (the client lies down by itself): done once the flag has stood a
+    // moment, position null; the flag alone does not end it at once.
+    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s3"}"#);
+    w.sim.tick();
+    asleep_in(&mut w, [0, -60, 3]);
+    w.sim.ticks(5);
+    assert_ne!(last(&w, "sleep_done")["id"], "s3", "waits for a position");
+    w.sim.ticks(6);
+    let d = last(&w, "sleep_done");
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["position"].clone()),
+        (json!("s3"), json!("done"), json!(null)),
+        "{d:?}"
+    );
+    w.ok(r#"{"action":"wake"}"#);
+    w.sim.receive(&Animate { action_id: "wake_up".into(), runtime_entity_id: SIM_RUNTIME_ID, ..Animate::default() });
+    w.sim.tick();
+
+    // A prediction correction counts as the server's word too, flag after it.
+    w.ok(r#"{"action":"sleep","x":0,"y":-60,"z":2,"id":"s4"}"#);
+    w.sim.tick();
+    w.sim.receive(&CorrectPlayerMovePrediction {
+        prediction_type: "player".into(),
+        position: Vec3 { x: 0.5, y: -59.4375 + 1.62, z: 2.5 },
+        on_ground: true,
+        ..CorrectPlayerMovePrediction::default()
+    });
+    w.sim.tick();
+    assert_ne!(last(&w, "sleep_done")["id"], "s4", "a move alone is no sleep");
+    asleep_in(&mut w, [0, -60, 3]);
+    w.sim.tick();
+    let d = last(&w, "sleep_done");
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["position"].clone()),
+        (json!("s4"), json!("done"), json!({"x": 0.5, "y": -59.438, "z": 2.5})),
+        "{d:?}"
+    );
 }
 
 #[test]

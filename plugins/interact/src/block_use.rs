@@ -6,8 +6,9 @@
 //! - `interact_done`: the block's new state from the server's block update (`previous` →
 //!   `properties`); `failed`/`no_change` when the server changed nothing (an iron door by hand).
 //! - `sleep_done` + ClawCraft's `sleep_started{bedPos}`: the server's sleeping state (the
-//!   `sleeping` entity flag of our own player); `failed` with the server's message key
-//!   (`tile.bed.noSleep`, …) when it refused.
+//!   `sleeping` entity flag of our own player) and the position it moved us to (`position`, from
+//!   its MovePlayer / correction); `failed` when it refused, with a stable reason
+//!   ([`SleepRefusal`]: `not_night`, `monsters_nearby`, …) and its message key as `message`.
 //! - `wake_done`: the sleeping flag cleared (or the server's wake-up animation).
 //! - `use_done`: whatever the server showed within a second — block changes at or next to the
 //!   block, the held stack changing, a CompletedUsingItem — else `failed`/`no_effect`.
@@ -17,10 +18,11 @@ use bevy_ecs::world::EntityRef;
 use clawcraft_core::event::EventKind;
 use clawcraft_core::{
     ActionStatus, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount,
+    EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
+use clawcraft_player::{ServerMoveKind, ServerMovement};
 use clawcraft_protocol::codec::Value as WireValue;
 use clawcraft_protocol::packets::{Animate, CompletedUsingItem, PlayerAction, SetEntityData, Text};
 use clawcraft_world::ids::BlockIds;
@@ -38,6 +40,9 @@ use crate::use_slot::{ItemCount, UseSlot};
 const CONFIRM_TICKS: u64 = 20;
 /// Ticks to wait for the sleeping state (the server checks the time, monsters, the bed).
 const SLEEP_TICKS: u64 = 40;
+/// Ticks to wait, once asleep, for the server to move us onto the bed (a server that moves
+/// nobody ends the sleep with `position: null` after them).
+const SLEEP_POSITION_TICKS: u64 = 10;
 
 /// Whether a block name is something `interact` works on.
 pub fn is_interactable(name: &str) -> bool {
@@ -358,6 +363,64 @@ pub fn track_sleep(
     }
 }
 
+/// Why the server refused a sleep: its message, read as a stable reason code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SleepRefusal {
+    /// `not_night`, `monsters_nearby`, `occupied`, `too_far`, `obstructed`, or `refused` for
+    /// another bed message.
+    pub reason: &'static str,
+    /// The server's message: its translation key (`tile.bed.notSafe`) without colour codes or
+    /// the `%` marker, or the text itself when it sent words.
+    pub message: String,
+}
+
+/// Reads a server Text as a refused sleep: vanilla's `tile.bed.*` translation keys (as a
+/// translation, popup or tip, with or without colour codes and the `%` marker), Java's
+/// `block.minecraft.bed.*` keys, or the English texts of a server that sends words. Not a refusal:
+/// `tile.bed.respawnSet` (vanilla sets the respawn point before it checks the time) and
+/// `tile.bed.notValid` (a respawn message); players' chat never is one.
+pub fn bed_refusal(t: &Text) -> Option<SleepRefusal> {
+    if matches!(t.kind.as_str(), "chat" | "whisper" | "announcement" | "json_whisper") {
+        return None;
+    }
+    let mut plain = String::with_capacity(t.message.len());
+    let mut chars = t.message.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{a7}' {
+            chars.next();
+        } else {
+            plain.push(c);
+        }
+    }
+    let key = plain.trim().trim_start_matches('%');
+    let refusal = |reason: &'static str| Some(SleepRefusal { reason, message: key.to_owned() });
+    if let Some(k) = key.strip_prefix("tile.bed.").or_else(|| key.strip_prefix("block.minecraft.bed.")) {
+        return match k {
+            "noSleep" | "no_sleep" => refusal("not_night"),
+            "notSafe" | "not_safe" => refusal("monsters_nearby"),
+            "occupied" => refusal("occupied"),
+            "tooFar" | "too_far_away" => refusal("too_far"),
+            "obstructed" => refusal("obstructed"),
+            "respawnSet" | "set_spawn" | "notValid" | "not_valid" => None,
+            _ => refusal("refused"),
+        };
+    }
+    let words = key.to_lowercase();
+    if words.contains("monsters nearby") {
+        refusal("monsters_nearby")
+    } else if words.contains("sleep only at night") || words.contains("only sleep at night") {
+        refusal("not_night")
+    } else if words.contains("bed is occupied") {
+        refusal("occupied")
+    } else if words.contains("bed is too far") {
+        refusal("too_far")
+    } else if words.contains("bed is obstructed") {
+        refusal("obstructed")
+    } else {
+        None
+    }
+}
+
 /// The running `sleep` action.
 #[derive(Component, Debug, Clone)]
 pub struct Sleeping {
@@ -365,8 +428,12 @@ pub struct Sleeping {
     aim: Aim,
     id: u32,
     pub block: String,
-    pub refusal: Option<String>,
+    pub refusal: Option<SleepRefusal>,
     pub confirmed: bool,
+    /// Where the server moved us (feet) after the click.
+    pub position: Option<Vec3>,
+    /// The tick the server's sleeping flag was first seen.
+    asleep_at: Option<u64>,
     sent: Option<u64>,
 }
 
@@ -382,11 +449,15 @@ pub struct SleepDone {
     pub block: String,
     /// True only when the server set our sleeping state.
     pub confirmed: bool,
+    /// Where the server put you (feet), from its MovePlayer or correction after the click: on the
+    /// bed when it let you sleep. Null when it moved you nowhere.
+    pub position: Option<Vec3>,
+    /// The server's refusal message (its key, e.g. `tile.bed.notSafe`); null unless it refused.
+    pub message: Option<String>,
 }
 impl EventKind for SleepDone {
     const NAME: &'static str = "sleep_done";
-    const DESCRIPTION: &'static str =
-        "A sleep ended: confirmed by the server's sleeping state; failed with the server's message key when it refused";
+    const DESCRIPTION: &'static str = "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing";
     fn bot(&self) -> Option<Entity> {
         Some(self.bot)
     }
@@ -405,6 +476,8 @@ impl AsyncAction for Sleeping {
             bed_pos: self.pos.into(),
             block: self.block.clone(),
             confirmed: self.confirmed,
+            position: self.position,
+            message: self.refusal.as_ref().map(|r| r.message.clone()),
         }
     }
 }
@@ -431,7 +504,7 @@ pub struct SleepResponse {
 
 impl AgentCommand for Sleep {
     const NAME: &'static str = "sleep";
-    const SUMMARY: &'static str = "Lie down in the bed at x,y,z; async, ends in sleep_done (with sleep_started) when the server set the sleeping state";
+    const SUMMARY: &'static str = "Lie down in the bed at x,y,z; async, ends in sleep_done (with sleep_started and the position the server set) when the server set the sleeping state, failed not_night / monsters_nearby / … when it refused";
     const EXAMPLE: &'static str = r#"{"action":"sleep","x":0,"y":-60,"z":3}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<Sleeping>());
     type Response = SleepResponse;
@@ -448,32 +521,48 @@ impl AgentCommand for Sleep {
             return Err(CommandError::new("INVALID_TARGET", "Already sleeping (wake first)"));
         }
         turn_to(ctx.world, ctx.bot, aim.point);
-        let action = Sleeping { pos: cell, aim, id, block: block.clone(), refusal: None, confirmed: false, sent: None };
+        let action = Sleeping {
+            pos: cell,
+            aim,
+            id,
+            block: block.clone(),
+            refusal: None,
+            confirmed: false,
+            position: None,
+            asleep_at: None,
+            sent: None,
+        };
         ctx.start(Self::NAME, action, SLEEP_TICKS + 40)?;
         Ok(SleepResponse { sleeping: true, bed_pos: cell.into(), block, confirmed: false })
     }
 }
 
-/// A server message explaining a refused sleep (`tile.bed.noSleep`, `tile.bed.notSafe`, …).
-fn bed_message(t: &Text) -> Option<String> {
-    let key = t.message.trim().trim_start_matches('%');
-    key.starts_with("tile.bed.").then(|| key.to_owned())
-}
-
-/// Clicks the bed and waits for the sleeping state (or the server's refusal message).
+/// Clicks the bed and waits for the server's verdict: its sleeping flag (then a moment for the
+/// position it moves us to), or its refusal message. Only what arrives after the click counts.
 #[allow(clippy::type_complexity)]
 pub fn step_sleeping(
     mut commands: Commands,
     mut packets: MessageReader<ClientboundPacket>,
+    mut moves: MessageReader<ServerMovement>,
     mut bots: Query<(Entity, &mut Sleeping, &SleepState, &Inventory, &mut Connection, &EntityIds, &Position)>,
     ticks: Res<TickCount>,
 ) {
     for pkt in packets.read() {
         let Ok((_, mut s, ..)) = bots.get_mut(pkt.bot) else { continue };
-        if let Some(t) = pkt.view::<Text>()
-            && let Some(key) = bed_message(&t)
+        if s.sent.is_some()
+            && let Some(t) = pkt.view::<Text>()
+            && let Some(refusal) = bed_refusal(&t)
         {
-            s.refusal = Some(key);
+            s.refusal = Some(refusal);
+        }
+    }
+    for m in moves.read() {
+        let Ok((_, mut s, ..)) = bots.get_mut(m.bot) else { continue };
+        if s.sent.is_some()
+            && matches!(m.kind, ServerMoveKind::Teleport | ServerMoveKind::Correction)
+            && let Some(feet) = m.feet
+        {
+            s.position = Some(feet.rounded());
         }
     }
     for (bot, mut s, state, inv, mut conn, ids, pos) in &mut bots {
@@ -484,11 +573,15 @@ pub fn step_sleeping(
                 s.sent = Some(ticks.0);
             }
             Some(_) if state.sleeping => {
-                s.confirmed = true;
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None);
+                let asleep_at = *s.asleep_at.get_or_insert(ticks.0);
+                if s.position.is_some() || ticks.0 >= asleep_at + SLEEP_POSITION_TICKS {
+                    s.confirmed = true;
+                    s.refusal = None;
+                    commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None);
+                }
             }
             Some(_) if s.refusal.is_some() => {
-                let reason = s.refusal.clone();
+                let reason = s.refusal.as_ref().map(|r| r.reason.to_owned());
                 commands.end_action(bot, UseSlot::SLOT, ActionStatus::Failed, reason);
             }
             Some(at) if ticks.0 >= at + SLEEP_TICKS => {
