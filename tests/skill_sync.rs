@@ -87,3 +87,40 @@ fn every_query_states_its_shape_and_worst_case_size() {
     assert!(queries >= 20, "the schema marks queries ({queries})");
     assert!(missing.is_empty(), "queries without a stated shape or size:\n{}", missing.join("\n"));
 }
+
+/// README's command table is generated from the registry (name and summary, two commands a
+/// row), so it cannot drift from the code: `CLAWCRAFT_BLESS=1` rewrites it, otherwise an
+/// out-of-date table fails.
+#[test]
+fn readme_command_table_is_generated_from_the_registry() {
+    let mut sim = Simulation::new();
+    let schema = sim.command(r#"{"action":"schema"}"#);
+    let cells: Vec<String> = schema["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|c| {
+            let summary = c["summary"].as_str().expect("summary").replace('|', "\\|");
+            format!("| `{}` | {summary} ", c["name"].as_str().expect("name"))
+        })
+        .collect();
+    let mut table = String::from("| command | what it does | command | what it does |\n|---|---|---|---|\n");
+    for pair in cells.chunks(2) {
+        let row = if pair.len() == 2 { format!("{}{}|", pair[0], pair[1]) } else { format!("{}| | |", pair[0]) };
+        table.push_str(&row);
+        table.push('\n');
+    }
+    let (begin, end) = ("<!-- commands: generated -->\n", "<!-- /commands -->");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = read("README.md");
+    let start = readme.find(begin).expect("README.md marks the generated command table") + begin.len();
+    let stop = readme[start..].find(end).expect("README.md ends the generated command table") + start;
+    if readme[start..stop] == table {
+        return;
+    }
+    if std::env::var_os("CLAWCRAFT_BLESS").is_some() {
+        std::fs::write(&path, format!("{}{table}{}", &readme[..start], &readme[stop..])).expect("write README.md");
+        return;
+    }
+    panic!("README.md's command table is out of date: run CLAWCRAFT_BLESS=1 cargo test --test skill_sync");
+}
