@@ -1,8 +1,13 @@
 //! The skill and the README document what the code registers: every command of the schema has a
 //! section in `skill/reference.md`, a place in `skill/SKILL.md`'s list and a row in README.md, every
 //! event and error code is listed; SKILL.md, read whole on an agent's first turn, stays short.
+//! The reference agrees with the schema field by field (parameters and response fields described,
+//! examples using only declared fields), and README's command table is generated from it.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use clawcraft::sim::Simulation;
+use serde_json::Value;
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect(path)
@@ -123,4 +128,157 @@ fn readme_command_table_is_generated_from_the_registry() {
         return;
     }
     panic!("README.md's command table is out of date: run CLAWCRAFT_BLESS=1 cargo test --test skill_sync");
+}
+
+/// Every property name a JSON Schema admits at its top level: its `properties`, those of its
+/// `anyOf`/`oneOf`/`allOf` branches and of what `$ref` points at. `None` when it admits any name
+/// (an open map or an untyped value).
+fn property_names(schema: &Value, root: &Value) -> Option<BTreeSet<String>> {
+    let mut names = BTreeSet::new();
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let target = r.strip_prefix('#').and_then(|p| root.pointer(p))?;
+        names.extend(property_names(target, root)?);
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        names.extend(props.keys().cloned());
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for branch in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+            // A `null` branch (an optional value) adds no names.
+            if branch.get("type").and_then(Value::as_str) == Some("null") {
+                continue;
+            }
+            names.extend(property_names(branch, root)?);
+        }
+    }
+    let open = schema.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false));
+    let typed = ["properties", "$ref", "anyOf", "oneOf", "allOf"].iter().any(|k| schema.get(k).is_some());
+    (!open && (typed || schema.get("type").and_then(Value::as_str) == Some("null"))).then_some(names)
+}
+
+/// The JSON lines of a reference section's examples, with the `…` that stand for "more of the
+/// same" taken out so they parse.
+fn example_lines(section: &str) -> Vec<(String, Result<serde_json::Map<String, Value>, String>)> {
+    let mut out = Vec::new();
+    let mut in_json = false;
+    for line in section.lines() {
+        if line.starts_with("```") {
+            in_json = line == "```json";
+            continue;
+        }
+        if !in_json || !line.starts_with('{') {
+            continue;
+        }
+        let cleaned = line.replace(",…", "").replace("…,", "").replace('…', "");
+        let parsed = match serde_json::from_str::<Value>(&cleaned) {
+            Ok(Value::Object(m)) => Ok(m),
+            Ok(_) => Err("not an object".to_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        out.push((line.to_owned(), parsed));
+    }
+    out
+}
+
+/// Keys every line may carry whatever the command: the envelope.
+const ENVELOPE: &[&str] = &["type", "id", "bot", "seq", "timestamp", "warnings", "token"];
+
+/// The reference agrees with the registry field by field, not only by name: every parameter and
+/// response field the schema declares is named in the command's section, and every example line uses only
+/// fields the schema declares — a request only the command's parameters, a response only its
+/// response fields (a waited answer also its completion event's), an event only that event's
+/// fields. A renamed or removed field fails here until the reference follows.
+#[test]
+fn reference_agrees_with_the_schema_field_by_field() {
+    let mut sim = Simulation::new();
+    let schema = sim.command(r#"{"action":"schema"}"#);
+    let skill = read("skill/reference.md");
+    let events: BTreeMap<String, Option<BTreeSet<String>>> = schema["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|e| (e["name"].as_str().expect("name").to_owned(), property_names(&e["fields"], &e["fields"])))
+        .collect();
+    let mut wrong = Vec::new();
+    for c in schema["commands"].as_array().expect("commands") {
+        let name = c["name"].as_str().expect("name");
+        let Some(text) = section(&skill, name) else { continue };
+        let params = property_names(&c["params"], &c["params"]);
+        for p in params.iter().flatten() {
+            let mentioned = text.contains(&format!("`{p}`"))
+                || text.contains(&format!("\"{p}\":"))
+                || text.contains(&format!("`{p}:"))
+                || text.contains(&format!("`{p}=`"));
+            if !mentioned {
+                wrong.push(format!("{name}: parameter `{p}` is not described"));
+            }
+        }
+        for p in property_names(&c["response"], &c["response"]).iter().flatten() {
+            if !text.contains(&format!("`{p}`"))
+                && !text.contains(&format!("\"{p}\":"))
+                && !text.contains(&format!("`{p}:"))
+            {
+                wrong.push(format!("{name}: response field `{p}` is not described"));
+            }
+        }
+        // The command whose request came last: the response lines after it are its answers.
+        let mut asked: Option<&Value> = Some(c);
+        let mut waited = false;
+        for (line, parsed) in example_lines(text) {
+            let obj = match parsed {
+                Ok(obj) => obj,
+                Err(e) => {
+                    wrong.push(format!("{name}: example is not JSON ({e}): {line}"));
+                    continue;
+                }
+            };
+            let with_envelope = |p: Option<BTreeSet<String>>| {
+                p.map(|mut p| {
+                    p.extend(["action", "wait"].map(String::from));
+                    p
+                })
+            };
+            let (kind, allowed): (String, Option<BTreeSet<String>>) = match (obj.get("type"), obj.get("action")) {
+                (Some(Value::String(t)), _) if t == "response" => {
+                    let Some(cmd) = asked else { continue };
+                    if obj.contains_key("error") {
+                        ("error response".into(), Some(["error", "code", "hint", "details"].map(String::from).into()))
+                    } else {
+                        let mut allowed = property_names(&cmd["response"], &cmd["response"]);
+                        let done =
+                            cmd["async"]["completionEvent"].as_str().and_then(|e| events.get(e).cloned().flatten());
+                        if waited && let (Some(a), Some(done)) = (allowed.as_mut(), done) {
+                            a.extend(done);
+                            a.extend(["event", "timedOut", "running", "abort"].map(String::from));
+                        }
+                        (format!("{} response", cmd["name"].as_str().unwrap_or_default()), allowed)
+                    }
+                }
+                (Some(Value::String(t)), _) => match events.get(t.as_str()) {
+                    Some(fields) => (format!("event {t}"), fields.clone()),
+                    None => {
+                        wrong.push(format!("{name}: example names an unknown event `{t}`"));
+                        continue;
+                    }
+                },
+                (None, Some(Value::String(a))) => {
+                    waited = obj.get("wait").is_some_and(|w| w != &Value::Bool(false));
+                    asked = schema["commands"].as_array().and_then(|cs| cs.iter().find(|c| c["name"] == a.as_str()));
+                    let Some(cmd) = asked else {
+                        wrong.push(format!("{name}: example asks an unknown command `{a}`"));
+                        continue;
+                    };
+                    (format!("request {a}"), with_envelope(property_names(&cmd["params"], &cmd["params"])))
+                }
+                _ => continue,
+            };
+            let Some(allowed) = allowed else { continue };
+            for key in obj.keys() {
+                if !allowed.contains(key) && !ENVELOPE.contains(&key.as_str()) {
+                    wrong.push(format!("{name}: {kind} example has `{key}`, which the schema does not declare"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "skill/reference.md disagrees with the schema:\n{}", wrong.join("\n"));
 }
