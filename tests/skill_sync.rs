@@ -156,9 +156,11 @@ fn property_names(schema: &Value, root: &Value) -> Option<BTreeSet<String>> {
     (!open && (typed || schema.get("type").and_then(Value::as_str) == Some("null"))).then_some(names)
 }
 
+type ExampleObject = serde_json::Map<String, Value>;
+
 /// The JSON lines of a reference section's examples, with the `…` that stand for "more of the
 /// same" taken out so they parse.
-fn example_lines(section: &str) -> Vec<(String, Result<serde_json::Map<String, Value>, String>)> {
+fn example_lines(section: &str) -> Vec<(String, Result<ExampleObject, String>)> {
     let mut out = Vec::new();
     let mut in_json = false;
     for line in section.lines() {
