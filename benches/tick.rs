@@ -8,8 +8,7 @@
 //! Then the machine's **floor** for any 20 Hz bot, paced the same way with no bot at all: a thread
 //! that only sleeps to the next deadline, one that also sends a datagram to a UDP echo (another
 //! thread on loopback, as the peer is another process), and one that also drains the echo's
-//! answers — what an idle tick costs before any of our code runs (README, "where the idle tick's
-//! time goes").
+//! answers — what an idle tick costs before any of our code runs.
 
 use std::time::Instant;
 

@@ -143,7 +143,7 @@ pub struct Config {
     #[arg(long, env = "CLAWCRAFT_RECONNECT", default_value_t = false, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub reconnect: bool,
     /// Start the bots of a swarm file instead of one bot: a path to a JSON file, or the JSON
-    /// itself (`{"count":20,"prefix":"Miner"}`; see README, "Many bots"). USERNAME is then unused;
+    /// itself (`{"count":20,"prefix":"Miner"}`; README, "Many bots" in its channels). USERNAME is then unused;
     /// HOST, PORT and the flags are every bot's defaults.
     #[arg(long, env = "CLAWCRAFT_SWARM")]
     pub swarm: Option<String>,

@@ -2,8 +2,8 @@
 //!
 //! Why: the kernel maps an executable's code 64 KiB around each first touch and keeps it mapped,
 //! so the code that ran once — argument parsing, login, StartGame, the item registry, the first
-//! chunks — stays in the process's resident set: ~9 MiB of an idle bot's ~19 MiB, of which an
-//! idle tick runs ~0.2 MiB. Unmapping the executable's code once the bot spawned drops it from
+//! chunks — stays in the process's resident set: about half of an idle bot's, of which an idle tick runs
+//! a small fraction. Unmapping the executable's code once the bot spawned drops it from
 //! the resident set; the page cache keeps it, so code that runs later (a command's first use,
 //! a chunk decode) maps back with a minor fault, no disk read. glibc's `malloc_trim` hands the
 //! heap's free pages (what start-up's decoding peaks left) back the same way.

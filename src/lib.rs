@@ -83,8 +83,7 @@ impl PluginGroup for ClawcraftPlugins {
 /// same order ([`MainScheduleOrder`], read once after the app is built), minus those with no
 /// systems, plus [`TickWork`] after `PreUpdate`. `Main` borrows the order through
 /// `resource_scope`, which moves a resource out of the world and back every update, and runs
-/// empty schedules; an idle tick runs from cold caches, so that bookkeeping is a measurable
-/// share of it.
+/// empty schedules: bookkeeping an idle tick, which does almost nothing else, should not pay.
 ///
 /// A **quiet tick** — no plugin has work ([`QuietTicks`], see `clawcraft_core::gate`) — skips
 /// `TickWork`, `Last` and `First` (bevy's message update): it receives, steps the physics, sends

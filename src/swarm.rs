@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Most bots one process runs (a swarm file or `bot_add` beyond it is refused): past this, run
-/// more processes (README, "Past one machine").
+/// more processes (`examples/kubernetes/` runs a fleet of them).
 pub const MAX_BOTS: usize = 1_000;
 
 /// Bots that connect per tick at start, unless the swarm file says otherwise: 100 bots in 1 s.

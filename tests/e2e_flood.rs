@@ -1,7 +1,7 @@
 //! An agent that misbehaves never stalls the 20 Hz tick: a flood of heavy queries on one TCP
 //! connection, and an agent that stops reading stdout. The peer's packet log shows the
-//! PlayerAuthInput stream at the server; the figures (p50/p99 intervals) are in README, measured
-//! by `cargo bench --bench tcp_latency` on a release build; these tests check that every query is
+//! PlayerAuthInput stream at the server; the figures (p50/p99 intervals) are measured by
+//! `cargo bench --bench tcp_latency` on a release build (tests/bench/REPORT.md); these tests check that every query is
 //! answered and that the input stream never stops.
 
 mod common;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Measures the figures reported in README.md (a bench script, not a timed test).
+"""Connect-to-spawn time and an idle bot's memory and CPU (a bench script, not a timed test; run
+by tests/bench/report.py for the bench report, README's connect → spawn row).
 
   python3 tests/bench/figures.py [--runs 5] [--idle-seconds 60] [--build] [--idle-only] [--bin PATH]
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Regenerates src/hot_symbols.txt: the functions an idle spawned bot runs every tick, which the
-release link places next to each other (see src/build.rs and README, "where the idle tick's time
-goes"). A bench tool, not a test; needs Linux `perf` (Debian: linux-perf) and the peer installed.
+release link places next to each other (see src/build.rs). A bench tool, not a test; needs Linux `perf` (Debian: linux-perf) and the peer installed.
 
   python3 tests/bench/hot_symbols.py [--bin PATH] [--seconds 90]
 

@@ -1,5 +1,5 @@
 // Round-trip latency of MCP tool calls as a client sees it (the official TypeScript SDK's client,
-// output validation included): N sequential `pos` calls after a warm-up. README's figures.
+// output validation included): N sequential `pos` calls after a warm-up.
 //
 //   node bench.mjs stdio <clawcraft-binary> [N]     launches `clawcraft mcp` (environment inherited)
 //   node bench.mjs http <url> [N]                   a running bot's --mcp-http endpoint
