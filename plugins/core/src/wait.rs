@@ -5,7 +5,7 @@
 //! first answer (given at once, or later through a [`DeferredReply`](crate::DeferredReply)) is
 //! held, and [`answer_waiting_requests`] writes it out when the completion event of that bot and
 //! request id is published — the answer's fields plus `completion` (the event as the agent reads
-//! it; the event itself is still emitted). When the wait runs out first, the answer says the
+//! it; the event itself is still emitted), each field the event repeats said once, there. When the wait runs out first, the answer says the
 //! action is still `running` and names its abort command. An action that never started (a walk
 //! already at its goal) or a refused command is answered at once, as without `wait`.
 
@@ -159,7 +159,7 @@ pub fn answer_waiting_requests(world: &mut World) {
             let running =
                 world.get::<ActiveActions>(w.bot).and_then(|a| a.slots.get(w.info.slot)).is_some_and(|a| a.id == w.id);
             let answer = match w.completion.take() {
-                Some(done) => with_fields(&first, [("completion", Value::Object(done))]),
+                Some(done) => with_completion(&first, done),
                 // It never started, or it ended without its event (the bot left).
                 None if !running => first.to_string(),
                 None if now >= w.deadline => with_fields(
@@ -197,7 +197,40 @@ fn with_fields<const N: usize>(line: &str, fields: [(&str, Value); N]) -> String
     }
 }
 
+/// The waited answer: `first` (a JSON object) with the completion event under `completion`. A
+/// field of `first` the event repeats with the same value (`block`, `pos`, `item`, …) is said
+/// once, in `completion`: the agent pays for each character it reads.
+fn with_completion(first: &str, done: Map<String, Value>) -> String {
+    match serde_json::from_str::<Map<String, Value>>(first) {
+        Ok(mut m) => {
+            m.retain(|k, v| k == "type" || k == "id" || done.get(k) != Some(v));
+            m.insert("completion".to_owned(), Value::Object(done));
+            Value::Object(m).to_string()
+        }
+        Err(_) => first.to_owned(),
+    }
+}
+
 /// Whether a request waits (keeps the ticks busy).
 pub fn requests_waiting(world: &World) -> bool {
     world.get_resource::<WaitingRequests>().is_some_and(WaitingRequests::any)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_waited_answer_says_each_field_once() {
+        let first = r#"{"type":"response","id":7,"mining":true,"block":"minecraft:stone","pos":{"x":1,"y":2,"z":3},"tool":null}"#;
+        let done = json!({"type":"mine_done","id":7,"status":"done","block":"minecraft:stone","pos":{"x":1,"y":2,"z":3},"tool":"minecraft:wooden_pickaxe"});
+        let Value::Object(done) = done else { unreachable!() };
+        let answer: Value = serde_json::from_str(&with_completion(first, done.clone())).expect("JSON");
+        assert_eq!(
+            answer,
+            json!({"type":"response","id":7,"mining":true,"tool":null,"completion":Value::Object(done)}),
+            "block and pos only in the completion; tool differs, so both keep theirs"
+        );
+    }
 }
