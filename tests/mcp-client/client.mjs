@@ -99,8 +99,9 @@ async function main () {
   const subscription = mode === 'stdio' ? 'clawcraft://events' : 'clawcraft://events?since=0'
   report.subscription = subscription
   await client.subscribeResource({ uri: subscription })
-  // A second subscription, to chat only; and one to a misspelt type, refused with a hint.
-  const typed = 'clawcraft://events?types=msg'
+  // A second subscription, to chat only (over HTTP from seq 0 too: on a slow machine this client
+  // may connect after Alice spoke); and one to a misspelt type, refused with a hint.
+  const typed = mode === 'stdio' ? 'clawcraft://events?types=msg' : 'clawcraft://events?since=0&types=msg'
   report.typedSubscription = typed
   await client.subscribeResource({ uri: typed })
   try {
