@@ -33,7 +33,7 @@ use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::CraftingData;
 
 pub use recipes::{Recipe, Recipes};
-pub use window::{OpenContainer, Window};
+pub use window::{OpenContainer, Window, WindowRequests};
 
 /// Containers, crafting and smelting.
 pub struct ContainersPlugin;
@@ -45,7 +45,7 @@ impl Plugin for ContainersPlugin {
         }
         app.add_systems(
             clawcraft_core::TickWork,
-            (attach, read_recipes, window::track_window)
+            (attach, read_recipes, window::track_window, window::apply_stack_responses)
                 .chain()
                 .in_set(TickSet::HandlePackets)
                 .after(InventorySet::Apply)
@@ -78,7 +78,7 @@ impl Plugin for ContainersPlugin {
 /// Gives every bot a recipe book.
 fn attach(mut commands: Commands, bots: Query<Entity, (With<LocalBot>, Without<Recipes>)>) {
     for bot in &bots {
-        commands.entity(bot).insert((Recipes::default(), Window::default()));
+        commands.entity(bot).insert((Recipes::default(), Window::default(), window::WindowRequests::default()));
     }
 }
 
