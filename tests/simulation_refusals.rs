@@ -309,3 +309,37 @@ fn busy_container_actions_send_nothing() {
     t.refused(r#"{"action":"put","item":"dirt","slot":30}"#, "OUT_OF_RANGE");
     t.refused(r#"{"action":"take","item":"bread","count":0}"#, "OUT_OF_RANGE");
 }
+
+#[test]
+fn a_plugins_request_in_a_busy_slot_is_refused_before_it_runs_too() {
+    use bevy_ecs::message::Messages;
+    use bevy_ecs::system::RunSystemOnce;
+    use clawcraft::core::{Answer, BotCommands};
+    use clawcraft::movement::commands::MoveCmd;
+
+    let mut t = Twin::new();
+    t.both(r#"{"action":"move","x":0.5,"y":-60,"z":-6.5,"id":"w"}"#);
+    t.tick();
+    // A behaviour plugin asks the moving bot to move elsewhere (typed, through BotCommands).
+    let bot = t.a.sim.bot;
+    t.a.sim
+        .app
+        .world_mut()
+        .run_system_once(move |mut commands: BotCommands| {
+            commands.run(bot, MoveCmd { x: 4.5, y: Some(-60.0), z: 0.5, sprint: false });
+        })
+        .expect("the request was queued");
+    t.tick();
+    let codes: Vec<Option<&str>> =
+        t.a.sim
+            .app
+            .world()
+            .resource::<Messages<Answer<MoveCmd>>>()
+            .iter_current_update_messages()
+            .map(|a| a.result.as_ref().err().map(|e| e.code))
+            .collect();
+    assert_eq!(codes, [Some("BUSY")], "answered BUSY, and the twin check above saw nothing sent");
+    for _ in 0..5 {
+        t.tick();
+    }
+}

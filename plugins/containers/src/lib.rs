@@ -12,7 +12,10 @@
 //!   receipts `open_done`, `take_done`, `put_done`, `craft_done`), `close`, `container`,
 //!   `recipes`. Moves and crafts go through the inventory's item-stack request jobs
 //!   ([`clawcraft_inventory::CustomRequest`]): the inventory view changes only with the server's
-//!   ItemStackResponse. A craft is one request — `craft_recipe_auto` (several crafts at once),
+//!   ItemStackResponse, and so does the window's ([`window::WindowRequests`]: every accepted
+//!   answer to a take/put is applied to it, even when the action was aborted meanwhile). A
+//!   take/put queues its request only once it holds the container slot: a `BUSY` one sends
+//!   nothing. A craft is one request — `craft_recipe_auto` (several crafts at once),
 //!   `results_deprecated`, a `consume` per ingredient stack, and a `place` of the result from the
 //!   created output (slot 50, named by the request id) into the inventory — sent with the
 //!   inventory screen (2×2 recipes) or the crafting table's window (3×3) open, as the game
