@@ -1,9 +1,10 @@
 //! End to end against the peer's crafting scenario (`tests/peer/crafting.js`): from three oak
 //! logs the real binary crafts planks and sticks at the 2×2 grid, places a crafting table and
 //! crafts a wooden pickaxe at it, mines stone, crafts a stone pickaxe, takes iron ore and coal
-//! from a chest and smelts the ore in a blast furnace — every step asserted on the bot's receipt
-//! and on the peer's own account (it validates each craft against minecraft-data's recipes and
-//! smelts over ticks).
+//! from a chest (two takes written at once: the second is `BUSY` and never reaches the peer, a
+//! retry after `take_done` succeeds) and smelts the ore in a blast furnace — every step asserted
+//! on the bot's receipt and on the peer's own account (it validates each craft against
+//! minecraft-data's recipes and smelts over ticks).
 
 mod common;
 
@@ -176,18 +177,63 @@ fn from_logs_to_iron_every_step_confirmed_by_the_server() {
     let names: Vec<&str> =
         d["items"].as_array().into_iter().flatten().filter_map(|s| s["item"]["name"].as_str()).collect();
     assert_eq!(names, ["minecraft:iron_ore", "minecraft:coal", "minecraft:apple"], "{d}");
-    for (item, n) in [("iron_ore", 1), ("coal", 2)] {
-        let r = ok(&mut bot, json!({"action": "take", "item": item}));
-        let d = done(&mut bot, "take_done", &r["id"], DONE);
-        assert_eq!(
-            (d["confirmed"].clone(), d["count"].clone(), d["inventoryCount"].clone(), d["containerCount"].clone()),
-            (json!(true), json!(n), json!(n), json!(0)),
-            "{d}"
-        );
-        peer_event(&mut peer, "stack_ok", |v| v["actions"] == json!(["take"]));
-    }
-    let c = ok(&mut bot, json!({"action": "container"}));
-    assert_eq!(c["items"].as_array().map(Vec::len), Some(1), "only the apples are left: {c}");
+    // Two takes written at once: the second finds the container slot taken and is refused
+    // without reaching the server; `container` keeps showing what the server's answers said.
+    bot.send_lines(&[
+        json!({"action": "take", "item": "iron_ore", "id": "race-iron"}).to_string(),
+        json!({"action": "take", "item": "coal", "id": "race-coal"}).to_string(),
+    ]);
+    let answer = |bot: &mut Bot, id: &str| {
+        bot.wait(|v| v["type"] == "response" && v["id"] == id, ANSWER).unwrap_or_else(|| panic!("no answer to {id}"))
+    };
+    let iron = answer(&mut bot, "race-iron");
+    assert_eq!(iron["sent"], true, "{iron}");
+    let coal = answer(&mut bot, "race-coal");
+    assert_eq!(coal["code"], "BUSY", "{coal}");
+    let d = done(&mut bot, "take_done", &json!("race-iron"), DONE);
+    assert_eq!(
+        (d["confirmed"].clone(), d["count"].clone(), d["inventoryCount"].clone(), d["containerCount"].clone()),
+        (json!(true), json!(1), json!(1), json!(0)),
+        "{d}"
+    );
+    peer_event(&mut peer, "stack_ok", |v| v["actions"] == json!(["take"]));
+    let chest_items = |bot: &mut Bot| -> Vec<(u64, String, u64)> {
+        let c = ok(bot, json!({"action": "container"}));
+        c["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                (
+                    s["slot"].as_u64().unwrap_or(99),
+                    s["item"]["name"].as_str().unwrap_or("").to_owned(),
+                    s["item"]["count"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    let items = chest_items(&mut bot);
+    assert!(items.contains(&(1, "minecraft:coal".into(), 2)), "the refused take moved nothing: {items:?}");
+    assert!(!items.iter().any(|(_, n, _)| n == "minecraft:iron_ore"), "the iron ore left: {items:?}");
+    assert_eq!(inventory_count(&mut bot, "coal"), 0, "no coal arrived");
+    assert!(
+        !bot.seen.iter().any(|v| v["type"] == "item_added" && v["item"]["name"] == "minecraft:coal"),
+        "no coal arrived"
+    );
+    // After take_done the retry goes through.
+    let r = ok(&mut bot, json!({"action": "take", "item": "coal"}));
+    let d = done(&mut bot, "take_done", &r["id"], DONE);
+    assert_eq!(
+        (d["confirmed"].clone(), d["count"].clone(), d["inventoryCount"].clone(), d["containerCount"].clone()),
+        (json!(true), json!(2), json!(2), json!(0)),
+        "{d}"
+    );
+    peer_event(&mut peer, "stack_ok", |v| v["actions"] == json!(["take"]));
+    let items = chest_items(&mut bot);
+    assert_eq!(items, [(5, "minecraft:apple".to_owned(), 3)], "only the apples are left, as the server says");
+    // The peer saw two take requests: the refused one never left the bot.
+    let takes = peer.packets_named("item_stack_request").iter().filter(|p| p.to_string().contains("\"take\"")).count();
+    assert_eq!(takes, 2, "iron ore, then the coal retry");
     ok(&mut bot, json!({"action": "close"}));
     let p = peer_event(&mut peer, "container_closed", |v| v["block"] == "chest");
     assert_eq!(p["slots"][5], json!({"name": "apple", "count": 3}), "{p}");

@@ -1,7 +1,9 @@
 //! Containers and crafting in simulation: recipes from CraftingData, a craft sent as one
 //! item-stack request with the inventory screen around it, refused (nothing changes, the
 //! receipt says why) and then accepted (the receipt's gained/spent from the server's answer); a
-//! furnace window's contents, slot updates, progress and output event, and a close by the server.
+//! furnace window's contents, slot updates, progress and output event, and a close by the server;
+//! the take/take race (a second take in the same tick is `BUSY` and sends nothing) and `container`
+//! following the server's item-stack responses, also for a take aborted before its answer.
 
 use clawcraft::protocol::packets::{
     BlockPos, ContainerClose, ContainerOpen, ContainerSetData, CraftingData, FullContainerName, InventoryContent,
@@ -187,5 +189,168 @@ fn a_furnace_window_tracks_contents_progress_output_and_a_close_by_the_server() 
     let closed = events_of(&sim, "container_closed");
     assert_eq!(closed[0]["byServer"], true);
     assert_eq!(sim.command(r#"{"action":"container"}"#)["open"], false);
+    assert_eq!(sim.warnings(), 0);
+}
+
+/// A chest window at (−2, −60, 2): iron ore ×1 in slot 0 (stack id 20), coal ×2 in slot 1 (21).
+fn open_chest(sim: &mut Simulation) {
+    sim.receive(&ContainerOpen {
+        window_id: "first".into(),
+        window_type: "container".into(),
+        coordinates: BlockPos { x: -2, y: -60, z: 2 },
+        runtime_entity_id: -1,
+    });
+    let mut items = vec![ItemInstance::air(); 27];
+    items[0] = stack(IRON_ORE, 1, 20);
+    items[1] = stack(COAL, 2, 21);
+    sim.receive(&content("first", items));
+    sim.tick();
+    sim.sent();
+}
+
+/// The chest's occupied slots as `container` answers them: (slot, short name, count).
+fn chest_items(sim: &mut Simulation) -> Vec<(u64, String, u64)> {
+    let c = sim.command(r#"{"action":"container"}"#);
+    c["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            let name = s["item"]["name"].as_str().unwrap_or("").trim_start_matches("minecraft:").to_owned();
+            (s["slot"].as_u64().unwrap_or(99), name, s["item"]["count"].as_u64().unwrap_or(0))
+        })
+        .collect()
+}
+
+fn held(sim: &Simulation, name: &str) -> u32 {
+    sim.component::<Inventory>().expect("inventory").count_of(&format!("minecraft:{name}"))
+}
+
+/// Each take moves one stack: (container slot, count, inventory slot) of every action.
+fn takes(req: &ItemStackRequest) -> Vec<(u8, Option<u8>, u8)> {
+    req.requests[0]
+        .actions
+        .iter()
+        .map(|a| {
+            assert_eq!(a.type_id, "take", "{a:?}");
+            let (src, dst) = (a.source.clone().expect("source"), a.destination.clone().expect("destination"));
+            assert_eq!(src.slot_type.container_id, "container");
+            (src.slot, a.count, dst.slot)
+        })
+        .collect()
+}
+
+#[test]
+fn a_second_take_in_the_same_tick_is_busy_sends_nothing_and_a_retry_after_take_done_succeeds() {
+    let mut sim = ready();
+    open_chest(&mut sim);
+    // Two lines in one tick: the first take claims the container slot, the second is refused.
+    sim.queue_command(r#"{"action":"take","item":"iron_ore","id":"t1"}"#);
+    sim.queue_command(r#"{"action":"take","item":"coal","id":"t2"}"#);
+    sim.tick();
+    let answers = sim.take_responses();
+    assert_eq!((answers[0]["id"].clone(), answers[0]["sent"].clone()), (json!("t1"), json!(true)), "{answers:?}");
+    assert_eq!((answers[1]["id"].clone(), answers[1]["code"].clone()), (json!("t2"), json!("BUSY")), "{answers:?}");
+    assert!(
+        answers[1]["error"].as_str().is_some_and(|e| e.contains("take (id \"t1\")") && e.contains("abort_container"))
+    );
+    // Only the first take reached the server, in that tick; nothing of the coal, then or later.
+    let reqs = sim.sent_as::<ItemStackRequest>();
+    assert_eq!(reqs.len(), 1, "one request: {reqs:?}");
+    assert_eq!(takes(&reqs[0]), [(0, Some(1), 1)], "iron ore from slot 0 into hotbar 1");
+    let first = reqs[0].requests[0].request_id;
+    sim.ticks(5);
+    assert!(sim.sent_as::<ItemStackRequest>().is_empty(), "the refused take was never sent");
+    assert_eq!((held(&sim, "iron_ore"), held(&sim, "coal")), (0, 0), "nothing moves before the server answers");
+    assert_eq!(chest_items(&mut sim), [(0, "iron_ore".into(), 1), (1, "coal".into(), 2)]);
+
+    sim.receive(&ItemStackResponse::ok(
+        first,
+        vec![("container", vec![ResponseSlot::stack(0, 0, 0)]), ("hotbar", vec![ResponseSlot::stack(1, 1, 90)])],
+    ));
+    sim.tick();
+    let done = events_of(&sim, "take_done");
+    assert_eq!(done.len(), 1, "no receipt for the refused take: {done:?}");
+    assert_eq!(
+        (done[0]["id"].clone(), done[0]["confirmed"].clone(), done[0]["inventoryCount"].clone()),
+        (json!("t1"), json!(true), json!(1))
+    );
+    assert_eq!(done[0]["containerCount"], 0, "{done:?}");
+    assert_eq!((held(&sim, "iron_ore"), held(&sim, "coal")), (1, 0));
+    assert_eq!(chest_items(&mut sim), [(1, "coal".into(), 2)], "the coal is still in the chest");
+
+    // The retry, after take_done: sent and accepted.
+    let r = sim.command(r#"{"action":"take","item":"coal","id":"t3"}"#);
+    assert_eq!((r["sent"].clone(), r["count"].clone()), (json!(true), json!(2)), "{r:?}");
+    let reqs = sim.sent_as::<ItemStackRequest>();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(takes(&reqs[0]), [(1, Some(2), 2)], "coal from slot 1 into hotbar 2");
+    sim.receive(&ItemStackResponse::ok(
+        reqs[0].requests[0].request_id,
+        vec![("container", vec![ResponseSlot::stack(1, 0, 0)]), ("hotbar", vec![ResponseSlot::stack(2, 2, 91)])],
+    ));
+    sim.tick();
+    let done = events_of(&sim, "take_done");
+    let d = done.last().expect("take_done");
+    assert_eq!(
+        (d["id"].clone(), d["confirmed"].clone(), d["inventoryCount"].clone(), d["containerCount"].clone()),
+        (json!("t3"), json!(true), json!(2), json!(0)),
+        "{d:?}"
+    );
+    assert_eq!((held(&sim, "iron_ore"), held(&sim, "coal")), (1, 2));
+    assert!(chest_items(&mut sim).is_empty(), "container agrees with the server: empty");
+    let inv = sim.component::<Inventory>().expect("inventory");
+    assert_eq!(inv.get(SlotRef::Inv(2)).and_then(|i| i.stack_id), Some(91), "the server's stack id");
+    assert_eq!(sim.warnings(), 0);
+}
+
+#[test]
+fn container_follows_the_servers_answers_also_to_a_take_aborted_before_its_answer_and_to_a_put() {
+    let mut sim = ready();
+    open_chest(&mut sim);
+    sim.command(r#"{"action":"take","item":"coal","count":1,"id":"t"}"#);
+    let reqs = sim.sent_as::<ItemStackRequest>();
+    assert_eq!(takes(&reqs[0]), [(1, Some(1), 1)]);
+    let r = sim.command(r#"{"action":"abort_container"}"#);
+    assert_eq!(r["action"], "take", "{r:?}");
+    assert_eq!(events_of(&sim, "take_done")[0]["status"], "aborted");
+    // The request was already out: the server's acceptance still moves the coal, in the
+    // inventory and in the window.
+    sim.receive(&ItemStackResponse::ok(
+        reqs[0].requests[0].request_id,
+        vec![("container", vec![ResponseSlot::stack(1, 1, 21)]), ("hotbar", vec![ResponseSlot::stack(1, 1, 92)])],
+    ));
+    sim.tick();
+    assert_eq!(held(&sim, "coal"), 1);
+    assert_eq!(chest_items(&mut sim), [(0, "iron_ore".into(), 1), (1, "coal".into(), 1)]);
+    let changed = events_of(&sim, "container_changed");
+    assert_eq!(
+        (changed[0]["slot"].clone(), changed[0]["item"]["count"].clone(), changed[0]["source"].clone()),
+        (json!(1), json!(1), json!("take")),
+        "{changed:?}"
+    );
+
+    // A put into an empty slot: the window shows the logs with the server's stack id.
+    let r = sim.command(r#"{"action":"put","item":"oak_log","count":1,"id":"p"}"#);
+    assert_eq!(
+        r["moves"],
+        json!([{"containerSlot": 2, "inventorySlot": 0, "count": 1}]),
+        "the first empty slot: {r:?}"
+    );
+    let req = sim.sent_as::<ItemStackRequest>().pop().expect("put request");
+    let dest = req.requests[0].actions[0].destination.clone().expect("destination");
+    sim.receive(&ItemStackResponse::ok(
+        req.requests[0].request_id,
+        vec![
+            ("container", vec![ResponseSlot::stack(dest.slot, 1, 95)]),
+            ("hotbar", vec![ResponseSlot::stack(0, 1, 1)]),
+        ],
+    ));
+    sim.tick();
+    let d = events_of(&sim, "put_done").pop().expect("put_done");
+    assert_eq!((d["confirmed"].clone(), d["containerCount"].clone()), (json!(true), json!(1)), "{d:?}");
+    let items = chest_items(&mut sim);
+    assert!(items.contains(&(u64::from(dest.slot), "oak_log".into(), 1)), "{items:?}");
+    assert_eq!(held(&sim, "oak_log"), 1);
     assert_eq!(sim.warnings(), 0);
 }

@@ -305,6 +305,15 @@ impl Bot {
         self.wait(|v| v["type"] == "response" && v["id"] == json!(id), timeout)
     }
 
+    /// Writes `lines` to the bot's stdin in one write, so they arrive together and the bot runs
+    /// them in the same tick (a race between two commands, as an agent sending both at once).
+    pub fn send_lines(&mut self, lines: &[String]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        stdin.write_all(text.as_bytes()).expect("write to bot stdin");
+        stdin.flush().expect("flush");
+    }
+
     pub fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to bot stdin");

@@ -10,8 +10,8 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount,
+    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt, EntityIds,
+    Outcome, Position, TickCount,
 };
 use clawcraft_interact::common::{Aim, BlockXyz, Senses, aim_at, cell_of, click_block, swing, turn_to};
 use clawcraft_inventory::{
@@ -25,7 +25,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::recipes::{IngredientJson, ItemCount, Matcher, Recipe, Recipes};
-use crate::window::{FURNACE_FUEL, FURNACE_INPUT, FURNACE_OUTPUT, FurnaceProgress, OpenContainer, SlotItem, Window};
+use crate::window::{
+    FURNACE_FUEL, FURNACE_INPUT, FURNACE_OUTPUT, FurnaceProgress, OpenContainer, SlotItem, Window, WindowRequest,
+    WindowRequests,
+};
 
 /// The bot's open window, if any.
 fn open_window(world: &World, bot: Entity) -> Option<&OpenContainer> {
@@ -522,14 +525,50 @@ fn transfer_parts<'a>(
     Ok((inv, ids, open))
 }
 
-fn submit(
+/// The running take or put's [`Transfer`].
+trait Transferring: AsyncAction + Component<Mutability = bevy_ecs::component::Mutable> {
+    fn transfer(&mut self) -> &mut Transfer;
+}
+impl Transferring for Taking {
+    fn transfer(&mut self) -> &mut Transfer {
+        &mut self.0
+    }
+}
+impl Transferring for Putting {
+    fn transfer(&mut self) -> &mut Transfer {
+        &mut self.0
+    }
+}
+
+/// Starts a take or put whose every check has passed: claims the container slot, then queues the
+/// item-stack request (`actions`, leaving our slots as `expected_inv`) and records what it leaves
+/// in the window ([`WindowRequests`]). Nothing is queued unless the action started, so a refused
+/// command never reaches the server.
+fn begin_transfer<A: Transferring>(
     ctx: &mut CommandCtx<'_>,
-    purpose: &'static str,
+    command: &'static str,
+    action: A,
     actions: Vec<StackAction>,
     expected_inv: Vec<(SlotRef, Option<Item>)>,
-) -> Result<u64, CommandError> {
-    let mut jobs = ctx.world.get_mut::<InventoryJobs>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-    Ok(jobs.submit_custom(purpose, CustomRequest { actions, expected: expected_inv, needs_screen: true }))
+) -> Result<(), CommandError> {
+    let bot = ctx.bot;
+    if ctx.world.get::<InventoryJobs>(bot).is_none() || ctx.world.get::<WindowRequests>(bot).is_none() {
+        return Err(CommandError::not_spawned());
+    }
+    ctx.start(command, action, JOB_TICKS)?;
+    let purpose = if command == Take::NAME { "take" } else { "put" };
+    let request = CustomRequest { actions, expected: expected_inv, needs_screen: true };
+    let job = ctx.world.get_mut::<InventoryJobs>(bot).map(|mut jobs| jobs.submit_custom(purpose, request));
+    let (Some(job), Some(mut running)) = (job, ctx.world.get_mut::<A>(bot)) else {
+        return Err(CommandError::internal("the transfer's components vanished"));
+    };
+    let t = running.transfer();
+    t.job = job;
+    let record = WindowRequest { job, window_id: t.window_id.clone(), expected: t.expected.clone(), source: purpose };
+    if let Some(mut requests) = ctx.world.get_mut::<WindowRequests>(bot) {
+        requests.0.push(record);
+    }
+    Ok(())
 }
 
 impl AgentCommand for Take {
@@ -600,18 +639,17 @@ impl AgentCommand for Take {
         }
         let window_id = open.window_id.clone();
         let expected_inv = expected_i.into_iter().map(|(s, it)| (SlotRef::Inv(s), it)).collect();
-        let job = submit(ctx, "take", actions, expected_inv)?;
         let t = Transfer {
             item: name.clone(),
             requested,
             count,
             moves: moves.clone(),
-            job,
+            job: 0,
             window_id,
             expected: expected_c,
             result: None,
         };
-        ctx.start(Self::NAME, Taking(t), JOB_TICKS)?;
+        begin_transfer(ctx, Self::NAME, Taking(t), actions, expected_inv)?;
         Ok(TransferResponse { sent: true, item: name, count, moves })
     }
 }
@@ -694,55 +732,42 @@ impl AgentCommand for Put {
             ));
         }
         let window_id = open.window_id.clone();
-        let job = submit(ctx, "put", actions, expected_i)?;
         let t = Transfer {
             item: name.clone(),
             requested,
             count,
             moves: moves.clone(),
-            job,
+            job: 0,
             window_id,
             expected: expected_c.into_iter().collect(),
             result: None,
         };
-        ctx.start(Self::NAME, Putting(t), JOB_TICKS)?;
+        begin_transfer(ctx, Self::NAME, Putting(t), actions, expected_i)?;
         Ok(TransferResponse { sent: true, item: name, count, moves })
     }
 }
 
-/// Settles take/put when their inventory job ends: the window takes the server's answer.
-#[allow(clippy::type_complexity)]
+/// Settles take/put when their inventory job ends. The window has already taken the server's
+/// answer ([`crate::window::apply_stack_responses`], in the packet step), so the receipt's
+/// `containerCount` is what `container` shows.
 pub fn step_transfers(
     mut commands: Commands,
     mut done: MessageReader<InventoryJobDone>,
-    mut bots: Query<(Option<&mut Taking>, Option<&mut Putting>, &mut Window)>,
-    mut events: MessageWriter<AgentEvent>,
+    mut bots: Query<(Option<&mut Taking>, Option<&mut Putting>)>,
 ) {
     for d in done.read() {
-        let Ok((taking, putting, mut window)) = bots.get_mut(d.bot) else { continue };
-        let (t, source) = match (taking, putting) {
-            (Some(t), _) if t.0.job == d.job => (t.map_unchanged(|t| &mut t.0), "take"),
-            (_, Some(p)) if p.0.job == d.job => (p.map_unchanged(|p| &mut p.0), "put"),
+        let Ok((taking, putting)) = bots.get_mut(d.bot) else { continue };
+        let mut t = match (taking, putting) {
+            (Some(t), _) if t.0.job == d.job => t.map_unchanged(|t| &mut t.0),
+            (_, Some(p)) if p.0.job == d.job => p.map_unchanged(|p| &mut p.0),
             _ => continue,
         };
-        let mut t = t;
-        match (&d.result, &d.response) {
-            (JobResult::Confirmed, Some(resp)) => {
-                if let Some(c) = window.0.as_mut().filter(|c| c.window_id == t.window_id) {
-                    let before = c.slots.clone();
-                    let changed = c.apply_response(&t.expected, resp);
-                    let mut out = clawcraft_core::EventBatch::new(d.bot);
-                    crate::window::changed_events(c, &before, &changed, source, &mut out);
-                    events.write_batch(out.drain());
-                }
+        match &d.result {
+            JobResult::Confirmed => {
                 t.result = Some(Ok(()));
                 commands.end_action(d.bot, ContainerSlot::SLOT, ActionStatus::Done, None);
             }
-            (JobResult::Confirmed, None) => {
-                t.result = Some(Ok(()));
-                commands.end_action(d.bot, ContainerSlot::SLOT, ActionStatus::Done, None);
-            }
-            (JobResult::Rejected(status), _) => {
+            JobResult::Rejected(status) => {
                 t.result = Some(Err(status.clone()));
                 commands.end_action(
                     d.bot,

@@ -12,7 +12,10 @@
 //!   receipts `open_done`, `take_done`, `put_done`, `craft_done`), `close`, `container`,
 //!   `recipes`. Moves and crafts go through the inventory's item-stack request jobs
 //!   ([`clawcraft_inventory::CustomRequest`]): the inventory view changes only with the server's
-//!   ItemStackResponse. A craft is one request — `craft_recipe_auto` (several crafts at once),
+//!   ItemStackResponse, and so does the window's ([`window::WindowRequests`]: every accepted
+//!   answer to a take/put is applied to it, even when the action was aborted meanwhile). A
+//!   take/put queues its request only once it holds the container slot: a `BUSY` one sends
+//!   nothing. A craft is one request — `craft_recipe_auto` (several crafts at once),
 //!   `results_deprecated`, a `consume` per ingredient stack, and a `place` of the result from the
 //!   created output (slot 50, named by the request id) into the inventory — sent with the
 //!   inventory screen (2×2 recipes) or the crafting table's window (3×3) open, as the game
@@ -33,7 +36,7 @@ use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::CraftingData;
 
 pub use recipes::{Recipe, Recipes};
-pub use window::{OpenContainer, Window};
+pub use window::{OpenContainer, Window, WindowRequests};
 
 /// Containers, crafting and smelting.
 pub struct ContainersPlugin;
@@ -45,7 +48,7 @@ impl Plugin for ContainersPlugin {
         }
         app.add_systems(
             clawcraft_core::TickWork,
-            (attach, read_recipes, window::track_window)
+            (attach, read_recipes, window::track_window, window::apply_stack_responses)
                 .chain()
                 .in_set(TickSet::HandlePackets)
                 .after(InventorySet::Apply)
@@ -78,7 +81,7 @@ impl Plugin for ContainersPlugin {
 /// Gives every bot a recipe book.
 fn attach(mut commands: Commands, bots: Query<Entity, (With<LocalBot>, Without<Recipes>)>) {
     for bot in &bots {
-        commands.entity(bot).insert((Recipes::default(), Window::default()));
+        commands.entity(bot).insert((Recipes::default(), Window::default(), window::WindowRequests::default()));
     }
 }
 

@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use clawcraft_core::event::EventKind;
 use clawcraft_core::{AgentEvent, EventBatch, LocalBot};
 use clawcraft_interact::common::BlockXyz;
-use clawcraft_inventory::{InventoryJobs, Item, ItemIds, ItemJson, Screen};
+use clawcraft_inventory::{InventoryJobDone, InventoryJobs, Item, ItemIds, ItemJson, JobResult, Screen};
 use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::{
     ContainerClose, ContainerOpen, ContainerSetData, InventoryContent, InventorySlot, StackResponse,
@@ -129,6 +129,56 @@ impl OpenContainer {
             .filter(|i| before.get(*i) != self.slots.get(*i))
             .filter_map(|i| u8::try_from(i).ok())
             .collect()
+    }
+}
+
+/// Our item-stack requests touching the open window's slots, by inventory job: what each was to
+/// leave in the window's slots. When the server answers one, [`apply_stack_responses`] applies
+/// the answer to the window, whether or not the action that sent it still runs (aborted, timed
+/// out), so `container` always shows what the server's last answer said.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct WindowRequests(pub Vec<WindowRequest>);
+
+/// One request of [`WindowRequests`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowRequest {
+    /// The inventory job that carries it.
+    pub job: u64,
+    /// The window it was made for (an answer after the window closed changes nothing).
+    pub window_id: String,
+    /// What the window's slots hold after it (the server's answer gives only counts and ids).
+    pub expected: Vec<(u8, Option<Item>)>,
+    /// `take` / `put`: the `source` of the `container_changed` events.
+    pub source: &'static str,
+}
+
+/// Applies the server's accepted item-stack responses to the open window, as
+/// [`clawcraft_inventory`] applies them to the inventory: the slots a request of ours was to
+/// leave ([`WindowRequests`]), then every count and stack id the response lists for the window's
+/// containers; `container_changed` for each slot that changed.
+pub fn apply_stack_responses(
+    mut done: MessageReader<InventoryJobDone>,
+    mut bots: Query<(&mut Window, Option<&mut WindowRequests>)>,
+    mut events: MessageWriter<AgentEvent>,
+) {
+    for d in done.read() {
+        let Ok((mut window, requests)) = bots.get_mut(d.bot) else { continue };
+        let request = requests.and_then(|mut r| {
+            let i = r.0.iter().position(|w| w.job == d.job)?;
+            Some(r.0.remove(i))
+        });
+        let (JobResult::Confirmed, Some(response)) = (&d.result, &d.response) else { continue };
+        let Some(c) = window.0.as_mut() else { continue };
+        let (expected, source) = match &request {
+            Some(r) if r.window_id == c.window_id => (&r.expected[..], r.source),
+            Some(_) => continue,
+            None => (&[][..], "server"),
+        };
+        let before = c.slots.clone();
+        let changed = c.apply_response(expected, response);
+        let mut out = EventBatch::new(d.bot);
+        changed_events(c, &before, &changed, source, &mut out);
+        events.write_batch(out.drain());
     }
 }
 

@@ -4,7 +4,9 @@
 //!   by the action's own per-tick systems in [`ActionSet::Step`](crate::ActionSet).
 //! - Starting one ([`CommandCtx::start`]) claims its **slot** (`walk`, `mine`, `eat`, …): a second
 //!   action in a busy slot is refused with `BUSY`, naming the `abort_<slot>` that frees it. The
-//!   command answers at once.
+//!   command answers at once. The command path refuses it before the command's code runs (the
+//!   command declares its slot in [`AgentCommand::ASYNC`]), so a `BUSY` command sent nothing and
+//!   changed nothing ([`refuse_if_busy`]).
 //! - Every action ends in **exactly one completion event** (`walk_done`, `mine_done`, …) carrying
 //!   the request `id`, a `status` (`done`/`aborted`/`failed`/`timeout`), a `reason` when not done,
 //!   and the action's evidence. Ending always goes through one function ([`end_action`]), which
@@ -167,6 +169,24 @@ impl ActiveActions {
     }
 }
 
+impl ActiveAction {
+    /// The `BUSY` refusal of another action in this one's slot, naming it and its abort.
+    pub fn busy(&self) -> CommandError {
+        CommandError::busy(&format!("running {} (id {})", self.command, self.id), self.abort)
+    }
+}
+
+/// `BUSY` when an action runs in `slot` on `bot`. The command path asks this before a command
+/// that starts an action in `slot` ([`AgentCommand::ASYNC`]) runs at all, so a refused command
+/// has done nothing: no packet queued, no inventory job, no turn (a command's own code cannot
+/// forget to check first).
+pub fn refuse_if_busy(world: &World, bot: Entity, slot: &str) -> Result<(), CommandError> {
+    match world.get::<ActiveActions>(bot).and_then(|a| a.slots.get(slot)) {
+        Some(running) => Err(running.busy()),
+        None => Ok(()),
+    }
+}
+
 fn end_fn<A: AsyncAction>(world: &mut World, bot: Entity, outcome: Outcome) -> Option<Map<String, Value>> {
     let mut entity = world.get_entity_mut(bot).ok()?;
     let component = entity.take::<A>()?;
@@ -232,7 +252,7 @@ impl CommandCtx<'_> {
         }
         let mut actions = entity.get_mut::<ActiveActions>().ok_or_else(CommandError::not_spawned)?;
         if let Some(running) = actions.slots.get(A::SLOT) {
-            return Err(CommandError::busy(&format!("running {} (id {})", running.command, running.id), running.abort));
+            return Err(running.busy());
         }
         actions.slots.insert(
             A::SLOT,

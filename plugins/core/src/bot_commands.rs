@@ -123,10 +123,14 @@ fn run_typed<C: AgentCommand>(world: &mut World, bot: Entity, id: CommandId, com
         Err(CommandError::not_spawned())
     } else if world.get_entity(bot).is_err() && C::PER_BOT {
         Err(CommandError::new("UNKNOWN_BOT", format!("Unknown bot: entity {bot} is not a bot of this process")))
+    } else if let Some(Err(busy)) = C::ASYNC.map(|info| crate::action::refuse_if_busy(world, bot, info.slot)) {
+        // As for an agent's request: a busy slot refuses the command before it runs.
+        Err(busy)
     } else {
         let mut ctx = CommandCtx::for_plugin(world, bot, Value::from(id));
         let result = command.run(&mut ctx);
-        if ctx.is_deferred() {
+        // A handler that deferred and then failed answers with its error now.
+        if ctx.is_deferred() && result.is_ok() {
             world.resource_mut::<DeferredAnswers>().waiting.insert(id.0, (bot, deliver::<C>));
             return;
         }

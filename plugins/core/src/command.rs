@@ -368,6 +368,10 @@ impl CommandRegistry {
                     None => CommandError::invalid_params(e),
                 }
             })?;
+            // An action's slot is checked before its command runs: a refusal changes nothing.
+            if let Some(info) = C::ASYNC {
+                crate::action::refuse_if_busy(ctx.world, ctx.bot, info.slot)?;
+            }
             let response = cmd.run(ctx)?;
             if ctx.deferred {
                 return Ok(None);

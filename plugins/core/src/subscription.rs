@@ -151,9 +151,11 @@ impl AgentCommand for Unsubscribe {
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<Unsubscribed, CommandError> {
         lookup_opt_in(ctx.world, &self.event)?;
-        if subscriptions_mut(ctx)?.active.remove(&self.event).is_none() {
+        // Checked before anything changes (a refusal adds no empty subscription list either).
+        if !ctx.world.get::<Subscriptions>(ctx.bot).is_some_and(|s| s.active.contains_key(&self.event)) {
             return Err(CommandError::new("NOT_SUBSCRIBED", format!("Not subscribed to {}", self.event)));
         }
+        subscriptions_mut(ctx)?.active.remove(&self.event);
         Ok(Unsubscribed { unsubscribed: self.event.clone(), event: self.event })
     }
 }

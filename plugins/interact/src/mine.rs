@@ -305,7 +305,11 @@ pub fn prepare_mine(
     let aim = aim_at(&s, cell, want)?;
     drop(s);
     let held_slot = world.get::<Inventory>(bot).filter(|i| i.synced).map(|i| i.held_slot);
+    // Every check comes before anything changes: the tool is chosen and the break time computed
+    // with it first, and only then is it selected (a packet) or swapped in (an inventory job), so
+    // a refused mine leaves the hand and the server untouched.
     let mut slot_to_use = held_slot;
+    let mut hotbar: Option<u8> = None;
     let mut equip: Option<Move> = None;
     if auto_tool {
         let inv = inventory_of(world, bot)?;
@@ -319,14 +323,7 @@ pub fn prepare_mine(
                 && Some(best) != held_slot
             {
                 if best < clawcraft_inventory::HOTBAR_SLOTS {
-                    let rid = runtime_id_of(world, bot)?;
-                    let mut events = clawcraft_core::EventBatch::new(bot);
-                    let mut q = world.query::<(&mut Connection, &mut Inventory)>();
-                    if let Ok((mut conn, mut inv)) = q.get_mut(world, bot) {
-                        clawcraft_inventory::hold(&mut conn, rid, &mut inv, best, &mut events);
-                    }
-                    world.write_message_batch(events.drain());
-                    slot_to_use = Some(best);
+                    hotbar = Some(best);
                 } else {
                     let held = inv.held_slot;
                     equip = Some(if inv.held().is_some() {
@@ -334,21 +331,34 @@ pub fn prepare_mine(
                     } else {
                         Move::Place { from: SlotRef::Inv(best), to: SlotRef::Inv(held), count: 1 }
                     });
-                    slot_to_use = Some(best);
                 }
+                slot_to_use = Some(best);
             }
         }
     }
     let expected = ticks_with(world, bot, &info, slot_to_use)
         .ok_or_else(|| CommandError::new("INVALID_TARGET", format!("{block} cannot be broken")))?;
     let tool = slot_to_use.and_then(|s| world.get::<Inventory>(bot)?.get(SlotRef::Inv(s)).map(|i| i.name.to_string()));
-    let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
-    let phase = match equip {
-        Some(mv) => {
-            let mut jobs = world.get_mut::<InventoryJobs>(bot).ok_or_else(CommandError::not_spawned)?;
-            Phase::Equipping(jobs.submit("equip", vec![mv]))
+    let rid = match hotbar {
+        Some(_) => runtime_id_of(world, bot)?,
+        None => 0,
+    };
+    if equip.is_some() && world.get::<InventoryJobs>(bot).is_none() {
+        return Err(CommandError::not_spawned());
+    }
+    // Decided: from here on nothing refuses.
+    if let Some(best) = hotbar {
+        let mut events = clawcraft_core::EventBatch::new(bot);
+        let mut q = world.query::<(&mut Connection, &mut Inventory)>();
+        if let Ok((mut conn, mut inv)) = q.get_mut(world, bot) {
+            clawcraft_inventory::hold(&mut conn, rid, &mut inv, best, &mut events);
         }
-        None => Phase::Start,
+        world.write_message_batch(events.drain());
+    }
+    let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
+    let phase = match (equip, world.get_mut::<InventoryJobs>(bot)) {
+        (Some(mv), Some(mut jobs)) => Phase::Equipping(jobs.submit("equip", vec![mv])),
+        _ => Phase::Start,
     };
     let preexisting = items_near(world, bot, cell, 2.0).into_iter().map(|(rid, _)| rid).collect();
     turn_to(world, bot, aim.point);

@@ -111,9 +111,16 @@ impl AgentCommand for SetPos {
         if !angles_ok {
             return Err(CommandError::out_of_range("yaw and pitch must be finite"));
         }
-        let mut mover = ctx.world.get_mut::<Mover>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        mover.place(target, false);
-        ctx.world.get_mut::<Position>(ctx.bot).ok_or_else(CommandError::not_spawned)?.0 = target;
+        // Both parts of the position are there before either changes: a refusal moves nothing.
+        if ctx.world.get::<Mover>(ctx.bot).is_none() || ctx.world.get::<Position>(ctx.bot).is_none() {
+            return Err(CommandError::not_spawned());
+        }
+        if let Some(mut mover) = ctx.world.get_mut::<Mover>(ctx.bot) {
+            mover.place(target, false);
+        }
+        if let Some(mut pos) = ctx.world.get_mut::<Position>(ctx.bot) {
+            pos.0 = target;
+        }
         if let Some(mut rot) = ctx.world.get_mut::<Rotation>(ctx.bot) {
             rot.yaw = self.yaw.unwrap_or(rot.yaw);
             rot.pitch = self.pitch.unwrap_or(rot.pitch).clamp(-90.0, 90.0);

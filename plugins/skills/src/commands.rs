@@ -187,36 +187,42 @@ impl AgentCommand for SkillDefine {
 
 /// Validates and stores a candidate of either shape.
 fn define(ctx: &mut CommandCtx<'_>, raw: &Map<String, Value>) -> Result<DefineResponse, CommandError> {
-    {
-        let (def, mut analysis) = if seed::is_seed(raw) {
-            seed::validate(raw).map_err(|p| problems_error(&p))?
-        } else {
-            let registry = ctx.world.resource::<CommandRegistry>().clone();
-            let lookup = |name: &str| helper_kind(&registry, name);
-            definition::validate(raw, &lookup).map_err(|p| problems_error(&p))?
-        };
-        let (skill, ticks, budget) = (def.skill.clone(), def.ticks(), def.budget);
-        let mut store = ctx.world.resource_mut::<SkillStore>();
-        let (version, created) = store.define(def, now_ms()).map_err(CommandError::internal)?;
-        let v = store.get(&skill, Some(version)).ok_or_else(|| CommandError::internal("stored version vanished"))?;
-        if !created {
-            let state = serde_json::to_value(v.life.state).unwrap_or_default();
-            analysis.warnings.push(format!(
-                "identical to v{version}, which is {}: nothing new was stored",
-                state.as_str().unwrap_or("?")
-            ));
-        }
-        Ok(DefineResponse {
-            skill,
-            version,
-            hash: v.hash.clone(),
-            state: v.life.state,
-            created,
-            ticks,
-            budget,
-            analysis,
-        })
+    let (def, analysis) = validate(ctx, raw)?;
+    store_definition(ctx, def, analysis)
+}
+
+/// Checks a candidate (either shape) without storing it: `SKILL_INVALID` names every problem.
+fn validate(
+    ctx: &CommandCtx<'_>,
+    raw: &Map<String, Value>,
+) -> Result<(definition::Definition, Analysis), CommandError> {
+    if seed::is_seed(raw) {
+        seed::validate(raw).map_err(|p| problems_error(&p))
+    } else {
+        let registry = ctx.world.resource::<CommandRegistry>().clone();
+        let lookup = |name: &str| helper_kind(&registry, name);
+        definition::validate(raw, &lookup).map_err(|p| problems_error(&p))
     }
+}
+
+/// Stores a checked candidate (an identical one is not stored again; the answer says so).
+fn store_definition(
+    ctx: &mut CommandCtx<'_>,
+    def: definition::Definition,
+    mut analysis: Analysis,
+) -> Result<DefineResponse, CommandError> {
+    let (skill, ticks, budget) = (def.skill.clone(), def.ticks(), def.budget);
+    let mut store = ctx.world.resource_mut::<SkillStore>();
+    let (version, created) = store.define(def, now_ms()).map_err(CommandError::internal)?;
+    let v = store.get(&skill, Some(version)).ok_or_else(|| CommandError::internal("stored version vanished"))?;
+    if !created {
+        let state = serde_json::to_value(v.life.state).unwrap_or_default();
+        analysis.warnings.push(format!(
+            "identical to v{version}, which is {}: nothing new was stored",
+            state.as_str().unwrap_or("?")
+        ));
+    }
+    Ok(DefineResponse { skill, version, hash: v.hash.clone(), state: v.life.state, created, ticks, budget, analysis })
 }
 
 /// `{"action":"author_mineflayer_action", …}`: the seed's authoring path — a candidate in the
@@ -344,16 +350,28 @@ impl AgentCommand for AuthorMineflayerAction {
             Some(Value::Object(p)) => Some(p),
             Some(_) => return Err(CommandError::invalid_params("runtime_parameters must be an object")),
         };
-        let defined = define(ctx, &raw)?;
-        let trial = start_run(ctx, &defined.skill, Some(defined.version), parameters, Mode::Trial).map_err(|e| {
-            CommandError::new(
-                e.code,
-                format!(
-                    "{} v{} was defined, but its trial did not start: {}",
-                    defined.skill, defined.version, e.message
-                ),
-            )
-        })?;
+        // The trial is checked before the candidate is stored: a refused author_mineflayer_action
+        // stores nothing (BUSY was refused before this ran; a trial that cannot start — its
+        // parameters against the schema, its verifier, the state of an identical stored version —
+        // is refused here).
+        let (def, analysis) = validate(ctx, &raw)?;
+        let hash = def.hash();
+        let stored = ctx.world.resource::<SkillStore>().versions(&def.skill).map(|vs| {
+            vs.iter()
+                .find(|v| v.hash == hash)
+                .map(|v| (v.version, v.life.clone()))
+                .ok_or(vs.last().map_or(0, |v| v.version))
+        });
+        let (number, life) = match stored {
+            Some(Ok(same)) => same,
+            Some(Err(newest)) => (newest + 1, Life::default()),
+            None => (1, Life::default()),
+        };
+        let skill = def.skill.clone();
+        let prepared = prepare_run(ctx, &skill, (Arc::new(def.clone()), number, hash, life), parameters, Mode::Trial)?;
+        let script = prepared.spawn()?;
+        let defined = store_definition(ctx, def, analysis)?;
+        let trial = commit_run(ctx, prepared, script)?;
         Ok(AuthorResponse { defined, trial, codegen_rationale: self.codegen_rationale })
     }
 }
@@ -559,7 +577,57 @@ fn start_run(
         _ => store.get(skill, version),
     };
     let v = chosen.ok_or_else(|| unknown_skill(skill, version))?;
-    let (def, number, hash, life) = (Arc::clone(&v.def), v.version, v.hash.clone(), v.life.clone());
+    let version = (Arc::clone(&v.def), v.version, v.hash.clone(), v.life.clone());
+    let prepared = prepare_run(ctx, skill, version, parameters, mode)?;
+    let script = prepared.spawn()?;
+    commit_run(ctx, prepared, script)
+}
+
+/// A trial or run whose every check passed; nothing has changed yet.
+struct PreparedRun {
+    skill: String,
+    def: Arc<definition::Definition>,
+    number: u32,
+    hash: String,
+    life: Life,
+    mode: Mode,
+    params: Value,
+    resolved: Value,
+    check: verifier::Check,
+    helpers: Vec<(String, HelperKind)>,
+    prelude: Option<Prelude>,
+    /// The run id (`<skill>-v<N>-t<k>` / `-r<k>`).
+    run: String,
+}
+
+impl PreparedRun {
+    /// Starts the script's thread (it waits for its first slice). `INTERNAL` when the thread
+    /// cannot start; nothing has changed then.
+    fn spawn(&self) -> Result<ScriptHandle, CommandError> {
+        let spec = ScriptSpec {
+            source: self.def.runnable_source().to_owned(),
+            params: self.params.clone(),
+            helpers: self.helpers.clone(),
+            limits: self.def.budget.limits(),
+            seed: seed_of(&self.run),
+            prelude: self.prelude.clone(),
+        };
+        ScriptHandle::spawn(spec, &self.run)
+            .map_err(|e| CommandError::internal(format!("cannot start the script thread: {e}")))
+    }
+}
+
+/// Every check of a trial or run of `version` (its definition, number, hash and lifecycle):
+/// the state allows it, the parameters fit the input schema, the verifier parses, the helpers
+/// exist. Changes nothing.
+fn prepare_run(
+    ctx: &CommandCtx<'_>,
+    skill: &str,
+    version: (Arc<definition::Definition>, u32, String, Life),
+    parameters: Option<Map<String, Value>>,
+    mode: Mode,
+) -> Result<PreparedRun, CommandError> {
+    let (def, number, hash, life) = version;
     let allowed = match mode {
         Mode::Trial => life.state.trialable(),
         Mode::Run => life.state.runnable(),
@@ -621,15 +689,29 @@ fn start_run(
         }
     };
 
+    let run = format!("{skill}-v{number}-{}{}", if mode == Mode::Trial { 't' } else { 'r' }, life.started + 1);
+    Ok(PreparedRun {
+        skill: skill.to_owned(),
+        def,
+        number,
+        hash,
+        life,
+        mode,
+        params,
+        resolved,
+        check,
+        helpers,
+        prelude,
+        run,
+    })
+}
+
+/// Starts a prepared run with its `script`: counts it in the lifecycle, takes the world's
+/// snapshot for the verifier, claims the skill slot (refused before the command ran when busy).
+fn commit_run(ctx: &mut CommandCtx<'_>, p: PreparedRun, script: ScriptHandle) -> Result<RunStarted, CommandError> {
+    let PreparedRun { skill, def, number, hash, life, mode, params, resolved, check, helpers, prelude: _, run } = p;
+    let skill = skill.as_str();
     let started = life.started + 1;
-    let run = format!("{skill}-v{number}-{}{started}", if mode == Mode::Trial { 't' } else { 'r' });
-    {
-        let mut store = ctx.world.resource_mut::<SkillStore>();
-        if let Some(v) = store.get_mut(skill, number) {
-            v.life.started = started;
-        }
-        store.save_life(skill, number);
-    }
     let tick = ctx.world.resource::<TickCount>().0;
     let start = position(ctx.world, ctx.bot);
     let plan = SnapshotPlan::for_check(&check, start);
@@ -655,27 +737,13 @@ fn start_run(
     };
     let command = if mode == Mode::Trial { SkillTrial::NAME } else { SkillRunCmd::NAME };
     ctx.start::<SkillRun>(command, component, def.ticks())?;
-    let spec = ScriptSpec {
-        source: def.runnable_source().to_owned(),
-        params: params.clone(),
-        helpers: helpers.clone(),
-        limits,
-        seed,
-        prelude,
-    };
-    let script = match ScriptHandle::spawn(spec, &run) {
-        Ok(s) => s,
-        Err(e) => {
-            clawcraft_core::end_action(
-                ctx.world,
-                ctx.bot,
-                SLOT,
-                clawcraft_core::ActionStatus::Failed,
-                Some(format!("internal: {e}")),
-            );
-            return Err(CommandError::internal(format!("cannot start the script thread: {e}")));
+    {
+        let mut store = ctx.world.resource_mut::<SkillStore>();
+        if let Some(v) = store.get_mut(skill, number) {
+            v.life.started = started;
         }
-    };
+        store.save_life(skill, number);
+    }
     let run_ctx = RunContext {
         request_id: ctx.id.clone(),
         run: run.clone(),
