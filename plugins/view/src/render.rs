@@ -145,7 +145,9 @@ fn trace(scene: &mut Scene, o: [f64; 3], d: [f64; 3], figures: &[(f64, Face, Rgb
     // The eye's own cell is never drawn (an eye inside a block sees out of it).
     let (lx, ly, lz) = w.local();
     let mut prev = scene.in_sub(sub, block_index(lx, ly, lz));
-    loop {
+    // A ray crosses at most ~3 cells per block of distance; the cap only guards against a walk
+    // that stops advancing.
+    for _ in 0..(MAX_DISTANCE as usize + 2) * 4 {
         let (a, t) = w.step();
         if t > MAX_DISTANCE {
             break;
@@ -314,7 +316,14 @@ impl Walk {
             to[a] = if a == axis {
                 if self.step[a] > 0 { lo[a] + size - 1 } else { lo[a] }
             } else {
-                ((self.o[a] + self.d[a] * t_exit).floor() as i32).clamp(lo[a], lo[a] + size - 1)
+                let at = ((self.o[a] + self.d[a] * t_exit).floor() as i32).clamp(lo[a], lo[a] + size - 1);
+                // Never back along the ray (rounding at an edge or corner of the box): every skip
+                // then makes progress.
+                match self.step[a] {
+                    1 => at.max(cell[a]),
+                    -1 => at.min(cell[a]),
+                    _ => cell[a],
+                }
             };
         }
         [self.x, self.y, self.z] = to;
