@@ -12,6 +12,8 @@
 pub mod colors;
 pub mod commands;
 pub mod map;
+// Per-axis loops index the origin, direction and boundaries together.
+#[allow(clippy::needless_range_loop)]
 pub mod render;
 pub mod scene;
 
