@@ -44,6 +44,7 @@ pub use clawcraft_player as player;
 pub use clawcraft_protocol as protocol;
 pub use clawcraft_skills as skills;
 pub use clawcraft_team as team;
+pub use clawcraft_view as view;
 pub use clawcraft_vitals as vitals;
 pub use clawcraft_world as world;
 
@@ -75,6 +76,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(swarm::SwarmPlugin)
             .add(clawcraft_containers::ContainersPlugin)
             .add(clawcraft_team::TeamPlugin)
+            .add(clawcraft_view::ViewPlugin)
             .add(footprint::FootprintPlugin)
     }
 }

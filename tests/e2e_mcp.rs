@@ -127,6 +127,27 @@ fn check_session(report: &Value, peer: &Peer, mode: &str) {
         "3×3×3 cells, every one loaded (ClawCraft's boolean): {scan}"
     );
 
+    // --- pictures: image content a multimodal client shows, besides the text -----------------
+    for (key, size) in [("render", (32, 24)), ("mapImage", (72, 72))] {
+        let r = &report[key];
+        assert_eq!(r["isError"], false, "{key}: {r}");
+        let images = r["images"].as_array().unwrap_or_else(|| panic!("{key}: {r}"));
+        assert_eq!(images.len(), 1, "{key}: one image content: {r}");
+        let img = &images[0];
+        assert_eq!(img["mimeType"], "image/png", "{key}: {img}");
+        assert_eq!(img["signature"], "89504e470d0a1a0a", "{key}: a PNG: {img}");
+        assert_eq!((img["width"].as_u64(), img["height"].as_u64()), (Some(size.0), Some(size.1)), "{key}: {img}");
+        assert_eq!(img["sameAsStructured"], true, "{key}: the structured answer carries the same PNG");
+        assert_eq!(
+            (r["structured"]["width"].as_u64(), r["structured"]["height"].as_u64()),
+            (Some(size.0), Some(size.1))
+        );
+        assert!(r["structured"]["pngChars"].as_u64().unwrap_or(0) > 100, "{key}: {r}");
+        let text: Value = serde_json::from_str(r["text"][0].as_str().unwrap_or_default()).expect("text is a line");
+        assert_eq!(text["png_base64"], "(the image content)", "{key}: the text leaves the base64 out: {text}");
+        assert_eq!(text["legend"], r["structured"]["legend"], "{key}");
+    }
+
     let said = format!("hello over mcp {mode}");
     assert_eq!(
         report["chat"]["structured"],

@@ -33,6 +33,8 @@ BENCHES = [
      ["cargo", "bench", "-p", "clawcraft-physics"]),
     ("astar", "A* on 256×256 rough terrain: 40- and 200-block paths, snapshot, pool hop",
      ["cargo", "bench", "-p", "clawcraft-pathfind", "--bench", "astar"]),
+    ("render", "render and map_image PNGs on one core",
+     ["cargo", "bench", "-p", "clawcraft-view", "--bench", "render"]),
     ("crafting", "decoding a vanilla-sized recipe list and building the recipe book",
      ["cargo", "bench", "--bench", "crafting"]),
     ("skills", "skill runtime: start overhead, ops/s, memory, helper call costs",

@@ -50,7 +50,19 @@ async function readJson (client, uri) {
 async function call (client, name, args, options) {
   try {
     const r = await client.callTool({ name, arguments: args }, undefined, options)
-    return { isError: r.isError ?? false, structured: r.structuredContent, text: r.content.map(c => c.text), meta: r._meta }
+    // Image content (render, map_image): its PNG header as decoded here, not the data.
+    const images = r.content.filter(c => c.type === 'image').map(c => {
+      const png = Buffer.from(c.data, 'base64')
+      return {
+        mimeType: c.mimeType,
+        signature: png.subarray(0, 8).toString('hex'),
+        width: png.readUInt32BE(16),
+        height: png.readUInt32BE(20),
+        sameAsStructured: c.data === (r.structuredContent || {}).png_base64
+      }
+    })
+    const text = r.content.filter(c => c.type === 'text').map(c => c.text)
+    return { isError: r.isError ?? false, structured: r.structuredContent, text, images, meta: r._meta }
   } catch (e) {
     return { thrown: { code: e.code, message: e.message, data: e.data } }
   }
@@ -122,6 +134,12 @@ async function main () {
   report.schema = await call(client, 'schema', {})
   report.pos = await call(client, 'pos', { id: 'mcp-pos' })
   report.scan = await call(client, 'scan', { radius: 1, radiusY: 1 })
+  // Pictures come as image content besides the text; the base64 is left out of the text.
+  for (const [key, name, args] of [['render', 'render', { width: 32, height: 24 }], ['mapImage', 'map_image', { radius: 4 }]]) {
+    const r = await call(client, name, args)
+    if (r.structured) r.structured = { width: r.structured.width, height: r.structured.height, legend: r.structured.legend, pngChars: (r.structured.png_base64 || '').length }
+    report[key] = r
+  }
   report.chat = await call(client, 'chat', { message: `hello over mcp ${mode}` })
   report.badParams = await call(client, 'chat', {})
   report.outOfRange = await call(client, 'scan', { radius: 1000 })

@@ -225,10 +225,34 @@ pub fn call_result(line: &str) -> CallToolResult {
         };
         return CallToolResult::error(vec![ContentBlock::text(text)]).with_meta(Some(MetaObject(meta)));
     }
+    // A picture (`render`, `map_image`): the PNG as image content, so a multimodal client shows
+    // it; the text is the line without the base64 (structured content keeps it whole).
+    let image = match fields.get(IMAGE_FIELD) {
+        Some(Value::String(png)) if !png.is_empty() => Some(png.clone()),
+        _ => None,
+    };
+    let text = match &image {
+        Some(_) => {
+            let mut shown = fields.clone();
+            shown.insert(IMAGE_FIELD.into(), Value::String("(the image content)".into()));
+            let mut line = Map::new();
+            line.insert("type".into(), Value::String("response".into()));
+            line.insert("id".into(), meta["clawcraft/id"].clone());
+            line.extend(shown);
+            Value::Object(line).to_string()
+        }
+        None => line.to_owned(),
+    };
     let mut result = CallToolResult::structured(Value::Object(fields));
-    result.content = vec![ContentBlock::text(line)];
+    result.content = vec![ContentBlock::text(text)];
+    if let Some(png) = image {
+        result.content.push(ContentBlock::image(png, "image/png"));
+    }
     result.with_meta(Some(MetaObject(meta)))
 }
+
+/// The answer field holding a base64 PNG.
+const IMAGE_FIELD: &str = "png_base64";
 
 #[cfg(test)]
 mod tests {
@@ -297,6 +321,20 @@ mod tests {
         let meta = err.meta.expect("meta").0;
         assert_eq!((meta["clawcraft/code"].as_str(), meta["clawcraft/id"].as_i64()), (Some("INVALID_PARAMS"), Some(7)));
         assert_eq!(err.content[0].as_text().map(|t| t.text.as_str()), Some(line), "the error line as text");
+
+        let picture =
+            call_result(r#"{"type":"response","id":3,"png_base64":"iVBORw0K","width":1,"height":1,"legend":"l"}"#);
+        assert_eq!(picture.is_error, Some(false));
+        assert_eq!(picture.content.len(), 2, "text and image");
+        let text = picture.content[0].as_text().map(|t| t.text.clone()).unwrap_or_default();
+        assert!(!text.contains("iVBORw0K") && text.contains("\"width\":1"), "{text}");
+        match &picture.content[1] {
+            ContentBlock::Image(img) => {
+                assert_eq!((img.data.as_str(), img.mime_type.as_str()), ("iVBORw0K", "image/png"))
+            }
+            other => panic!("image content expected: {other:?}"),
+        }
+        assert_eq!(picture.structured_content.as_ref().map(|s| s["png_base64"].clone()), Some(json!("iVBORw0K")));
 
         let garbage = call_result("not json");
         assert_eq!(garbage.is_error, Some(true));
