@@ -16,7 +16,7 @@ use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
 use clawcraft_core::{
-    AgentEvent, AppEventExt, AppWorkExt, CommandWaker, EventKind, Lifecycle, LocalBot, TickSet, TickWork, gate::any_bot,
+    AgentEvent, AppEventExt, AppWorkExt, CommandWaker, Lifecycle, LocalBot, TickSet, TickWork, gate::any_bot,
 };
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, ConnectionClosed};
@@ -42,14 +42,11 @@ pub struct AuthRequired {
     /// Seconds left to enter it.
     pub expires_in: u64,
 }
-impl EventKind for AuthRequired {
-    const NAME: &'static str = "auth_required";
-    const DESCRIPTION: &'static str =
-        "Online mode: a human must open `url` and enter `code` (Microsoft device code) within `expiresIn` seconds";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    AuthRequired,
+    "auth_required",
+    "Online mode: a human must open `url` and enter `code` (Microsoft device code) within `expiresIn` seconds"
+);
 
 /// `auth_succeeded`: signed in; the bot connects as this gamertag.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -61,13 +58,11 @@ pub struct AuthSucceeded {
     /// The Xbox user id (for allowlists).
     pub xuid: String,
 }
-impl EventKind for AuthSucceeded {
-    const NAME: &'static str = "auth_succeeded";
-    const DESCRIPTION: &'static str = "Online mode: signed in to Xbox Live; the bot joins as `gamertag`";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    AuthSucceeded,
+    "auth_succeeded",
+    "Online mode: signed in to Xbox Live; the bot joins as `gamertag`"
+);
 
 /// What the sign-in thread reports.
 enum SignInMessage {

@@ -4,7 +4,7 @@
 use bevy_app::{App, Plugin, PostUpdate};
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentEvent, AppEventExt, AwaitingReconnect, EventKind, Lifecycle, LocalBot, Subscriptions, TickCount, TickSet,
+    AgentEvent, AppEventExt, AwaitingReconnect, Lifecycle, LocalBot, Subscriptions, TickCount, TickSet,
 };
 
 use crate::swarm::BotSpec;
@@ -32,14 +32,11 @@ pub struct Reconnecting {
     /// Seconds until this attempt.
     pub delay: u64,
 }
-impl EventKind for Reconnecting {
-    const NAME: &'static str = "reconnecting";
-    const DESCRIPTION: &'static str =
-        "The connection was lost; the bot reconnects after `delay` seconds (CLAWCRAFT_RECONNECT)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    Reconnecting,
+    "reconnecting",
+    "The connection was lost; the bot reconnects after `delay` seconds (CLAWCRAFT_RECONNECT)"
+);
 
 /// `reconnected`: the bot spawned again after a reconnect.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -49,13 +46,7 @@ pub struct ReconnectedEvent {
     /// How many attempts it took.
     pub attempt: u32,
 }
-impl EventKind for ReconnectedEvent {
-    const NAME: &'static str = "reconnected";
-    const DESCRIPTION: &'static str = "The bot spawned again after a reconnect";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(ReconnectedEvent, "reconnected", "The bot spawned again after a reconnect");
 
 /// Reconnects each bot whose [`BotSpec`] says so after its connection is lost (part of
 /// [`ClawcraftPlugins`](crate::ClawcraftPlugins)): per bot, so one bot's loss and backoff never

@@ -44,9 +44,7 @@ impl EventKind for WaitDone {
 }
 
 impl AsyncAction for Waiting {
-    const SLOT: &'static str = "wait";
-    const ABORT: &'static str = "abort_wait";
-    const IDLE: &'static str = "Not waiting";
+    const SLOT: clawcraft::core::ActionSlot = clawcraft::core::ActionSlot::new("wait", "abort_wait", "Not waiting");
     type Done = WaitDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
@@ -91,7 +89,7 @@ impl AgentCommand for Wait {
 fn step_waits(mut commands: Commands, mut bots: Query<(Entity, &mut Waiting)>) {
     for (bot, mut w) in &mut bots {
         if w.left == 0 {
-            commands.end_action(bot, Waiting::SLOT, ActionStatus::Done, None);
+            commands.end_action(bot, Waiting::SLOT.name, ActionStatus::Done, None);
         } else {
             w.left -= 1;
             w.waited += 1;

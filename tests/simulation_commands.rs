@@ -43,9 +43,7 @@ struct WaitDone {
 }
 
 impl AsyncAction for WaitLeft {
-    const SLOT: &'static str = "wait";
-    const ABORT: &'static str = "abort_wait";
-    const IDLE: &'static str = "Not waiting";
+    const SLOT: clawcraft::core::ActionSlot = clawcraft::core::ActionSlot::new("wait", "abort_wait", "Not waiting");
     type Done = WaitDone;
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
         WaitDone { bot: bot.id(), outcome }
@@ -91,7 +89,7 @@ impl AgentCommand for Wait {
 fn advance_waits(mut commands: Commands, mut bots: Query<(Entity, &mut WaitLeft)>) {
     for (bot, mut left) in &mut bots {
         if left.0 == 0 {
-            commands.end_action(bot, WaitLeft::SLOT, ActionStatus::Done, None);
+            commands.end_action(bot, WaitLeft::SLOT.name, ActionStatus::Done, None);
         } else {
             left.0 -= 1;
         }

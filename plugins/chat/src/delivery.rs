@@ -12,7 +12,7 @@
 //!   to the sender. A failed CommandOutput — no such player — is `delivered:false` with `NOT_FOUND`.
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, EventKind, TickCount};
+use clawcraft_core::{AgentEvent, TickCount};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -51,14 +51,11 @@ pub struct Delivery {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
 }
-impl EventKind for Delivery {
-    const NAME: &'static str = "delivery";
-    const DESCRIPTION: &'static str =
-        "The server confirmed (or refused) an earlier chat or whisper; carries the request's id";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    Delivery,
+    "delivery",
+    "The server confirmed (or refused) an earlier chat or whisper; carries the request's id"
+);
 
 /// Which command a pending delivery belongs to.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::{AgentEvent, CommandResponse, DeferredReply, EntityIds, EventKind, LocalBot, TickCount};
+use clawcraft_core::{AgentEvent, CommandResponse, DeferredReply, EntityIds, LocalBot, TickCount};
 use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::Text;
 use schemars::JsonSchema;
@@ -46,14 +46,11 @@ pub struct ChatReceived {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
 }
-impl EventKind for ChatReceived {
-    const NAME: &'static str = "msg";
-    const DESCRIPTION: &'static str =
-        "Incoming chat (every Text type), filtered: own messages dropped, CHAT_WHITELIST, CHAT_PREFIX, mentions";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ChatReceived,
+    "msg",
+    "Incoming chat (every Text type), filtered: own messages dropped, CHAT_WHITELIST, CHAT_PREFIX, mentions"
+);
 
 /// `emote`: another player performed an emote.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -72,13 +69,7 @@ pub struct EmoteEvent {
     /// Runtime id of the emoting player.
     pub runtime_id: u64,
 }
-impl EventKind for EmoteEvent {
-    const NAME: &'static str = "emote";
-    const DESCRIPTION: &'static str = "Another player performed an emote";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(EmoteEvent, "emote", "Another player performed an emote");
 
 /// One line of command output.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -136,13 +127,11 @@ impl CmdOutput {
     }
 }
 
-impl EventKind for CmdOutput {
-    const NAME: &'static str = "cmd_output";
-    const DESCRIPTION: &'static str = "Output of a `cmd` (the server's CommandOutput, or the SEND_CMD tool's output)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    CmdOutput,
+    "cmd_output",
+    "Output of a `cmd` (the server's CommandOutput, or the SEND_CMD tool's output)"
+);
 
 /// Players' names by runtime id, from AddPlayer. A pub hook: other plugins may fill it too.
 #[derive(Component, Debug, Clone, Default, PartialEq)]

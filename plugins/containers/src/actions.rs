@@ -8,10 +8,9 @@ use std::collections::BTreeMap;
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt, EntityIds,
-    Outcome, Position, TickCount,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
+    EntityIds, Outcome, Position, TickCount,
 };
 use clawcraft_interact::common::{Aim, BlockXyz, Senses, aim_at, cell_of, click_block, swing, turn_to};
 use clawcraft_inventory::{
@@ -48,12 +47,7 @@ const JOB_TICKS: u64 = 200;
 const CREATED_OUTPUT_SLOT: u8 = 50;
 
 /// The action slot shared by every container action (one window at a time).
-pub struct ContainerSlot;
-impl ContainerSlot {
-    pub const SLOT: &'static str = "container";
-    pub const ABORT: &'static str = "abort_container";
-    pub const IDLE: &'static str = "No container action running";
-}
+pub const CONTAINER_SLOT: ActionSlot = ActionSlot::new("container", "abort_container", "No container action running");
 
 /// Whether a block opens a window when clicked.
 pub fn is_container(name: &str) -> bool {
@@ -207,19 +201,14 @@ pub struct OpenDone {
     /// Slots of the window (27 for a chest, 3 for furnaces, 0 for a crafting table).
     pub size: usize,
 }
-impl EventKind for OpenDone {
-    const NAME: &'static str = "open_done";
-    const DESCRIPTION: &'static str =
-        "An open ended: the window the server opened (ContainerOpen) with its items, or why not";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    OpenDone,
+    "open_done",
+    "An open ended: the window the server opened (ContainerOpen) with its items, or why not"
+);
 
 impl AsyncAction for Opening {
-    const SLOT: &'static str = ContainerSlot::SLOT;
-    const ABORT: &'static str = ContainerSlot::ABORT;
-    const IDLE: &'static str = ContainerSlot::IDLE;
+    const SLOT: ActionSlot = CONTAINER_SLOT;
     type Done = OpenDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> OpenDone {
@@ -306,11 +295,11 @@ pub fn step_opening(
             Some(c) => {
                 let since = *a.opened_at.get_or_insert(now);
                 if c.contents_known || now >= since + CONTENT_TICKS {
-                    commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Done, None);
+                    commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Done, None);
                 }
             }
             None if now >= sent + OPEN_TICKS => {
-                commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Failed, Some("no_window".into()));
+                commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Failed, Some("no_window".into()));
             }
             None => {}
         }
@@ -417,14 +406,11 @@ pub struct TakeDone {
     #[serde(flatten)]
     pub done: TransferDone,
 }
-impl EventKind for TakeDone {
-    const NAME: &'static str = "take_done";
-    const DESCRIPTION: &'static str =
-        "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    TakeDone,
+    "take_done",
+    "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after"
+);
 /// `put_done`.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct PutDone {
@@ -433,14 +419,11 @@ pub struct PutDone {
     #[serde(flatten)]
     pub done: TransferDone,
 }
-impl EventKind for PutDone {
-    const NAME: &'static str = "put_done";
-    const DESCRIPTION: &'static str =
-        "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    PutDone,
+    "put_done",
+    "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after"
+);
 
 fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> TransferDone {
     let confirmed = matches!(t.result, Some(Ok(())));
@@ -462,18 +445,14 @@ fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> Transfer
 }
 
 impl AsyncAction for Taking {
-    const SLOT: &'static str = ContainerSlot::SLOT;
-    const ABORT: &'static str = ContainerSlot::ABORT;
-    const IDLE: &'static str = ContainerSlot::IDLE;
+    const SLOT: ActionSlot = CONTAINER_SLOT;
     type Done = TakeDone;
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> TakeDone {
         TakeDone { bot: bot.id(), done: transfer_done(&self.0, outcome, bot) }
     }
 }
 impl AsyncAction for Putting {
-    const SLOT: &'static str = ContainerSlot::SLOT;
-    const ABORT: &'static str = ContainerSlot::ABORT;
-    const IDLE: &'static str = ContainerSlot::IDLE;
+    const SLOT: ActionSlot = CONTAINER_SLOT;
     type Done = PutDone;
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> PutDone {
         PutDone { bot: bot.id(), done: transfer_done(&self.0, outcome, bot) }
@@ -765,13 +744,13 @@ pub fn step_transfers(
         match &d.result {
             JobResult::Confirmed => {
                 t.result = Some(Ok(()));
-                commands.end_action(d.bot, ContainerSlot::SLOT, ActionStatus::Done, None);
+                commands.end_action(d.bot, CONTAINER_SLOT.name, ActionStatus::Done, None);
             }
             JobResult::Rejected(status) => {
                 t.result = Some(Err(status.clone()));
                 commands.end_action(
                     d.bot,
-                    ContainerSlot::SLOT,
+                    CONTAINER_SLOT.name,
                     ActionStatus::Failed,
                     Some(format!("rejected: {status}")),
                 );
@@ -1049,19 +1028,14 @@ pub struct CraftDone {
     /// Items the inventory spent, by name.
     pub spent: Vec<ItemCount>,
 }
-impl EventKind for CraftDone {
-    const NAME: &'static str = "craft_done";
-    const DESCRIPTION: &'static str =
-        "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    CraftDone,
+    "craft_done",
+    "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent"
+);
 
 impl AsyncAction for Crafting {
-    const SLOT: &'static str = ContainerSlot::SLOT;
-    const ABORT: &'static str = ContainerSlot::ABORT;
-    const IDLE: &'static str = ContainerSlot::IDLE;
+    const SLOT: ActionSlot = CONTAINER_SLOT;
     type Done = CraftDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> CraftDone {
@@ -1338,7 +1312,7 @@ pub fn step_crafting(
                     if now >= at + OPEN_TICKS {
                         commands.end_action(
                             bot,
-                            ContainerSlot::SLOT,
+                            CONTAINER_SLOT.name,
                             ActionStatus::Failed,
                             Some("table_not_opened".into()),
                         );
@@ -1358,12 +1332,12 @@ pub fn step_crafting(
                         a.gained = gained;
                         a.spent = spent;
                         a.confirmed = true;
-                        commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Done, None);
+                        commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Done, None);
                     }
                     JobResult::Rejected(s) => {
                         commands.end_action(
                             bot,
-                            ContainerSlot::SLOT,
+                            CONTAINER_SLOT.name,
                             ActionStatus::Failed,
                             Some(format!("rejected: {s}")),
                         );
@@ -1382,7 +1356,7 @@ pub fn step_crafting(
                 a.phase = CraftPhase::Waiting { job };
             }
             Err(why) => {
-                commands.end_action(bot, ContainerSlot::SLOT, ActionStatus::Failed, Some(why));
+                commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Failed, Some(why));
             }
         }
     }

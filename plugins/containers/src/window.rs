@@ -4,7 +4,6 @@
 //! `container_changed`, `container_closed` (ours or the server's) and `furnace_output_ready`.
 
 use bevy_ecs::prelude::*;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{AgentEvent, EventBatch, LocalBot};
 use clawcraft_interact::common::BlockXyz;
 use clawcraft_inventory::{InventoryJobDone, InventoryJobs, Item, ItemIds, ItemJson, JobResult, Screen};
@@ -200,13 +199,11 @@ pub struct ContainerOpened {
     pub block: String,
     pub pos: BlockXyz,
 }
-impl EventKind for ContainerOpened {
-    const NAME: &'static str = "container_opened";
-    const DESCRIPTION: &'static str = "The server opened a container window (chest, barrel, furnace, crafting table, …) at pos; its items follow in container_changed / the container command";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ContainerOpened,
+    "container_opened",
+    "The server opened a container window (chest, barrel, furnace, crafting table, …) at pos; its items follow in container_changed / the container command"
+);
 
 /// `container_closed`.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -221,13 +218,11 @@ pub struct ContainerClosed {
     /// True when the server closed it on its own (not an answer to our close).
     pub by_server: bool,
 }
-impl EventKind for ContainerClosed {
-    const NAME: &'static str = "container_closed";
-    const DESCRIPTION: &'static str = "The open container window closed (after close, or by the server: byServer true)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ContainerClosed,
+    "container_closed",
+    "The open container window closed (after close, or by the server: byServer true)"
+);
 
 /// `container_changed`.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -245,14 +240,11 @@ pub struct ContainerChanged {
     /// `server` (the server's slot update), `take` / `put` (our confirmed request).
     pub source: String,
 }
-impl EventKind for ContainerChanged {
-    const NAME: &'static str = "container_changed";
-    const DESCRIPTION: &'static str =
-        "A slot of the open container changed (the server's update or our confirmed take/put); item/previous per slot";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ContainerChanged,
+    "container_changed",
+    "A slot of the open container changed (the server's update or our confirmed take/put); item/previous per slot"
+);
 
 /// `furnace_output_ready`.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -265,13 +257,11 @@ pub struct FurnaceOutputReady {
     /// The output slot now.
     pub item: ItemJson,
 }
-impl EventKind for FurnaceOutputReady {
-    const NAME: &'static str = "furnace_output_ready";
-    const DESCRIPTION: &'static str = "The open furnace/smoker/blast furnace put a smelted item in its output slot (take it with take slot:\"output\")";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    FurnaceOutputReady,
+    "furnace_output_ready",
+    "The open furnace/smoker/blast furnace put a smelted item in its output slot (take it with take slot:\"output\")"
+);
 
 /// The block name at `pos`, if loaded.
 pub fn block_name(world: Option<&BlockWorld>, ids: Option<&BlockIds>, pos: [i32; 3]) -> Option<String> {

@@ -103,15 +103,29 @@ pub struct InterruptActions {
     pub cause: Interruption,
 }
 
+/// An action slot: its name, the command that frees it, and that command's answer when it is
+/// free. Actions that share a slot share one constant (e.g. `clawcraft_movement::WALK_SLOT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionSlot {
+    /// The slot's name (`walk`).
+    pub name: &'static str,
+    /// The `abort_*` command that ends whatever runs in the slot.
+    pub abort: &'static str,
+    /// The error message of `abort_*` when the slot is free (ClawCraft's wording, e.g. `Not walking`).
+    pub idle: &'static str,
+}
+
+impl ActionSlot {
+    pub const fn new(name: &'static str, abort: &'static str, idle: &'static str) -> Self {
+        Self { name, abort, idle }
+    }
+}
+
 /// A long-running action: the component present on the bot while it runs.
 pub trait AsyncAction: Component + Sized {
-    /// The slot it occupies (`walk`); `abort_<slot>` frees it. Actions may share a slot (`walk`,
+    /// The slot it occupies (`walk`) and its `abort_*` command. Actions may share a slot (`walk`,
     /// `move` and `follow` all move the bot), and then exclude each other.
-    const SLOT: &'static str;
-    /// The `abort_*` command that ends whatever runs in the slot.
-    const ABORT: &'static str;
-    /// The error message of `abort_*` when the slot is free (ClawCraft's wording, e.g. `Not walking`).
-    const IDLE: &'static str;
+    const SLOT: ActionSlot;
     /// The completion event.
     type Done: EventKind;
     /// Builds the completion event at the moment the action ends, from the component and the bot
@@ -236,7 +250,7 @@ impl EndActionExt for Commands<'_, '_> {
 }
 
 impl CommandCtx<'_> {
-    /// Starts action `A` on the bot with `component` as its state: claims `A::SLOT` (or fails
+    /// Starts action `A` on the bot with `component` as its state: claims `A::SLOT.name` (or fails
     /// with `BUSY`), arms the watchdog for `timeout_ticks`, inserts the component.
     pub fn start<A: AsyncAction>(
         &mut self,
@@ -251,17 +265,17 @@ impl CommandCtx<'_> {
             entity.insert(ActiveActions::default());
         }
         let mut actions = entity.get_mut::<ActiveActions>().ok_or_else(CommandError::not_spawned)?;
-        if let Some(running) = actions.slots.get(A::SLOT) {
+        if let Some(running) = actions.slots.get(A::SLOT.name) {
             return Err(running.busy());
         }
         actions.slots.insert(
-            A::SLOT,
+            A::SLOT.name,
             ActiveAction {
                 command,
                 id: self.id.clone(),
                 started_tick: now,
                 deadline_tick: now.saturating_add(timeout_ticks),
-                abort: A::ABORT,
+                abort: A::SLOT.abort,
                 end: end_fn::<A>,
                 interrupt: interrupt_fn::<A>,
             },
@@ -282,13 +296,11 @@ pub struct CommandTimeout {
     pub id: Value,
 }
 
-impl EventKind for CommandTimeout {
-    const NAME: &'static str = "command_timeout";
-    const DESCRIPTION: &'static str = "An async action (walk, mine, eat, …) overran its watchdog and was stopped (its completion event follows with status timeout)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+crate::event_kind!(
+    CommandTimeout,
+    "command_timeout",
+    "An async action (walk, mine, eat, …) overran its watchdog and was stopped (its completion event follows with status timeout)"
+);
 
 /// Ends overdue actions: ClawCraft's `command_timeout`, then the completion event with
 /// `status:"timeout"`.
@@ -339,10 +351,10 @@ impl<'de, A> Deserialize<'de> for AbortAction<A> {
 
 impl<A: AsyncAction> JsonSchema for AbortAction<A> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
-        A::ABORT.into()
+        A::SLOT.abort.into()
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": "object", "title": A::ABORT, "properties": {} })
+        schemars::json_schema!({ "type": "object", "title": A::SLOT.abort, "properties": {} })
     }
 }
 
@@ -362,25 +374,25 @@ pub struct AbortResponse {
 }
 
 impl<A: AsyncAction> AgentCommand for AbortAction<A> {
-    const NAME: &'static str = A::ABORT;
+    const NAME: &'static str = A::SLOT.abort;
     const SUMMARY: &'static str =
         "Stop the running action of this slot; its completion event follows with status aborted";
     /// Replaced by the real name when registered through [`AppActionExt::add_async_action`].
     const EXAMPLE: &'static str = "{\"action\":\"abort_…\"}";
-    const ABORTS: Option<&'static str> = Some(A::SLOT);
+    const ABORTS: Option<&'static str> = Some(A::SLOT.name);
     type Response = AbortResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<AbortResponse, CommandError> {
         let running = ctx
             .world
             .get::<ActiveActions>(ctx.bot)
-            .and_then(|a| a.slots.get(A::SLOT))
+            .and_then(|a| a.slots.get(A::SLOT.name))
             .map(|a| (a.command, a.id.clone()));
         let Some((command, action_id)) = running else {
-            return Err(CommandError::new("NOT_ACTIVE", A::IDLE));
+            return Err(CommandError::new("NOT_ACTIVE", A::SLOT.idle));
         };
         let mut evidence =
-            end_action(ctx.world, ctx.bot, A::SLOT, ActionStatus::Aborted, Some("aborted by request".into()))
+            end_action(ctx.world, ctx.bot, A::SLOT.name, ActionStatus::Aborted, Some("aborted by request".into()))
                 .unwrap_or_default();
         for k in ["id", "status", "reason"] {
             evidence.remove(k);
@@ -399,8 +411,8 @@ impl AppActionExt for App {
     fn add_async_action<A: AsyncAction>(&mut self) -> &mut Self {
         self.add_agent_event::<A::Done>().add_agent_command::<AbortAction<A>>();
         // Once per action type: the example names the real abort command.
-        let example: &'static str = Box::leak(format!("{{\"action\":\"{}\"}}", A::ABORT).into_boxed_str());
-        self.world_mut().resource_mut::<crate::command::CommandRegistry>().set_example(A::ABORT, example);
+        let example: &'static str = Box::leak(format!("{{\"action\":\"{}\"}}", A::SLOT.abort).into_boxed_str());
+        self.world_mut().resource_mut::<crate::command::CommandRegistry>().set_example(A::SLOT.abort, example);
         self
     }
 }

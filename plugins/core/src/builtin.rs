@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::Vec3;
 use crate::command::{AgentCommand, CommandCtx, CommandError, CommandRegistry, ERROR_CODES};
-use crate::event::{EventKind, EventRegistry};
+use crate::event::EventRegistry;
 
 /// `startup`: the harness started.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -15,13 +15,7 @@ pub struct Startup {
     /// clawcraft's version.
     pub version: String,
 }
-impl EventKind for Startup {
-    const NAME: &'static str = "startup";
-    const DESCRIPTION: &'static str = "The harness started";
-    fn bot(&self) -> Option<Entity> {
-        None
-    }
-}
+crate::event_kind!(Startup, "startup", "The harness started", None);
 
 /// `ready`: logged in; the world is being received.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -29,13 +23,7 @@ pub struct Ready {
     #[serde(skip)]
     pub bot: Entity,
 }
-impl EventKind for Ready {
-    const NAME: &'static str = "ready";
-    const DESCRIPTION: &'static str = "Logged in; the world is being received";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+crate::event_kind!(Ready, "ready", "Logged in; the world is being received");
 
 /// `spawn`: the bot spawned; world commands work from now on.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -45,13 +33,7 @@ pub struct Spawn {
     /// Feet position.
     pub pos: Vec3,
 }
-impl EventKind for Spawn {
-    const NAME: &'static str = "spawn";
-    const DESCRIPTION: &'static str = "The bot spawned; commands that need the world work from now on";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+crate::event_kind!(Spawn, "spawn", "The bot spawned; commands that need the world work from now on");
 
 /// `disconnected`: the connection ended.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -61,24 +43,16 @@ pub struct Disconnected {
     /// The server's message when it kicked us, else what happened.
     pub reason: String,
 }
-impl EventKind for Disconnected {
-    const NAME: &'static str = "disconnected";
-    const DESCRIPTION: &'static str = "The connection ended (with the server's message when it kicked the bot)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+crate::event_kind!(
+    Disconnected,
+    "disconnected",
+    "The connection ended (with the server's message when it kicked the bot)"
+);
 
 /// `shutdown`: leaving after stdin EOF or a signal.
 #[derive(Message, Clone, Serialize, JsonSchema)]
 pub struct Shutdown {}
-impl EventKind for Shutdown {
-    const NAME: &'static str = "shutdown";
-    const DESCRIPTION: &'static str = "The harness is leaving (stdin closed, SIGINT or SIGTERM)";
-    fn bot(&self) -> Option<Entity> {
-        None
-    }
-}
+crate::event_kind!(Shutdown, "shutdown", "The harness is leaving (stdin closed, SIGINT or SIGTERM)", None);
 
 /// `{"action":"schema"}`: JSON Schema of every command and event, generated from the Rust types;
 /// `{"action":"schema","command":"find"}` (or `event`, or `topic` for either) just that one.

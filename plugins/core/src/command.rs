@@ -279,7 +279,7 @@ pub struct AsyncInfo {
 
 impl AsyncInfo {
     pub const fn of<A: crate::action::AsyncAction>() -> Self {
-        Self { slot: A::SLOT, completion_event: <A::Done as crate::event::EventKind>::NAME, abort: A::ABORT }
+        Self { slot: A::SLOT.name, completion_event: <A::Done as crate::event::EventKind>::NAME, abort: A::SLOT.abort }
     }
 }
 

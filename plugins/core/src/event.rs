@@ -24,7 +24,8 @@ use serde_json::{Map, Value};
 /// A typed agent event: its fields are the struct, its docs and schema come from the type.
 ///
 /// Per-bot events carry the bot's entity in a `bot` field that is not part of the JSON (the I/O
-/// edge writes the bot's name instead):
+/// edge writes the bot's name instead). Written out, or in one line with
+/// [`event_kind!`](crate::event_kind):
 ///
 /// ```
 /// use bevy_ecs::prelude::*;
@@ -52,6 +53,49 @@ pub trait EventKind: Message + Clone + serde::Serialize + schemars::JsonSchema {
     const DESCRIPTION: &'static str;
     /// The bot the event is about; `None` for the process's own events (`startup`, `shutdown`).
     fn bot(&self) -> Option<Entity>;
+}
+
+/// Implements [`EventKind`] in one line.
+///
+/// - `event_kind!(Waved, "waved", "The bot waved at a player");` — the usual per-bot event:
+///   `bot()` is `Some(self.bot)`.
+/// - `event_kind!(Startup, "startup", "…", None);` — a process event: `bot()` is `None`.
+/// - `event_kind!(Seen, "seen", "…", |e| e.owner);` — any other `bot()`: the expression, with
+///   the event bound to the given name.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+///
+/// #[derive(Message, Clone, serde::Serialize, schemars::JsonSchema)]
+/// pub struct Waved {
+///     #[serde(skip)]
+///     pub bot: Entity,
+///     pub at: String,
+/// }
+/// clawcraft_core::event_kind!(Waved, "waved", "The bot waved at a player");
+///
+/// #[derive(Message, Clone, serde::Serialize, schemars::JsonSchema)]
+/// pub struct Rebooted;
+/// clawcraft_core::event_kind!(Rebooted, "rebooted", "The process restarted", None);
+/// ```
+#[macro_export]
+macro_rules! event_kind {
+    ($ty:ty, $name:expr, $description:expr $(,)?) => {
+        $crate::event_kind!($ty, $name, $description, |e| ::core::option::Option::Some(e.bot));
+    };
+    ($ty:ty, $name:expr, $description:expr, None $(,)?) => {
+        $crate::event_kind!($ty, $name, $description, |_e| ::core::option::Option::None);
+    };
+    ($ty:ty, $name:expr, $description:expr, |$e:ident| $bot:expr $(,)?) => {
+        impl $crate::EventKind for $ty {
+            const NAME: &'static str = $name;
+            const DESCRIPTION: &'static str = $description;
+            fn bot(&self) -> ::core::option::Option<$crate::__private::Entity> {
+                let $e = self;
+                $bot
+            }
+        }
+    };
 }
 
 /// An event of any [`EventKind`], behind the one ordered stream.

@@ -26,6 +26,12 @@ pub mod probe;
 pub mod subscription;
 pub mod wait;
 
+/// Paths the exported macros use.
+#[doc(hidden)]
+pub mod __private {
+    pub use bevy_ecs::entity::Entity;
+}
+
 use bevy_app::{App, Last, Plugin, PostUpdate, PreUpdate, Update};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{IntoScheduleConfigs, Schedule, ScheduleLabel, SystemSet};
@@ -33,8 +39,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub use action::{
-    ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, EndActionExt, InterruptActions, Interruption,
-    Outcome, RunnerCountsTicks, TickCount, advance_tick_count, default_interruption, end_action,
+    ActionSlot, ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, EndActionExt, InterruptActions,
+    Interruption, Outcome, RunnerCountsTicks, TickCount, advance_tick_count, default_interruption, end_action,
 };
 pub use bot::*;
 pub use bot_commands::{Answer, BotCommands, CommandId, PLUGIN_ORIGIN};

@@ -1,7 +1,7 @@
 //! The events of this plugin, in ClawCraft's shapes.
 
 use bevy_ecs::prelude::{Entity, Message};
-use clawcraft_core::{EventKind, Vec3};
+use clawcraft_core::Vec3;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -15,13 +15,7 @@ pub struct PlayerJoin {
     /// Lower-case platform, e.g. `windows`, `android`, `unknown`.
     pub platform: String,
 }
-impl EventKind for PlayerJoin {
-    const NAME: &'static str = "player_join";
-    const DESCRIPTION: &'static str = "A player joined the server";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(PlayerJoin, "player_join", "A player joined the server");
 
 /// `player_leave`: a player left the server (PlayerList remove).
 #[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -31,13 +25,7 @@ pub struct PlayerLeave {
     pub name: String,
     pub uuid: String,
 }
-impl EventKind for PlayerLeave {
-    const NAME: &'static str = "player_leave";
-    const DESCRIPTION: &'static str = "A player left the server";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(PlayerLeave, "player_leave", "A player left the server");
 
 /// `player_appear`: a player entered the bot's view distance (AddPlayer).
 #[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -49,13 +37,7 @@ pub struct PlayerAppear {
     /// Feet position.
     pub position: Vec3,
 }
-impl EventKind for PlayerAppear {
-    const NAME: &'static str = "player_appear";
-    const DESCRIPTION: &'static str = "A player came into view (entered render distance)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(PlayerAppear, "player_appear", "A player came into view (entered render distance)");
 
 /// `player_disappear`: a player left the bot's view distance (RemoveEntity of a player).
 #[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -65,13 +47,7 @@ pub struct PlayerDisappear {
     pub name: String,
     pub uuid: String,
 }
-impl EventKind for PlayerDisappear {
-    const NAME: &'static str = "player_disappear";
-    const DESCRIPTION: &'static str = "A player went out of view (left render distance)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(PlayerDisappear, "player_disappear", "A player went out of view (left render distance)");
 
 /// `player_nearby`: a player came closer than a proximity zone (close ≤ 8, near ≤ 16 blocks).
 #[derive(Message, Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -85,14 +61,11 @@ pub struct PlayerNearby {
     /// Blocks from the bot (feet to feet).
     pub distance: f64,
 }
-impl EventKind for PlayerNearby {
-    const NAME: &'static str = "player_nearby";
-    const DESCRIPTION: &'static str =
-        "A player entered a proximity zone of the bot: close (<= 8 blocks) or near (<= 16)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    PlayerNearby,
+    "player_nearby",
+    "A player entered a proximity zone of the bot: close (<= 8 blocks) or near (<= 16)"
+);
 
 /// `player_left_nearby`: a player moved out of a zone. Leaving needs one extra block (> 9 for
 /// close, > 17 for near) so a player on a border does not flap.
@@ -107,13 +80,11 @@ pub struct PlayerLeftNearby {
     /// Blocks from the bot (feet to feet).
     pub distance: f64,
 }
-impl EventKind for PlayerLeftNearby {
-    const NAME: &'static str = "player_left_nearby";
-    const DESCRIPTION: &'static str = "A player left a proximity zone: close (now > 9 blocks) or near (now > 17, gone)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    PlayerLeftNearby,
+    "player_left_nearby",
+    "A player left a proximity zone: close (now > 9 blocks) or near (now > 17, gone)"
+);
 
 /// `danger`: a hostile mob is within `danger_mob_dist` (default 8) blocks. With the default
 /// `CLAWCRAFT_DANGER_MODE=change` it fires when the mob comes within range (`new`), into a
@@ -143,10 +114,8 @@ pub struct Danger {
     /// (<= danger_mob_dist).
     pub zone: String,
 }
-impl EventKind for Danger {
-    const NAME: &'static str = "danger";
-    const DESCRIPTION: &'static str = "A hostile mob is within danger_mob_dist (default 8 blocks): change new/closer/gone/repeat (CLAWCRAFT_DANGER_MODE=interval: every 5 s per mob)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    Danger,
+    "danger",
+    "A hostile mob is within danger_mob_dist (default 8 blocks): change new/closer/gone/repeat (CLAWCRAFT_DANGER_MODE=interval: every 5 s per mob)"
+);

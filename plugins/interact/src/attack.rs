@@ -5,10 +5,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt, EntityIds,
-    Outcome, Position, TickCount, Vec3,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
+    EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityCategory, EntityKind, EntityPosition, NameTag, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::Inventory;
@@ -19,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::common::{ATTACK_REACH, hand_free, held_wire, swing, turn_to, wire};
-use crate::use_slot::UseSlot;
+use crate::use_slot::USE_SLOT;
 
 /// Ticks to wait for a sign of the hit.
 const HIT_TICKS: u64 = 10;
@@ -66,18 +65,14 @@ pub struct AttackDone {
     /// The server's death animation (or removal after it) for the target.
     pub killed: bool,
 }
-impl EventKind for AttackDone {
-    const NAME: &'static str = "attack_done";
-    const DESCRIPTION: &'static str = "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    AttackDone,
+    "attack_done",
+    "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise"
+);
 
 impl AsyncAction for Attacking {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = AttackDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> AttackDone {
@@ -258,12 +253,12 @@ pub fn step_attacking(
                 }));
                 a.sent = Some(now);
             }
-            Some(_) if a.killed => commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None),
+            Some(_) if a.killed => commands.end_action(bot, USE_SLOT.name, ActionStatus::Done, None),
             Some(_) if a.hurt_at.is_some_and(|h| now >= h + AFTER_HURT_TICKS) => {
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None);
+                commands.end_action(bot, USE_SLOT.name, ActionStatus::Done, None);
             }
             Some(at) if now >= at + HIT_TICKS && a.hurt_at.is_none() => {
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Failed, Some("no_hit".into()));
+                commands.end_action(bot, USE_SLOT.name, ActionStatus::Failed, Some("no_hit".into()));
             }
             Some(_) => {}
         }

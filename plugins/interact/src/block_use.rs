@@ -15,10 +15,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount, Vec3,
+    ActionSlot, ActionStatus, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT,
+    EndActionExt, EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -34,7 +33,7 @@ use serde_json::{Map, Value};
 use crate::common::{
     Aim, BlockXyz, Senses, aim_at, cell_of, click_air, click_block, face_from_id, hand_free, inventory, swing, turn_to,
 };
-use crate::use_slot::{ItemCount, UseSlot};
+use crate::use_slot::{ItemCount, USE_SLOT};
 
 /// Ticks to wait for the server to show an effect.
 const CONFIRM_TICKS: u64 = 20;
@@ -93,19 +92,14 @@ pub struct InteractDone {
     /// Where the change showed (the clicked cell, or a door's other half).
     pub changed_at: Option<BlockXyz>,
 }
-impl EventKind for InteractDone {
-    const NAME: &'static str = "interact_done";
-    const DESCRIPTION: &'static str =
-        "An interact ended: confirmed by the server's block update, previous → properties as evidence";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    InteractDone,
+    "interact_done",
+    "An interact ended: confirmed by the server's block update, previous → properties as evidence"
+);
 
 impl AsyncAction for Interacting {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = InteractDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> InteractDone {
@@ -221,7 +215,7 @@ pub fn step_interacting(
     }
     for (bot, mut a, inv, mut conn, ids, pos, _) in &mut bots {
         if let Some((status, reason)) = advance_interacting(&mut a, inv, &mut conn, ids.runtime_id, pos.0, ticks.0) {
-            commands.end_action(bot, UseSlot::SLOT, status, reason);
+            commands.end_action(bot, USE_SLOT.name, status, reason);
         }
     }
 }
@@ -292,13 +286,11 @@ pub struct SleepStarted {
     pub bot: Entity,
     pub bed_pos: Option<BlockXyz>,
 }
-impl EventKind for SleepStarted {
-    const NAME: &'static str = "sleep_started";
-    const DESCRIPTION: &'static str = "The server put you to sleep (its sleeping flag), in the bed at bedPos";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    SleepStarted,
+    "sleep_started",
+    "The server put you to sleep (its sleeping flag), in the bed at bedPos"
+);
 
 /// Whether our own player's metadata says it sleeps: the extended `sleeping` flag, or bit 1 of
 /// `player_flags`. `None` when the packet says nothing about it.
@@ -455,18 +447,14 @@ pub struct SleepDone {
     /// The server's refusal message (its key, e.g. `tile.bed.notSafe`); null unless it refused.
     pub message: Option<String>,
 }
-impl EventKind for SleepDone {
-    const NAME: &'static str = "sleep_done";
-    const DESCRIPTION: &'static str = "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    SleepDone,
+    "sleep_done",
+    "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing"
+);
 
 impl AsyncAction for Sleeping {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = SleepDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> SleepDone {
@@ -577,15 +565,15 @@ pub fn step_sleeping(
                 if s.position.is_some() || ticks.0 >= asleep_at + SLEEP_POSITION_TICKS {
                     s.confirmed = true;
                     s.refusal = None;
-                    commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None);
+                    commands.end_action(bot, USE_SLOT.name, ActionStatus::Done, None);
                 }
             }
             Some(_) if s.refusal.is_some() => {
                 let reason = s.refusal.as_ref().map(|r| r.reason.to_owned());
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Failed, reason);
+                commands.end_action(bot, USE_SLOT.name, ActionStatus::Failed, reason);
             }
             Some(at) if ticks.0 >= at + SLEEP_TICKS => {
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Failed, Some("unconfirmed".into()));
+                commands.end_action(bot, USE_SLOT.name, ActionStatus::Failed, Some("unconfirmed".into()));
             }
             Some(_) => {}
         }
@@ -610,18 +598,14 @@ pub struct WakeDone {
     /// True only when the server cleared the sleeping state.
     pub confirmed: bool,
 }
-impl EventKind for WakeDone {
-    const NAME: &'static str = "wake_done";
-    const DESCRIPTION: &'static str = "A wake ended: confirmed when the server cleared the sleeping state";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    WakeDone,
+    "wake_done",
+    "A wake ended: confirmed when the server cleared the sleeping state"
+);
 
 impl AsyncAction for Waking {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = WakeDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WakeDone {
@@ -676,10 +660,10 @@ pub fn step_waking(
             }
             Some(_) if !state.sleeping => {
                 w.confirmed = true;
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Done, None);
+                commands.end_action(bot, USE_SLOT.name, ActionStatus::Done, None);
             }
             Some(at) if ticks.0 >= at + CONFIRM_TICKS => {
-                commands.end_action(bot, UseSlot::SLOT, ActionStatus::Failed, Some("unconfirmed".into()));
+                commands.end_action(bot, USE_SLOT.name, ActionStatus::Failed, Some("unconfirmed".into()));
             }
             Some(_) => {}
         }
@@ -732,13 +716,11 @@ pub struct UseDone {
     /// The server's CompletedUsingItem method, if it sent one.
     pub completed: Option<String>,
 }
-impl EventKind for UseDone {
-    const NAME: &'static str = "use_done";
-    const DESCRIPTION: &'static str = "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    UseDone,
+    "use_done",
+    "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise"
+);
 
 impl Using {
     fn effect(&self) -> bool {
@@ -747,9 +729,7 @@ impl Using {
 }
 
 impl AsyncAction for Using {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = UseDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> UseDone {
@@ -862,7 +842,7 @@ pub fn step_using(
                     } else {
                         (ActionStatus::Failed, Some("no_effect".into()))
                     };
-                    commands.end_action(bot, UseSlot::SLOT, status, reason);
+                    commands.end_action(bot, USE_SLOT.name, status, reason);
                 }
             }
         }

@@ -11,10 +11,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt, Outcome,
-    Position, TickCount,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
+    Outcome, Position, TickCount,
 };
 use clawcraft_inventory::{Inventory, InventoryJobs, ItemIds};
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -84,18 +83,14 @@ pub struct EatDone {
     /// The stack before and after (InventorySlot).
     pub item_count: ItemCount,
 }
-impl EventKind for EatDone {
-    const NAME: &'static str = "eat_done";
-    const DESCRIPTION: &'static str = "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    EatDone,
+    "eat_done",
+    "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence"
+);
 
 impl AsyncAction for Eating {
-    const SLOT: &'static str = "eat";
-    const ABORT: &'static str = "abort_eat";
-    const IDLE: &'static str = "Not eating";
+    const SLOT: ActionSlot = ActionSlot::new("eat", "abort_eat", "Not eating");
     type Done = EatDone;
 
     /// The `after` values are read when the action ends, so an aborted eat shows the state then.
@@ -229,7 +224,7 @@ pub fn step_eating(
     for (bot, mut e, mut trace, inv, jobs, vitals, mut conn, pos, mut input) in &mut bots {
         let eye = pos.0.offset_y(EYE_HEIGHT);
         let end = |commands: &mut Commands, status, reason: Option<String>| {
-            commands.end_action(bot, Eating::SLOT, status, reason);
+            commands.end_action(bot, Eating::SLOT.name, status, reason);
         };
         match e.phase {
             Phase::Equipping(job) => match job_outcome(jobs, job) {

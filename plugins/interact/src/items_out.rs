@@ -6,10 +6,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt, EntityIds,
-    Outcome, Position, TickCount, Vec3,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
+    EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::{Inventory, InventoryJobs, JobResult, Move, SlotRef};
@@ -19,7 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::common::{click_air, hand_free, inventory, swing, turn_to};
-use crate::use_slot::{ItemCount, UseSlot};
+use crate::use_slot::{ItemCount, USE_SLOT};
 
 /// Ticks to wait for the server's evidence.
 const CONFIRM_TICKS: u64 = 20;
@@ -86,14 +85,11 @@ pub struct ThrowDone {
     /// The projectile the server spawned.
     pub projectile: Option<Spawned>,
 }
-impl EventKind for ThrowDone {
-    const NAME: &'static str = "throw_done";
-    const DESCRIPTION: &'static str =
-        "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ThrowDone,
+    "throw_done",
+    "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise"
+);
 
 impl Throwing {
     fn confirmed(&self) -> bool {
@@ -102,9 +98,7 @@ impl Throwing {
 }
 
 impl AsyncAction for Throwing {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = ThrowDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> ThrowDone {
@@ -215,7 +209,7 @@ pub fn step_throwing(
                     } else {
                         (ActionStatus::Failed, Some("unconfirmed".into()))
                     };
-                    commands.end_action(bot, UseSlot::SLOT, status, reason);
+                    commands.end_action(bot, USE_SLOT.name, status, reason);
                 }
             }
         }
@@ -268,13 +262,11 @@ pub struct DropDone {
     /// The item entity that appeared.
     pub entity: Option<Spawned>,
 }
-impl EventKind for DropDone {
-    const NAME: &'static str = "drop_done";
-    const DESCRIPTION: &'static str = "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    DropDone,
+    "drop_done",
+    "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared"
+);
 
 /// `give_done`.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -294,13 +286,11 @@ pub struct GiveDone {
     /// The receiver picked the item up (TakeItemEntity naming them).
     pub picked_up: bool,
 }
-impl EventKind for GiveDone {
-    const NAME: &'static str = "give_done";
-    const DESCRIPTION: &'static str = "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    GiveDone,
+    "give_done",
+    "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it"
+);
 
 /// Registers the drop slot's action under both completion events: `drop` and `give` differ only
 /// in their receipt, so they are two component types around one state.
@@ -308,9 +298,7 @@ impl EventKind for GiveDone {
 pub struct Giving(pub Dropping);
 
 impl AsyncAction for Dropping {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = DropDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> DropDone {
@@ -326,9 +314,7 @@ impl AsyncAction for Dropping {
 }
 
 impl AsyncAction for Giving {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = GiveDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> GiveDone {
@@ -576,12 +562,12 @@ pub fn step_dropping(
     }
     for (bot, mut d, mut jobs, ..) in &mut drops {
         if let Some((status, reason)) = advance(&mut d, &mut jobs, ticks.0) {
-            commands.end_action(bot, UseSlot::SLOT, status, reason);
+            commands.end_action(bot, USE_SLOT.name, status, reason);
         }
     }
     for (bot, mut g, mut jobs, ..) in &mut gives {
         if let Some((status, reason)) = advance(&mut g.0, &mut jobs, ticks.0) {
-            commands.end_action(bot, UseSlot::SLOT, status, reason);
+            commands.end_action(bot, USE_SLOT.name, status, reason);
         }
     }
 }

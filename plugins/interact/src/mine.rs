@@ -15,10 +15,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, EntityIds, Outcome,
-    Position, TickCount, Vec3,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, EntityIds,
+    Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{ByBot, EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
 use clawcraft_inventory::{AQUA_AFFINITY, EFFICIENCY, Inventory, InventoryJobs, ItemIds, JobResult, Move, SlotRef};
@@ -128,18 +127,14 @@ pub struct MineDone {
     /// Items that dropped at the block.
     pub drops: Vec<DropSeen>,
 }
-impl EventKind for MineDone {
-    const NAME: &'static str = "mine_done";
-    const DESCRIPTION: &'static str = "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    MineDone,
+    "mine_done",
+    "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)"
+);
 
 impl AsyncAction for Mining {
-    const SLOT: &'static str = "mine";
-    const ABORT: &'static str = "abort_mine";
-    const IDLE: &'static str = "Not mining";
+    const SLOT: ActionSlot = ActionSlot::new("mine", "abort_mine", "Not mining");
     type Done = MineDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> MineDone {
@@ -518,7 +513,7 @@ pub fn step_mining(
             commands.queue(move |world: &mut World| retime_after_equip(world, bot));
         }
         if let Some((status, reason)) = ended {
-            commands.end_action(bot, Mining::SLOT, status, reason);
+            commands.end_action(bot, Mining::SLOT.name, status, reason);
         }
     }
 }

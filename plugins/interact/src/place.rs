@@ -11,10 +11,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{
-    ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt, EntityIds,
-    Outcome, Position, TickCount,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
+    EntityIds, Outcome, Position, TickCount,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -29,7 +28,7 @@ use crate::common::{
     Aim, BlockXyz, Ready, Senses, aim_at, block_pos, cell_of, click_block, face_from_id, hand_free, hold_item_of,
     inventory_of, job_outcome, neighbour, opposite, swing,
 };
-use crate::use_slot::{ItemCount, UseSlot};
+use crate::use_slot::{ItemCount, USE_SLOT};
 
 /// Ticks to wait for the server's block update.
 const CONFIRM_TICKS: u64 = 20;
@@ -91,18 +90,14 @@ pub struct PlaceDone {
     /// The held stack before and after (the inventory change the server sent).
     pub item_count: ItemCount,
 }
-impl EventKind for PlaceDone {
-    const NAME: &'static str = "place_done";
-    const DESCRIPTION: &'static str = "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    PlaceDone,
+    "place_done",
+    "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise"
+);
 
 impl AsyncAction for Placing {
-    const SLOT: &'static str = UseSlot::SLOT;
-    const ABORT: &'static str = UseSlot::ABORT;
-    const IDLE: &'static str = UseSlot::IDLE;
+    const SLOT: ActionSlot = USE_SLOT;
     type Done = PlaceDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> PlaceDone {
@@ -339,7 +334,7 @@ pub fn step_placing(
         let ended = advance_placing(&mut p, inv, &mut conn, ids.runtime_id, pos.0, jobs, now);
         trace.follow(&p);
         if let Some((status, reason)) = ended {
-            commands.end_action(bot, UseSlot::SLOT, status, reason);
+            commands.end_action(bot, USE_SLOT.name, status, reason);
         }
     }
 }

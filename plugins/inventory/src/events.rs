@@ -2,7 +2,6 @@
 
 use bevy_ecs::prelude::{Entity, Message};
 use clawcraft_core::Vec3;
-use clawcraft_core::event::EventKind;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -25,14 +24,11 @@ pub struct ItemAdded {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entity_position: Option<Vec3>,
 }
-impl EventKind for ItemAdded {
-    const NAME: &'static str = "item_added";
-    const DESCRIPTION: &'static str =
-        "An item appeared in a slot (source pickup + entityPosition when an item entity we took explains it)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ItemAdded,
+    "item_added",
+    "An item appeared in a slot (source pickup + entityPosition when an item entity we took explains it)"
+);
 
 /// `item_removed`: a slot became empty.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -48,13 +44,7 @@ pub struct ItemRemoved {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
 }
-impl EventKind for ItemRemoved {
-    const NAME: &'static str = "item_removed";
-    const DESCRIPTION: &'static str = "An item disappeared from a slot";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(ItemRemoved, "item_removed", "An item disappeared from a slot");
 
 /// `item_count_changed`: the same item, another count.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -74,13 +64,7 @@ pub struct ItemCountChanged {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entity_position: Option<Vec3>,
 }
-impl EventKind for ItemCountChanged {
-    const NAME: &'static str = "item_count_changed";
-    const DESCRIPTION: &'static str = "A stack's count changed (oldCount, newCount)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(ItemCountChanged, "item_count_changed", "A stack's count changed (oldCount, newCount)");
 
 /// `item_damaged`: a tool or armour piece lost durability.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -94,13 +78,11 @@ pub struct ItemDamaged {
     pub previous_durability: u32,
     pub durability: u32,
 }
-impl EventKind for ItemDamaged {
-    const NAME: &'static str = "item_damaged";
-    const DESCRIPTION: &'static str = "A durable item lost durability (previousDurability, durability)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ItemDamaged,
+    "item_damaged",
+    "A durable item lost durability (previousDurability, durability)"
+);
 
 /// `tool_broken`: a durable item wore out and vanished.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -113,13 +95,11 @@ pub struct ToolBroken {
     pub slot: u32,
     pub window_id: String,
 }
-impl EventKind for ToolBroken {
-    const NAME: &'static str = "tool_broken";
-    const DESCRIPTION: &'static str = "A durable item wore out (it had at most one use left) and vanished";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ToolBroken,
+    "tool_broken",
+    "A durable item wore out (it had at most one use left) and vanished"
+);
 
 /// `held_slot_changed`: another hotbar slot is selected.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -135,13 +115,11 @@ pub struct HeldSlotChanged {
     /// `server` (MobEquipment/PlayerHotbar from the server) or `bot` (our own selection).
     pub source: String,
 }
-impl EventKind for HeldSlotChanged {
-    const NAME: &'static str = "held_slot_changed";
-    const DESCRIPTION: &'static str = "Another hotbar slot is held (by the server's word or our own selection)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    HeldSlotChanged,
+    "held_slot_changed",
+    "Another hotbar slot is held (by the server's word or our own selection)"
+);
 
 /// `item_request_rejected`: the server refused one of our inventory requests; the local view
 /// stays the server's (nothing was changed before its answer).
@@ -158,11 +136,8 @@ pub struct ItemRequestRejected {
     /// `unconfirmed` when a legacy move never showed up.
     pub status: String,
 }
-impl EventKind for ItemRequestRejected {
-    const NAME: &'static str = "item_request_rejected";
-    const DESCRIPTION: &'static str =
-        "The server refused (or never answered) an inventory request; the view stays the server's";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ItemRequestRejected,
+    "item_request_rejected",
+    "The server refused (or never answered) an inventory request; the view stays the server's"
+);

@@ -32,8 +32,8 @@ use clawcraft_core::command::next_request_id;
 use clawcraft_core::gate::{Gate, QuietAware};
 use clawcraft_core::{
     AgentEvent, AppCommandExt, AppEventExt, AppWorkExt, AwaitingReconnect, BotNames, CommandError, CommandResponse,
-    CommandWaker, CorePlugin, EventKind, Interim, InterimSet, Lifecycle, LocalBot, NameBots, PLUGIN_ORIGIN,
-    PendingCommands, TickWork, event::now_ms, parse_request,
+    CommandWaker, CorePlugin, Interim, InterimSet, Lifecycle, LocalBot, NameBots, PLUGIN_ORIGIN, PendingCommands,
+    TickWork, event::now_ms, parse_request,
 };
 use clawcraft_network::{ConnectionClosed, ShutdownRequest};
 use crossbeam_channel::{Receiver, TryRecvError};
@@ -110,13 +110,12 @@ pub struct StdoutOverflow {
     /// Responses to stdin requests dropped (they cannot be read back).
     pub responses: u64,
 }
-impl EventKind for StdoutOverflow {
-    const NAME: &'static str = "stdout_overflow";
-    const DESCRIPTION: &'static str = "stdout was not read in time and lines were dropped; read events firstSeq..=lastSeq back with `clawcraft events --since` or TCP `watch`";
-    fn bot(&self) -> Option<Entity> {
-        None
-    }
-}
+clawcraft_core::event_kind!(
+    StdoutOverflow,
+    "stdout_overflow",
+    "stdout was not read in time and lines were dropped; read events firstSeq..=lastSeq back with `clawcraft events --since` or TCP `watch`",
+    None
+);
 
 /// Set by the signal handler, read once per tick.
 #[derive(Resource, Clone, Default)]

@@ -37,7 +37,9 @@ pub use mover::{
     Authority, MovementIntent, Mover, PositionDesync, apply_server_movement, standing_on, step_movement,
     track_authority, track_speed, yaw_toward,
 };
-pub use walk::{BlockChange, MoveAction, Progress, WalkDone, WalkProgress, flat_distance, glide, step_move_actions};
+pub use walk::{
+    BlockChange, MoveAction, Progress, WALK_SLOT, WalkDone, WalkProgress, flat_distance, glide, step_move_actions,
+};
 
 /// Order inside `TickSet::HandlePackets`, after the player's own handlers.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]

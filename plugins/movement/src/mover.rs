@@ -5,9 +5,7 @@ use std::collections::VecDeque;
 
 use bevy_ecs::prelude::*;
 use clawcraft_core::gate::Arrivals;
-use clawcraft_core::{
-    AgentEvent, EntityIds, EventKind, Lifecycle, NamedCell, Position, Rotation, TickCount, Vec3 as CoreVec3,
-};
+use clawcraft_core::{AgentEvent, EntityIds, Lifecycle, NamedCell, Position, Rotation, TickCount, Vec3 as CoreVec3};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_physics::{Config, Input, Keys, Physics, PlayerState, TickOutput, Vec3};
 use clawcraft_player::{InputState, MoveFrame, ServerMoveKind, ServerMovement};
@@ -308,14 +306,11 @@ pub struct PositionDesync {
     pub resimulated: u32,
 }
 
-impl EventKind for PositionDesync {
-    const NAME: &'static str = "position_desync";
-    const DESCRIPTION: &'static str =
-        "The server corrected or teleported the bot: serverPos, localPos (our prediction), drift (blocks), mode";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    PositionDesync,
+    "position_desync",
+    "The server corrected or teleported the bot: serverPos, localPos (our prediction), drift (blocks), mode"
+);
 
 /// Gives every bot that received StartGame a [`Mover`], a [`MovementIntent`] and a [`MoveFrame`].
 #[allow(clippy::type_complexity)]

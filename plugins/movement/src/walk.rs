@@ -3,7 +3,7 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::{ActionStatus, AsyncAction, EndActionExt, EventKind, Outcome, Position, TickCount, Vec3};
+use clawcraft_core::{ActionSlot, ActionStatus, AsyncAction, EndActionExt, Outcome, Position, TickCount, Vec3};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -58,13 +58,11 @@ pub struct BlockChange {
     pub ticks: u64,
 }
 
-impl EventKind for WalkDone {
-    const NAME: &'static str = "walk_done";
-    const DESCRIPTION: &'static str = "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    WalkDone,
+    "walk_done",
+    "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks"
+);
 
 /// Progress bookkeeping every action of the `walk` slot keeps: distance travelled, and the
 /// no-progress watchdog (the remaining distance must shrink, or the action ends).
@@ -164,10 +162,12 @@ pub struct MoveAction {
     pub now: u64,
 }
 
+/// The `walk` slot: `walk`, `move` and `follow` all move the bot, one at a time, stopped by
+/// `abort_walk`.
+pub const WALK_SLOT: ActionSlot = ActionSlot::new("walk", "abort_walk", "Not walking");
+
 impl AsyncAction for MoveAction {
-    const SLOT: &'static str = "walk";
-    const ABORT: &'static str = "abort_walk";
-    const IDLE: &'static str = "Not walking";
+    const SLOT: ActionSlot = WALK_SLOT;
     type Done = WalkDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
@@ -208,7 +208,7 @@ pub fn step_move_actions(
         let v = mover.state.velocity;
         let rest = Vec3::new(here.x + f64::from(v.x) * k, here.y, here.z + f64::from(v.z) * k);
         if flat_distance(rest, action.target) < ARRIVED && speed < 0.05 {
-            commands.end_action(bot, MoveAction::SLOT, ActionStatus::Done, None);
+            commands.end_action(bot, WALK_SLOT.name, ActionStatus::Done, None);
             continue;
         }
         let stuck = match action.progress.observe(here, d, mover) {
@@ -217,7 +217,7 @@ pub fn step_move_actions(
             Progress::Frozen => Some(format!("no block data under the feet for 10 s ({d:.2} blocks from the target)")),
         };
         if let Some(reason) = stuck {
-            commands.end_action(bot, MoveAction::SLOT, ActionStatus::Failed, Some(reason));
+            commands.end_action(bot, WALK_SLOT.name, ActionStatus::Failed, Some(reason));
             continue;
         }
         if d > glide(mover) + 0.05 {

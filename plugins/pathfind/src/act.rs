@@ -352,7 +352,7 @@ pub fn start_work<A: Navigates>(world: &mut World) {
             Ok(stage) => {
                 work.stage = stage;
                 work.since = now;
-                world.entity_mut(bot).insert(HandBorrowed(A::SLOT));
+                world.entity_mut(bot).insert(HandBorrowed(A::SLOT.name));
             }
             // A bridge's face may not be in sight yet: edge on and try again next tick.
             Err(e) if kind == Some(MoveKind::Bridge) && is_aim_error(&e) => {
@@ -361,7 +361,7 @@ pub fn start_work<A: Navigates>(world: &mut World) {
             }
             Err(e) => {
                 let reason = format!("{}: {}", what(want), e.message);
-                clawcraft_core::end_action(world, bot, A::SLOT, ActionStatus::Failed, Some(reason));
+                clawcraft_core::end_action(world, bot, A::SLOT.name, ActionStatus::Failed, Some(reason));
             }
         }
     }
@@ -514,7 +514,7 @@ pub fn advance_work<A: Navigates>(
             };
             let why = reason.unwrap_or_else(|| format!("{status:?}").to_lowercase());
             let reason = format!("{what} at {} {} {}: {why}", change.x, change.y, change.z);
-            commands.end_action(bot, A::SLOT, ActionStatus::Failed, Some(reason));
+            commands.end_action(bot, A::SLOT.name, ActionStatus::Failed, Some(reason));
         }
     }
 }

@@ -7,11 +7,11 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
-    ActionStatus, AsyncAction, CommandResponse, DeferredReply, EndActionExt, Interruption, Outcome, Position,
-    TickCount, Vec3,
+    ActionSlot, ActionStatus, AsyncAction, CommandResponse, DeferredReply, EndActionExt, Interruption, Outcome,
+    Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
-use clawcraft_movement::{BlockChange, MovementIntent, Mover, Progress, WalkDone, WalkProgress};
+use clawcraft_movement::{BlockChange, MovementIntent, Mover, Progress, WALK_SLOT, WalkDone, WalkProgress};
 use clawcraft_world::BlockChanged;
 use clawcraft_world::chunk::World as ChunkWorld;
 use clawcraft_world::ids::BlockIds;
@@ -298,9 +298,7 @@ pub struct WalkAction {
 }
 
 impl AsyncAction for WalkAction {
-    const SLOT: &'static str = "walk";
-    const ABORT: &'static str = "abort_walk";
-    const IDLE: &'static str = "Not walking";
+    const SLOT: ActionSlot = WALK_SLOT;
     type Done = WalkDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
@@ -337,9 +335,7 @@ impl FollowAction {
 }
 
 impl AsyncAction for FollowAction {
-    const SLOT: &'static str = "walk";
-    const ABORT: &'static str = "abort_walk";
-    const IDLE: &'static str = "Not walking";
+    const SLOT: ActionSlot = WALK_SLOT;
     type Done = WalkDone;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
@@ -413,8 +409,8 @@ pub fn step_walks(
         match work_on(&mut walk.nav, tick, pos.0, mover, world, ids) {
             Tick::Go(i) => *intent = i,
             Tick::Wait | Tick::Work(_) => {}
-            Tick::Arrived => commands.end_action(bot, WalkAction::SLOT, ActionStatus::Done, None),
-            Tick::Fail(reason) => commands.end_action(bot, WalkAction::SLOT, ActionStatus::Failed, Some(reason)),
+            Tick::Arrived => commands.end_action(bot, WALK_SLOT.name, ActionStatus::Done, None),
+            Tick::Fail(reason) => commands.end_action(bot, WALK_SLOT.name, ActionStatus::Failed, Some(reason)),
         }
     }
     responses.write_batch(out);
@@ -437,7 +433,7 @@ pub fn step_follows(
         follow.nav.now = ticks.0;
         let Ok((target, seen)) = targets.get(follow.entity) else {
             let reason = format!("{} is out of sight", follow.name);
-            commands.end_action(bot, FollowAction::SLOT, ActionStatus::Failed, Some(reason));
+            commands.end_action(bot, WALK_SLOT.name, ActionStatus::Failed, Some(reason));
             continue;
         };
         if seen.0 != bot {
@@ -470,7 +466,7 @@ pub fn step_follows(
             Tick::Go(i) => *intent = i,
             Tick::Wait | Tick::Arrived | Tick::Work(_) => {}
             Tick::Fail(reason) => {
-                commands.end_action(bot, FollowAction::SLOT, ActionStatus::Failed, Some(reason));
+                commands.end_action(bot, WALK_SLOT.name, ActionStatus::Failed, Some(reason));
             }
         }
     }

@@ -5,8 +5,7 @@ use std::sync::Arc;
 use bevy_ecs::prelude::*;
 use clawcraft_core::event::now_ms;
 use clawcraft_core::{
-    ActiveActions, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, CommandRegistry,
-    TickCount,
+    ActiveActions, AgentCommand, AgentEvent, AsyncInfo, CommandCtx, CommandError, CommandRegistry, TickCount,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -568,8 +567,8 @@ fn start_run(
     parameters: Option<Map<String, Value>>,
     mode: Mode,
 ) -> Result<RunStarted, CommandError> {
-    if let Some(running) = ctx.world.get::<ActiveActions>(ctx.bot).and_then(|a| a.slots.get(SLOT)) {
-        return Err(CommandError::busy(&format!("running {} (id {})", running.command, running.id), SkillRun::ABORT));
+    if let Some(running) = ctx.world.get::<ActiveActions>(ctx.bot).and_then(|a| a.slots.get(SLOT.name)) {
+        return Err(CommandError::busy(&format!("running {} (id {})", running.command, running.id), SLOT.abort));
     }
     let store = ctx.world.resource::<SkillStore>();
     let chosen = match (mode, version) {

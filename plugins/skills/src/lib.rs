@@ -39,7 +39,6 @@ use std::time::Duration;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::event::EventKind;
 use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, TickSet};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -80,14 +79,11 @@ pub struct SkillTrialStarted {
     pub run: String,
     pub parameters: Value,
 }
-impl EventKind for SkillTrialStarted {
-    const NAME: &'static str = "skill_trial_started";
-    const DESCRIPTION: &'static str =
-        "A skill trial began in the live world (its skill_finished follows with the same id)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    SkillTrialStarted,
+    "skill_trial_started",
+    "A skill trial began in the live world (its skill_finished follows with the same id)"
+);
 
 /// `skill_promoted`: a passed trial promoted a version.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -104,13 +100,11 @@ pub struct SkillPromoted {
     /// Versions of the same skill this one replaced.
     pub superseded: Vec<u32>,
 }
-impl EventKind for SkillPromoted {
-    const NAME: &'static str = "skill_promoted";
-    const DESCRIPTION: &'static str = "A skill version passed its trial and can be run with skill_run";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    SkillPromoted,
+    "skill_promoted",
+    "A skill version passed its trial and can be run with skill_run"
+);
 
 /// `skill_retired`: a version was retired.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -125,14 +119,11 @@ pub struct SkillRetired {
     /// `agent` (skill_retire) or `health` (failed too often).
     pub by: String,
 }
-impl EventKind for SkillRetired {
-    const NAME: &'static str = "skill_retired";
-    const DESCRIPTION: &'static str =
-        "A skill version was retired (by skill_retire, or after failing too many runs in a row)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    SkillRetired,
+    "skill_retired",
+    "A skill version was retired (by skill_retire, or after failing too many runs in a row)"
+);
 
 /// The skill runtime: commands, events, the run systems and the library.
 pub struct SkillsPlugin;

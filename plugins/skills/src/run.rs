@@ -20,9 +20,8 @@ use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
-    ActionStatus, ActiveActions, AgentEvent, AsyncAction, CommandRegistry, CommandResponse, Outcome, TickCount,
-    end_action,
-    event::{EventKind, now_ms},
+    ActionSlot, ActionStatus, ActiveActions, AgentEvent, AsyncAction, CommandRegistry, CommandResponse, Outcome,
+    TickCount, end_action, event::now_ms,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -41,7 +40,7 @@ use crate::verifier::{
 use crate::{SkillPromoted, SkillRetired, SkillSettings};
 
 /// The action slot of skill runs.
-pub const SLOT: &str = "skill";
+pub const SLOT: ActionSlot = ActionSlot::new("skill", "abort_skill", "No skill running");
 /// Largest helper result passed to a script.
 pub const MAX_RESULT_BYTES: usize = 512 * 1024;
 /// Longest `waitTicks`.
@@ -119,13 +118,11 @@ pub struct SkillFinished {
     pub helper_calls: u32,
 }
 
-impl EventKind for SkillFinished {
-    const NAME: &'static str = "skill_finished";
-    const DESCRIPTION: &'static str = "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    SkillFinished,
+    "skill_finished",
+    "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence"
+);
 
 /// A skill's declared failure modes: the closed codes of the project's dialect, or the seed's
 /// free text.
@@ -180,9 +177,7 @@ pub struct SkillRun {
 }
 
 impl AsyncAction for SkillRun {
-    const SLOT: &'static str = SLOT;
-    const ABORT: &'static str = "abort_skill";
-    const IDLE: &'static str = "No skill running";
+    const SLOT: ActionSlot = SLOT;
     type Done = SkillFinished;
 
     fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> SkillFinished {
@@ -1015,7 +1010,7 @@ fn finalize(world: &mut World, bot: Entity, mut host: SkillHost, end: ScriptEnd,
             lifecycle,
         });
     }
-    end_action(world, bot, SLOT, status, reason);
+    end_action(world, bot, SLOT.name, status, reason);
 }
 
 /// Gives every run its slice of the tick (after all actions stepped and the watchdog ran).

@@ -41,14 +41,11 @@ pub struct TeamMessage {
     pub to: Option<String>,
 }
 
-impl EventKind for TeamMessage {
-    const NAME: &'static str = "team";
-    const DESCRIPTION: &'static str =
-        "A message on the team channel of this process (team_say), one per recipient bot; never server chat";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    TeamMessage,
+    "team",
+    "A message on the team channel of this process (team_say), one per recipient bot; never server chat"
+);
 
 /// The text as sent: control characters dropped, trimmed, 1..=[`MAX_TEXT_CHARS`] characters.
 pub fn clean_text(text: &str) -> Result<String, CommandError> {

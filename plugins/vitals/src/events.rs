@@ -1,7 +1,7 @@
 //! The vitals events, in ClawCraft's shapes (ClawCraft's README).
 
 use bevy_ecs::prelude::{Entity, Message};
-use clawcraft_core::{EventKind, Vec3};
+use clawcraft_core::Vec3;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -31,13 +31,11 @@ pub struct DamageTaken {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hunger: Option<Bar>,
 }
-impl EventKind for DamageTaken {
-    const NAME: &'static str = "damage_taken";
-    const DESCRIPTION: &'static str = "Health went down (changes within 3 ticks grouped into one event, with a cause)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    DamageTaken,
+    "damage_taken",
+    "Health went down (changes within 3 ticks grouped into one event, with a cause)"
+);
 
 /// `health_restored`: health went up.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -49,13 +47,7 @@ pub struct HealthRestored {
     pub cause: String,
     pub health: Bar,
 }
-impl EventKind for HealthRestored {
-    const NAME: &'static str = "health_restored";
-    const DESCRIPTION: &'static str = "Health went up";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(HealthRestored, "health_restored", "Health went up");
 
 /// `hunger_changed`: hunger changed (up or down) without a health change.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -64,13 +56,7 @@ pub struct HungerChanged {
     pub bot: Entity,
     pub hunger: Bar,
 }
-impl EventKind for HungerChanged {
-    const NAME: &'static str = "hunger_changed";
-    const DESCRIPTION: &'static str = "Hunger changed without a health change";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(HungerChanged, "hunger_changed", "Hunger changed without a health change");
 
 macro_rules! effect_event {
     ($ty:ident, $name:literal, $desc:literal) => {
@@ -88,13 +74,7 @@ macro_rules! effect_event {
             /// Ticks.
             pub duration: i32,
         }
-        impl EventKind for $ty {
-            const NAME: &'static str = $name;
-            const DESCRIPTION: &'static str = $desc;
-            fn bot(&self) -> Option<Entity> {
-                Some(self.bot)
-            }
-        }
+        clawcraft_core::event_kind!($ty, $name, $desc);
     };
 }
 effect_event!(EffectAdded, "effect_added", "A status effect was applied to the bot");
@@ -109,13 +89,7 @@ pub struct EffectRemoved {
     pub effect: String,
     pub effect_id: i32,
 }
-impl EventKind for EffectRemoved {
-    const NAME: &'static str = "effect_removed";
-    const DESCRIPTION: &'static str = "A status effect expired or was removed";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(EffectRemoved, "effect_removed", "A status effect expired or was removed");
 
 /// `death`: the bot died.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -127,13 +101,7 @@ pub struct Death {
     /// DeathInfo's message parameters.
     pub messages: Vec<String>,
 }
-impl EventKind for Death {
-    const NAME: &'static str = "death";
-    const DESCRIPTION: &'static str = "The bot died";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(Death, "death", "The bot died");
 
 /// `death_details`: where the bot died and what it carried.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -147,14 +115,11 @@ pub struct DeathDetails {
     pub cause: String,
     pub messages: Vec<String>,
 }
-impl EventKind for DeathDetails {
-    const NAME: &'static str = "death_details";
-    const DESCRIPTION: &'static str =
-        "Snapshot at death: position, the inventory carried (items with slot and windowId), cause";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    DeathDetails,
+    "death_details",
+    "Snapshot at death: position, the inventory carried (items with slot and windowId), cause"
+);
 
 /// `respawn`: the bot respawned.
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -166,13 +131,7 @@ pub struct Respawned {
     /// Whether CLAWCRAFT_RESPAWN did it (else the `respawn` command).
     pub auto: bool,
 }
-impl EventKind for Respawned {
-    const NAME: &'static str = "respawn";
-    const DESCRIPTION: &'static str = "The bot respawned after death";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(Respawned, "respawn", "The bot respawned after death");
 
 /// `danger`: low health or hunger (hostile mobs are reported by the entity plugin).
 #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -195,10 +154,8 @@ pub struct Danger {
     /// `new` (crossed the threshold), `gone` (recovered above it) or `repeat`.
     pub change: String,
 }
-impl EventKind for Danger {
-    const NAME: &'static str = "danger";
-    const DESCRIPTION: &'static str = "Danger alert: low health/hunger, change new (crossed the threshold), gone (recovered) or repeat; hostile mobs come from the entity plugin";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    Danger,
+    "danger",
+    "Danger alert: low health/hunger, change new (crossed the threshold), gone (recovered) or repeat; hostile mobs come from the entity plugin"
+);

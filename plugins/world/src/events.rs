@@ -31,14 +31,11 @@ pub struct BlockChangedEvent {
     pub layer: u8,
 }
 
-impl EventKind for BlockChangedEvent {
-    const NAME: &'static str = "block_changed";
-    const DESCRIPTION: &'static str =
-        "Opt-in (radius, default 16, max 128): a loaded block changed — new block, properties, previous, distance";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    BlockChangedEvent,
+    "block_changed",
+    "Opt-in (radius, default 16, max 128): a loaded block changed — new block, properties, previous, distance"
+);
 
 /// `weather`: rain or thunder began or ended.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -51,14 +48,11 @@ pub struct WeatherEvent {
     pub started: bool,
 }
 
-impl EventKind for WeatherEvent {
-    const NAME: &'static str = "weather";
-    const DESCRIPTION: &'static str =
-        "Opt-in: rain or thunder began or ended (weather = clear/rain/thunder now, started); also the weather at join";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    WeatherEvent,
+    "weather",
+    "Opt-in: rain or thunder began or ended (weather = clear/rain/thunder now, started); also the weather at join"
+);
 
 /// `time`: the world clock, at most once per 60 s of game time or when the phase changes.
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -74,14 +68,11 @@ pub struct TimeEvent {
     pub phase: String,
 }
 
-impl EventKind for TimeEvent {
-    const NAME: &'static str = "time";
-    const DESCRIPTION: &'static str =
-        "Opt-in: world time and day phase (dawn/day/dusk/night), at most every 60 s of game time or on a phase change";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    TimeEvent,
+    "time",
+    "Opt-in: world time and day phase (dawn/day/dusk/night), at most every 60 s of game time or on a phase change"
+);
 
 /// `chunks_evicted`: columns were dropped to bound memory (far away or least recently used).
 #[derive(Message, Clone, Serialize, JsonSchema)]
@@ -94,13 +85,11 @@ pub struct ChunksEvicted {
     pub remaining: usize,
 }
 
-impl EventKind for ChunksEvicted {
-    const NAME: &'static str = "chunks_evicted";
-    const DESCRIPTION: &'static str = "Chunk columns were dropped (beyond CLAWCRAFT_CHUNK_EVICT_DIST blocks, or least recently used beyond CLAWCRAFT_CHUNK_CACHE_MAX)";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
-}
+clawcraft_core::event_kind!(
+    ChunksEvicted,
+    "chunks_evicted",
+    "Chunk columns were dropped (beyond CLAWCRAFT_CHUNK_EVICT_DIST blocks, or least recently used beyond CLAWCRAFT_CHUNK_CACHE_MAX)"
+);
 
 /// Ticks of game time between two `time` events of the same phase (60 s).
 const TIME_EVENT_INTERVAL: i64 = 1200;
