@@ -28,11 +28,12 @@ impl Rng {
     }
 }
 
-/// Half-width of the generated square; outside it the ground is flat stone at y = 0.
+/// Half-width of the generated square; outside it (and above y = 7) there is no data, so the
+/// reference search ends.
 const R: i32 = 8;
 
 fn world(rng: &mut Rng) -> MapGrid {
-    let mut g = MapGrid { cells: FxHashMap::default(), fill: |y| if y < 0 { NavCell::STONE } else { NavCell::AIR } };
+    let mut g = MapGrid { cells: FxHashMap::default(), fill: |_| NavCell::UNKNOWN };
     let water = NavCell { flags: NavCell::WATER, hardness: 255, ..NavCell::AIR };
     let lava = NavCell { flags: NavCell::HAZARD, hardness: 255, ..NavCell::AIR };
     let ladder = NavCell { flags: NavCell::CLIMB, ..NavCell::AIR };
