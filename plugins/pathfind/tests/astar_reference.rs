@@ -8,7 +8,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use clawcraft_pathfind::grid::{MapGrid, NavCell};
-use clawcraft_pathfind::search::{Edge, Goal, HEURISTIC_WEIGHT, MoveKind, Options, find_path, stand, successors};
+use clawcraft_pathfind::search::{Edge, Goal, HEURISTIC_WEIGHT, MoveKind, Options, Step, find_path, stand, successors};
 use rustc_hash::FxHashMap;
 
 /// splitmix64: a small deterministic generator.
@@ -119,21 +119,12 @@ fn dijkstra(g: &mut MapGrid, start: [i32; 3], goal: Goal, opts: Options) -> Opti
     None
 }
 
-/// The move out of `from` that the path's next step takes (the cheapest one matching it).
-fn step_move(
-    g: &mut MapGrid,
-    from: [i32; 3],
-    feet: f32,
-    to: [i32; 3],
-    to_feet: f32,
-    kind: MoveKind,
-    goal: Goal,
-    opts: Options,
-) -> Option<Edge> {
-    successors(g, from, feet, goal, opts)
+/// The move from step `a` to step `b` of a path (the cheapest one matching `b`).
+fn step_move(g: &mut MapGrid, a: &Step, b: &Step, goal: Goal, opts: Options) -> Option<Edge> {
+    successors(g, [a.x, a.y, a.z], a.feet, goal, opts)
         .into_iter()
-        .filter(|e| e.to == to && e.feet == to_feet && e.kind == kind)
-        .min_by(|a, b| a.cost.total_cmp(&b.cost))
+        .filter(|e| e.to == [b.x, b.y, b.z] && e.feet == b.feet && e.kind == b.kind)
+        .min_by(|x, y| x.cost.total_cmp(&y.cost))
 }
 
 #[test]
@@ -170,7 +161,7 @@ fn a_star_paths_are_legal_and_near_optimal_against_dijkstra() {
                 let mut total = 0.0_f32;
                 for pair in r.path.windows(2) {
                     let (a, b) = (pair[0], pair[1]);
-                    let e = step_move(&mut g, [a.x, a.y, a.z], a.feet, [b.x, b.y, b.z], b.feet, b.kind, goal, opts)
+                    let e = step_move(&mut g, &a, &b, goal, opts)
                         .unwrap_or_else(|| panic!("{case}: no {:?} move from {a:?} to {b:?}", b.kind));
                     total += e.cost;
                 }
