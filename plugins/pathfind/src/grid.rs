@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use clawcraft_movement::BlockTable;
 use clawcraft_movement::physics::Climb;
 use clawcraft_world::block::{BlockRegistry, ShapeClass, StateIndex};
-use clawcraft_world::chunk::storage::block_index;
+use clawcraft_world::chunk::storage::{PalettedStorage, block_index, indices_per_word};
 use clawcraft_world::chunk::{SubChunk, World};
 use clawcraft_world::ids::IdTable;
 use rustc_hash::FxHashMap;
@@ -272,6 +272,21 @@ pub fn panel_pass(boxes: &[clawcraft_movement::physics::Aabb]) -> u8 {
 /// How the search reads cells.
 pub trait NavGrid {
     fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell;
+
+    /// The cells `y - 1 ..= y + 2` of column (`x`, `z`), bottom first: the floor under feet in
+    /// cell `y`, the feet, the head and the cell above the head (all that [`crate::search::stand`]
+    /// reads). A grid that can hand them out together overrides this.
+    #[inline]
+    fn cells4(&mut self, x: i32, y: i32, z: i32) -> [NavCell; 4] {
+        [self.cell(x, y - 1, z), self.cell(x, y, z), self.cell(x, y + 1, z), self.cell(x, y + 2, z)]
+    }
+
+    /// [`NavGrid::cells4`] of the 3 × 3 columns centred on (`x`, `z`), by
+    /// (dx + 1) × 3 + (dz + 1).
+    #[inline]
+    fn cells_around(&mut self, x: i32, y: i32, z: i32) -> [[NavCell; 4]; 9] {
+        std::array::from_fn(|i| self.cells4(x + i as i32 / 3 - 1, y, z + i as i32 % 3 - 1))
+    }
 }
 
 /// One decoded sub-chunk: 4096 cells.
@@ -280,11 +295,20 @@ type Dense = Box<[NavCell; 4096]>;
 /// The sub-chunks of a box of the bot's world, held (shared `Arc`s, not copies: a block update
 /// arriving meanwhile makes the world its own copy) so a search can run off the game thread,
 /// decoded to [`NavCell`]s lazily, one sub-chunk at a time, on first use.
+///
+/// Sub-chunks are kept in flat tables over the smallest box (in sub-chunks) holding every one
+/// captured, so finding the one holding a cell is arithmetic and one load.
 pub struct Snapshot {
-    raw: FxHashMap<(i32, i32, i32), Arc<SubChunk>>,
-    /// Decoded sub-chunks and where each is in `decoded`.
-    index: FxHashMap<(i32, i32, i32), u32>,
-    decoded: Vec<Dense>,
+    /// Lowest corner of the box, in sub-chunk coordinates (x, y, z).
+    origin: [i32; 3],
+    /// Size of the box in sub-chunks (x, y, z).
+    size: [i32; 3],
+    /// Captured sub-chunks not decoded yet, by place in the box (x, then z, then y).
+    raw: Vec<Option<Arc<SubChunk>>>,
+    /// Decoded sub-chunks by place in the box (`None`: not decoded yet, or no data).
+    decoded: Vec<Option<Dense>>,
+    /// Sub-chunks captured.
+    captured: usize,
     ids: Arc<IdTable>,
     table: Arc<NavTable>,
     /// Network id → cell, filled as ids are met.
@@ -292,8 +316,6 @@ pub struct Snapshot {
     /// Sub-chunk y range of the dimension (inclusive).
     min_sub: i32,
     max_sub: i32,
-    /// The sub-chunk read last (most reads hit it).
-    last: Option<((i32, i32, i32), u32)>,
 }
 
 impl Snapshot {
@@ -302,7 +324,7 @@ impl Snapshot {
     pub fn capture(world: &World, ids: Arc<IdTable>, cols: [i32; 4], rows: [i32; 2]) -> Self {
         let h = world.heights();
         let (min_sub, max_sub) = (h.min_sub_y(), h.min_sub_y() + h.sub_chunk_count() as i32 - 1);
-        let mut raw = FxHashMap::default();
+        let mut found = Vec::new();
         let [cx0, cx1, cz0, cz1] = cols;
         for cx in cx0..=cx1 {
             for cz in cz0..=cz1 {
@@ -310,28 +332,48 @@ impl Snapshot {
                 for sy in rows[0].max(min_sub)..=rows[1].min(max_sub) {
                     let i = (sy - min_sub) as usize;
                     if let Some(Some(sc)) = column.sub_chunks.get(i) {
-                        raw.insert((cx, sy, cz), sc.clone());
+                        found.push(([cx, sy, cz], sc.clone()));
                     }
                 }
             }
         }
+        // The box around what was found (empty when nothing was).
+        let (mut lo, mut hi) = ([i32::MAX; 3], [i32::MIN; 3]);
+        for (k, _) in &found {
+            for a in 0..3 {
+                lo[a] = lo[a].min(k[a]);
+                hi[a] = hi[a].max(k[a]);
+            }
+        }
+        let (origin, size) = if found.is_empty() {
+            ([0; 3], [0; 3])
+        } else {
+            (lo, [hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1])
+        };
+        let cells = size.iter().map(|&n| n as usize).product();
+        let mut raw = vec![None; cells];
+        let captured = found.len();
+        for (k, sc) in found {
+            raw[place(origin, size, k[0], k[1], k[2]).expect("inside the box")] = Some(sc);
+        }
         let table = NavTable::of(&ids.registry);
         Self {
+            origin,
+            size,
             raw,
-            index: FxHashMap::default(),
-            decoded: Vec::new(),
+            decoded: (0..cells).map(|_| None).collect(),
+            captured,
             ids,
             table,
             by_id: FxHashMap::default(),
             min_sub,
             max_sub,
-            last: None,
         }
     }
 
     /// Sub-chunks copied.
     pub fn sub_chunks(&self) -> usize {
-        self.raw.len()
+        self.captured
     }
 
     fn nav_of(&mut self, id: u32) -> NavCell {
@@ -343,63 +385,151 @@ impl Snapshot {
         c
     }
 
-    fn decode(&mut self, key: (i32, i32, i32)) -> Option<Dense> {
-        let sc = self.raw.remove(&key)?;
-        if sc.layers.is_empty() {
-            return None;
-        }
+    fn decode(&mut self, sc: &SubChunk) -> Option<Dense> {
+        let (blocks, liquids) = match sc.layers.as_slice() {
+            [] => return None,
+            [blocks] => (blocks, None),
+            [blocks, liquids, ..] => (blocks, Some(liquids)),
+        };
+        // Each palette entry is classified once, then the packed indices are read in order.
         let mut out: Dense = Box::new([NavCell::AIR; 4096]);
-        // Layer 0: the blocks. Layer 1: water inside blocks (a waterlogged slab, fence,
-        // seagrass …) makes the cell water too: swum in, never mined, and no hole is dug beside
-        // it. One loop for both (one call site of `get`, which then stays inlined).
-        for (n, layer) in sc.layers.iter().take(2).enumerate() {
-            let mut last = (u32::MAX, NavCell::AIR);
-            for (i, slot) in out.iter_mut().enumerate() {
-                let id = layer.get(i);
-                if id != last.0 {
-                    last = (id, self.nav_of(id));
-                }
-                if n == 0 {
-                    *slot = last.1;
-                } else if last.1.has(NavCell::WATER) {
-                    slot.flags |= NavCell::WATER;
-                }
+        let cells: Vec<NavCell> = blocks.palette().iter().map(|&id| self.nav_of(id)).collect();
+        each_index(blocks, |i, p| out[i] = cells[p]);
+        // Layer 1: water inside blocks (a waterlogged slab, fence, seagrass …) makes the cell
+        // water too: swum in, never mined, and no hole is dug beside it.
+        if let Some(liquids) = liquids {
+            let wet: Vec<bool> = liquids.palette().iter().map(|&id| self.nav_of(id).has(NavCell::WATER)).collect();
+            if wet.contains(&true) {
+                each_index(liquids, |i, p| {
+                    if wet[p] {
+                        out[i].flags |= NavCell::WATER;
+                    }
+                });
             }
         }
         Some(out)
+    }
+
+    /// The decoded sub-chunk holding cell (`x`, `y`, `z`), or the cell every block of it reads
+    /// as: air above and below the dimension, unknown where there is no data.
+    #[inline]
+    fn sub(&mut self, x: i32, y: i32, z: i32) -> Result<&[NavCell; 4096], NavCell> {
+        let sy = y >> 4;
+        if sy < self.min_sub || sy > self.max_sub {
+            return Err(NavCell::AIR);
+        }
+        let Some(i) = place(self.origin, self.size, x >> 4, sy, z >> 4) else { return Err(NavCell::UNKNOWN) };
+        if self.decoded[i].is_none() {
+            self.decode_at(i);
+        }
+        self.decoded[i].as_deref().ok_or(NavCell::UNKNOWN)
+    }
+
+    /// Decodes the sub-chunk at place `i` of the box, if it was captured and not decoded yet.
+    #[cold]
+    fn decode_at(&mut self, i: usize) {
+        if let Some(sc) = self.raw[i].take() {
+            self.decoded[i] = self.decode(&sc);
+        }
+    }
+}
+
+/// Where sub-chunk (`sx`, `sy`, `sz`) is in the flat tables of a box, or `None` outside it.
+#[inline]
+fn place(origin: [i32; 3], size: [i32; 3], sx: i32, sy: i32, sz: i32) -> Option<usize> {
+    let (dx, dy, dz) = (sx.wrapping_sub(origin[0]), sy.wrapping_sub(origin[1]), sz.wrapping_sub(origin[2]));
+    if (dx as u32) < size[0] as u32 && (dy as u32) < size[1] as u32 && (dz as u32) < size[2] as u32 {
+        Some(((dx * size[2] + dz) * size[1] + dy) as usize)
+    } else {
+        None
+    }
+}
+
+/// Calls `f(block index, palette index)` for each of the 4096 blocks of `layer`, in order.
+fn each_index(layer: &PalettedStorage, mut f: impl FnMut(usize, usize)) {
+    let bits = layer.bits();
+    if bits == 0 {
+        (0..4096).for_each(|i| f(i, 0));
+        return;
+    }
+    let per = indices_per_word(bits);
+    let mask = (1_u32 << bits) - 1;
+    let mut i = 0;
+    for &word in layer.words() {
+        let mut w = word;
+        for _ in 0..per {
+            if i == 4096 {
+                return;
+            }
+            f(i, (w & mask) as usize);
+            w >>= bits;
+            i += 1;
+        }
     }
 }
 
 impl NavGrid for Snapshot {
     #[inline]
     fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell {
-        let key = (x >> 4, y >> 4, z >> 4);
         let idx = block_index((x & 15) as usize, (y & 15) as usize, (z & 15) as usize);
-        if let Some((k, slot)) = self.last
-            && k == key
-        {
-            return self.decoded.get(slot as usize).map_or(NavCell::UNKNOWN, |d| d[idx]);
+        self.sub(x, y, z).map_or_else(|c| c, |d| d[idx])
+    }
+
+    #[inline]
+    fn cells4(&mut self, x: i32, y: i32, z: i32) -> [NavCell; 4] {
+        // A column's cells are consecutive in a sub-chunk (y is the lowest part of the index):
+        // one slice from each of the (at most two) sub-chunks the four cells are in.
+        let mut out = [NavCell::AIR; 4];
+        let column = block_index((x & 15) as usize, 0, (z & 15) as usize);
+        let (lo, hi) = (y - 1, y + 2);
+        let split = if lo >> 4 == hi >> 4 { 4 } else { (16 - (lo & 15)) as usize };
+        let first = (lo & 15) as usize;
+        match self.sub(x, lo, z) {
+            Ok(d) => out[..split].copy_from_slice(&d[column + first..column + first + split]),
+            Err(c) => out[..split].fill(c),
         }
-        if key.1 < self.min_sub || key.1 > self.max_sub {
-            return NavCell::AIR;
-        }
-        let slot = match self.index.get(&key) {
-            Some(s) => *s,
-            None => {
-                // No data is remembered as a slot past the end (reads as unknown).
-                let s = match self.decode(key) {
-                    Some(d) => {
-                        self.decoded.push(d);
-                        self.decoded.len() as u32 - 1
-                    }
-                    None => u32::MAX,
-                };
-                self.index.insert(key, s);
-                s
+        if split < 4 {
+            match self.sub(x, hi, z) {
+                Ok(d) => out[split..].copy_from_slice(&d[column..column + 4 - split]),
+                Err(c) => out[split..].fill(c),
             }
-        };
-        self.last = Some((key, slot));
-        self.decoded.get(slot as usize).map_or(NavCell::UNKNOWN, |d| d[idx])
+        }
+        out
+    }
+
+    fn cells_around(&mut self, x: i32, y: i32, z: i32) -> [[NavCell; 4]; 9] {
+        if (x - 1) >> 4 != (x + 1) >> 4 || (z - 1) >> 4 != (z + 1) >> 4 {
+            return std::array::from_fn(|i| self.cells4(x + i as i32 / 3 - 1, y, z + i as i32 % 3 - 1));
+        }
+        // All nine columns in the same sub-chunk column: its (at most two) sub-chunks are
+        // looked up once.
+        let mut out = [[NavCell::AIR; 4]; 9];
+        let (lo, hi) = (y - 1, y + 2);
+        let split = if lo >> 4 == hi >> 4 { 4 } else { (16 - (lo & 15)) as usize };
+        let first = (lo & 15) as usize;
+        let columns =
+            |i: usize| block_index(((x + i as i32 / 3 - 1) & 15) as usize, 0, ((z + i as i32 % 3 - 1) & 15) as usize);
+        match self.sub(x, lo, z) {
+            Ok(d) => {
+                for (i, o) in out.iter_mut().enumerate() {
+                    let c = columns(i) + first;
+                    o[..split].copy_from_slice(&d[c..c + split]);
+                }
+            }
+            Err(c) => out.iter_mut().for_each(|o| o[..split].fill(c)),
+        }
+        if split < 4 {
+            match self.sub(x, hi, z) {
+                Ok(d) => {
+                    for (i, o) in out.iter_mut().enumerate() {
+                        let c = columns(i);
+                        o[split..].copy_from_slice(&d[c..c + 4 - split]);
+                    }
+                }
+                Err(c) => out.iter_mut().for_each(|o| o[split..].fill(c)),
+            }
+        }
+        out
     }
 }
 

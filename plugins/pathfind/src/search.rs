@@ -250,14 +250,46 @@ impl PartialOrd for Open {
     }
 }
 
-fn key(p: [i32; 3]) -> u64 {
-    ((p[0] as u64 & 0x3FF_FFFF) << 38) | ((p[1] as u64 & 0xFFF) << 26) | (p[2] as u64 & 0x3FF_FFFF)
+/// Node ids by cell, in pages of 16 × 16 × 16 cells (a search visits cells close together, so
+/// most lookups land in the page of the one before and need no hashing).
+#[derive(Default)]
+struct NodeIndex {
+    /// Page number by page (cell coordinates >> 4).
+    pages: FxHashMap<[i32; 3], u32>,
+    /// Per page, per cell: node id + 1, or 0 for none.
+    slots: Vec<Box<[u32]>>,
+    /// The page looked up last and its number.
+    last: Option<([i32; 3], u32)>,
+}
+
+impl NodeIndex {
+    /// The slot of cell `p`: node id + 1, or 0 when the cell has no node yet.
+    #[inline]
+    fn slot(&mut self, p: [i32; 3]) -> &mut u32 {
+        let page = [p[0] >> 4, p[1] >> 4, p[2] >> 4];
+        let n = match self.last {
+            Some((k, n)) if k == page => n,
+            _ => {
+                let fresh = self.slots.len() as u32;
+                let n = *self.pages.entry(page).or_insert(fresh);
+                if n == fresh {
+                    self.slots.push(vec![0; 4096].into_boxed_slice());
+                }
+                self.last = Some((page, n));
+                n
+            }
+        };
+        let cell = (((p[0] & 15) << 8) | ((p[2] & 15) << 4) | (p[1] & 15)) as usize;
+        &mut self.slots[n as usize][cell]
+    }
 }
 
 /// Where one can stand with the feet in cell `p`: the feet height, or `None`.
+#[inline(always)]
 pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
     let [x, y, z] = p;
-    let here = g.cell(x, y, z);
+    let column = g.cells4(x, y, z);
+    let [below, here, ..] = column;
     if here.has(NavCell::UNLOADED) || here.has(NavCell::HAZARD) {
         return None;
     }
@@ -270,7 +302,6 @@ pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
     } else if here.has(NavCell::WATER) || here.has(NavCell::CLIMB) {
         y as f32
     } else {
-        let below = g.cell(x, y - 1, z);
         if !below.has(NavCell::SOLID) || below.has(NavCell::HAZARD) || below.top < 16 {
             return None;
         }
@@ -280,7 +311,11 @@ pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
     let head = feet + 1.8;
     let mut cy = y + 1;
     while (cy as f32) < head {
-        let c = g.cell(x, cy, z);
+        let c = match cy - y {
+            1 => column[2],
+            2 => column[3],
+            _ => g.cell(x, cy, z),
+        };
         if !c.body_fits() {
             return None;
         }
@@ -291,6 +326,7 @@ pub fn stand<G: NavGrid + ?Sized>(g: &mut G, p: [i32; 3]) -> Option<f32> {
 
 /// Whether a door, trapdoor or gate panel in the body's cells (feet and head, on both sides)
 /// stands on the edge crossed moving from (`x`, `z`) to (`x + dx`, `z + dz`) at cell height `y`.
+#[inline(always)]
 fn panel_in_the_way<G: NavGrid + ?Sized>(g: &mut G, [x, y, z]: [i32; 3], dx: i32, dz: i32) -> bool {
     // A closed door one stands in was opened by the move that got there (a `door` step); its
     // open panel is along the way (the executor checks the real one).
@@ -300,13 +336,23 @@ fn panel_in_the_way<G: NavGrid + ?Sized>(g: &mut G, [x, y, z]: [i32; 3], dx: i32
 
 /// Whether a door, trapdoor or gate is in the feet or head cell of `p` (diagonal moves keep
 /// clear of them).
+#[inline(always)]
 fn has_door<G: NavGrid + ?Sized>(g: &mut G, [x, y, z]: [i32; 3]) -> bool {
     g.cell(x, y, z).has(NavCell::DOOR) || g.cell(x, y + 1, z).has(NavCell::DOOR)
 }
 
+/// `v.floor() as i32` for heights (no library call where the target has no rounding
+/// instruction).
+#[inline(always)]
+fn floor(v: f32) -> i32 {
+    let t = v as i32;
+    if (t as f32) > v { t - 1 } else { t }
+}
+
 /// Whether the body fits in column (`x`, `z`) from `from` up to `to` (feet heights).
+#[inline(always)]
 fn column_clear<G: NavGrid + ?Sized>(g: &mut G, x: i32, z: i32, from: f32, to: f32) -> bool {
-    let mut cy = from.floor() as i32;
+    let mut cy = floor(from);
     while (cy as f32) < to {
         let c = g.cell(x, cy, z);
         let low_enough =
@@ -386,6 +432,16 @@ impl<G: NavGrid + ?Sized> NavGrid for Plain<'_, G> {
     fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell {
         self.0.cell(x, y, z)
     }
+
+    #[inline]
+    fn cells4(&mut self, x: i32, y: i32, z: i32) -> [NavCell; 4] {
+        self.0.cells4(x, y, z)
+    }
+
+    #[inline]
+    fn cells_around(&mut self, x: i32, y: i32, z: i32) -> [[NavCell; 4]; 9] {
+        self.0.cells_around(x, y, z)
+    }
 }
 
 impl<G: NavGrid + ?Sized> View for Plain<'_, G> {}
@@ -412,6 +468,40 @@ impl<G: NavGrid + ?Sized> NavGrid for Dug<'_, G> {
         }
         self.grid.cell(x, y, z)
     }
+
+    #[inline]
+    fn cells4(&mut self, x: i32, y: i32, z: i32) -> [NavCell; 4] {
+        let mut cells = self.grid.cells4(x, y, z);
+        if let Some([fx, fy, fz]) = self.feet
+            && x == fx
+            && z == fz
+        {
+            for (c, cy) in cells.iter_mut().zip(y - 1..) {
+                if cy == fy || cy == fy + 1 {
+                    *c = NavCell::AIR;
+                }
+            }
+        }
+        cells
+    }
+
+    #[inline]
+    fn cells_around(&mut self, x: i32, y: i32, z: i32) -> [[NavCell; 4]; 9] {
+        let mut columns = self.grid.cells_around(x, y, z);
+        if let Some([fx, fy, fz]) = self.feet {
+            for (i, column) in columns.iter_mut().enumerate() {
+                if (x + i as i32 / 3 - 1, z + i as i32 % 3 - 1) != (fx, fz) {
+                    continue;
+                }
+                for (c, cy) in column.iter_mut().zip(y - 1..) {
+                    if cy == fy || cy == fy + 1 {
+                        *c = NavCell::AIR;
+                    }
+                }
+            }
+        }
+        columns
+    }
 }
 
 impl<G: NavGrid + ?Sized> View for Dug<'_, G> {
@@ -420,12 +510,69 @@ impl<G: NavGrid + ?Sized> View for Dug<'_, G> {
     }
 }
 
+/// The view as read while expanding one node: the 3 × 3 columns centred on the node, from the
+/// floor under its feet to the cell above its head, are read once ([`NavGrid::cells4`]) and
+/// served from here (the moves out of a node read most of them several times); other cells
+/// come from the view.
+struct Near<V> {
+    view: V,
+    /// The cell of the node the columns were read around.
+    at: [i32; 3],
+    /// By (x − `at` x + 1) × 3 + (z − `at` z + 1); each from `at` y − 1 up.
+    columns: [[NavCell; 4]; 9],
+}
+
+impl<V: NavGrid> Near<V> {
+    fn new(view: V) -> Self {
+        Self { view, at: [i32::MIN; 3], columns: [[NavCell::UNKNOWN; 4]; 9] }
+    }
+
+    /// Reads the columns around `at` (before expanding the node there).
+    fn read_around(&mut self, at: [i32; 3]) {
+        self.at = at;
+        self.columns = self.view.cells_around(at[0], at[1], at[2]);
+    }
+
+    /// Which of the columns holds (`x`, `z`), if one does.
+    #[inline(always)]
+    fn column(&self, x: i32, z: i32) -> Option<usize> {
+        let dx = x.wrapping_sub(self.at[0]).wrapping_add(1) as u32;
+        let dz = z.wrapping_sub(self.at[2]).wrapping_add(1) as u32;
+        if dx < 3 && dz < 3 { Some((dx * 3 + dz) as usize) } else { None }
+    }
+}
+
+impl<V: NavGrid> NavGrid for Near<V> {
+    #[inline(always)]
+    fn cell(&mut self, x: i32, y: i32, z: i32) -> NavCell {
+        let dy = y.wrapping_sub(self.at[1]).wrapping_add(1) as u32;
+        match self.column(x, z) {
+            Some(i) if dy < 4 => self.columns[i][dy as usize],
+            _ => self.view.cell(x, y, z),
+        }
+    }
+
+    #[inline(always)]
+    fn cells4(&mut self, x: i32, y: i32, z: i32) -> [NavCell; 4] {
+        match self.column(x, z) {
+            Some(i) if y == self.at[1] => self.columns[i],
+            _ => self.view.cells4(x, y, z),
+        }
+    }
+}
+
+impl<V: View> View for Near<V> {
+    fn dig_out(&mut self, feet: Option<[i32; 3]>) {
+        self.view.dig_out(feet);
+    }
+}
+
 struct Search<V: View> {
-    grid: V,
+    grid: Near<V>,
     goal: Goal,
     opts: Options,
     nodes: Vec<Node>,
-    index: FxHashMap<u64, u32>,
+    index: NodeIndex,
     open: BinaryHeap<Open>,
     /// The moves of the node being expanded.
     out: Vec<Edge>,
@@ -434,11 +581,11 @@ struct Search<V: View> {
 impl<V: View> Search<V> {
     fn new(grid: V, goal: Goal, opts: Options, capacity: usize) -> Self {
         Self {
-            grid,
+            grid: Near::new(grid),
             goal,
             opts,
             nodes: Vec::with_capacity(capacity),
-            index: FxHashMap::default(),
+            index: NodeIndex::default(),
             open: BinaryHeap::with_capacity(capacity),
             out: Vec::with_capacity(16),
         }
@@ -476,20 +623,21 @@ impl<V: View> Search<V> {
 
     fn push(&mut self, from: u32, p: [i32; 3], feet: f32, cost: f32, kind: MoveKind) {
         let g = self.nodes[from as usize].g + cost;
-        let k = key(p);
-        let id = match self.index.get(&k) {
-            Some(&id) => {
+        let slot = self.index.slot(p);
+        let id = match *slot {
+            0 => {
+                let id = self.nodes.len() as u32;
+                *slot = id + 1;
+                self.nodes.push(Node { pos: p, feet, g, parent: from, kind, closed: false });
+                id
+            }
+            s => {
+                let id = s - 1;
                 let n = &mut self.nodes[id as usize];
                 if n.closed || n.g <= g {
                     return;
                 }
                 *n = Node { pos: p, feet, g, parent: from, kind, closed: false };
-                id
-            }
-            None => {
-                let id = self.nodes.len() as u32;
-                self.nodes.push(Node { pos: p, feet, g, parent: from, kind, closed: false });
-                self.index.insert(k, id);
                 id
             }
         };
@@ -503,6 +651,7 @@ impl<V: View> Search<V> {
 
     /// Every move out of the standing position `[x, y, z]` (feet at `feet`), into `self.out`.
     fn expand(&mut self, [x, y, z]: [i32; 3], feet: f32) {
+        self.grid.read_around([x, y, z]);
         let here = self.grid.cell(x, y, z);
         let in_water = here.has(NavCell::WATER);
         let on_climb = here.has(NavCell::CLIMB);
@@ -752,7 +901,7 @@ pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal,
 fn search<V: View>(mut s: Search<V>, start: [i32; 3], feet: f32, began: Instant) -> SearchResult {
     let (goal, opts) = (s.goal, s.opts);
     s.nodes.push(Node { pos: start, feet, g: 0.0, parent: 0, kind: MoveKind::Start, closed: false });
-    s.index.insert(key(start), 0);
+    *s.index.slot(start) = 1;
     let h0 = s.h(start, feet);
     s.open.push(Open { f: h0, h: h0, node: 0 });
     let mut best = (goal.distance(start, feet), 0_u32);
