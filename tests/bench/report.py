@@ -16,6 +16,11 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT_MD = os.path.join(ROOT, "tests", "bench", "REPORT.md")
 OUT_JSON = os.path.join(ROOT, "tests", "bench", "report.json")
 
+# Benches whose figures are printed on stderr as tables and lists (only those lines are kept:
+# cargo's and the peer's logs share the stream).
+STDERR = {"agent_tasks"}
+FIGURE_LINE = ("|", "- ", "characters per call")
+
 # (name, what it measures, command). Order: quick CPU-only benches first, then those that run the
 # release binary against the test peer.
 BENCHES = [
@@ -45,6 +50,7 @@ BENCHES = [
      ["python3", "tests/bench/figures.py"]),
     ("agent_tasks", "calls and characters a scripted agent needs per task, without and with wait",
      ["cargo", "test", "--release", "--test", "agent_tasks", "--", "--nocapture", "--test-threads", "1"]),
+    # (its tables go to stderr, which libtest does not capture with --nocapture)
     ("swarm", "N bots in one process vs N processes (its own report: swarm-report.md)",
      ["python3", "tests/bench/swarm.py"]),
 ]
@@ -81,7 +87,8 @@ def run(name, cmd):
         "machine": machine(),
         "load": load,
         "seconds": round(seconds, 1),
-        "stdout": p.stdout,
+        "stdout": p.stdout + ("\n" + "\n".join(
+            l for l in p.stderr.splitlines() if l.strip().startswith(FIGURE_LINE)) if name in STDERR else ""),
     }
 
 
@@ -101,12 +108,15 @@ def flatten(value, prefix=""):
 
 def render_output(stdout):
     """Markdown for a bench's stdout: JSON objects as tables, other lines as printed."""
-    parts, text = [], []
+    parts, text, table = [], [], []
 
     def flush_text():
         if text:
             parts.append("```\n" + "\n".join(text) + "\n```")
             text.clear()
+        if table:
+            parts.append("\n".join(table))
+            table.clear()
 
     for line in stdout.splitlines():
         stripped = line.strip()
@@ -116,6 +126,13 @@ def render_output(stdout):
                 obj = json.loads(stripped)
             except json.JSONDecodeError:
                 obj = None
+        if stripped.startswith("|"):
+            if text:
+                flush_text()
+            table.append(stripped)
+            continue
+        if table:
+            flush_text()
         if isinstance(obj, dict):
             flush_text()
             rows = [f"| {k} | {v} |" for k, v in flatten(obj)]
