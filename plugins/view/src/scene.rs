@@ -237,22 +237,8 @@ impl Scene {
     /// The colour index of block `x, y, z` ([`UNLOADED`] outside the box or without data; 0 air).
     #[inline]
     pub fn at(&mut self, x: i32, y: i32, z: i32) -> u16 {
-        let Some(i) = self.slot_index(x >> 4, y >> 4, z >> 4) else { return UNLOADED };
-        let cell = block_index((x & 15) as usize, (y & 15) as usize, (z & 15) as usize);
-        match &self.slots[i] {
-            Slot::Dense(d) => self.dense[*d as usize][cell],
-            Slot::Uniform(c) => *c,
-            Slot::Unloaded => UNLOADED,
-            Slot::Raw(sc) => {
-                let sc = sc.clone();
-                let decoded = match sc.layers.first() {
-                    Some(layer) => self.decode(layer),
-                    None => Slot::Uniform(0),
-                };
-                self.slots[i] = decoded;
-                self.at(x, y, z)
-            }
-        }
+        let view = self.sub(x >> 4, y >> 4, z >> 4);
+        self.in_sub(view, block_index((x & 15) as usize, (y & 15) as usize, (z & 15) as usize))
     }
 
     /// Whether the whole sub-chunk holding block `x, y, z` is one colour index (which), so a
