@@ -38,7 +38,10 @@ def start_peer(port):
 
 
 def clawcraft_spawn_ms(port):
-    env = dict(os.environ, HOST="127.0.0.1", PORT=str(port), USERNAME="BenchBot", RUST_LOG="warn")
+    # The events file goes to a temp dir, not the working directory (the repo root).
+    events = os.path.join(tempfile.gettempdir(), f"clawcraft-figures-events-{os.getpid()}.jsonl")
+    env = dict(os.environ, HOST="127.0.0.1", PORT=str(port), USERNAME="BenchBot", RUST_LOG="warn",
+               CLAWCRAFT_EVENTS=events)
     t0 = time.perf_counter()
     p = subprocess.Popen([BIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     for line in p.stdout:
