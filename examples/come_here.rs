@@ -4,7 +4,7 @@
 //! carries its bot, and each bot answers its own caller.
 //!
 //! What it shows, from a plugin author's side:
-//! - typed events in: `MessageReader<ChatReceived>` (chat heard by a bot), `MessageReader<WalkDone>`;
+//! - typed events in: `MessageReader<ChatReceived>` (chat heard by a bot), `MessageReader<ActionDone<WalkDone>>`;
 //! - typed commands out: `BotCommands::run(bot, WalkCmd::to(..))` — the same command an agent
 //!   sends as JSON, with its checks and its action slot, but no JSON and nothing on stdout;
 //! - the typed answer (`Answer<WalkCmd>`: refused, or already there) and the one completion
@@ -22,7 +22,7 @@ use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft::chat::ChatReceived;
 use clawcraft::chat::commands::Chat;
-use clawcraft::core::{Answer, BotCommands, CommandId, LocalBot, Position, TickSet};
+use clawcraft::core::{ActionDone, Answer, BotCommands, CommandId, LocalBot, Position, TickSet};
 use clawcraft::entity::{EntityPosition, PlayerInfo, SeenBy};
 use clawcraft::movement::WalkDone;
 use clawcraft::pathfind::commands::WalkCmd;
@@ -71,7 +71,7 @@ fn answer_calls(
 /// with its completion.
 fn report(
     mut answers: MessageReader<Answer<WalkCmd>>,
-    mut done: MessageReader<WalkDone>,
+    mut done: MessageReader<ActionDone<WalkDone>>,
     mut commands: BotCommands,
     mut walks: ResMut<Calls>,
 ) {

@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 
 use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
-use clawcraft::core::{Answer, BotCommands, CommandId, Lifecycle, LocalBot, Position, TickSet, Vec3};
+use clawcraft::core::{ActionDone, Answer, BotCommands, CommandId, Lifecycle, LocalBot, Position, TickSet, Vec3};
 use clawcraft::interact::mine::{Mine, MineDone};
 use clawcraft::movement::WalkDone;
 use clawcraft::pathfind::commands::WalkCmd;
@@ -183,7 +183,7 @@ fn arrived(bot: Entity, me: &str, jack: &mut Lumberjack, commands: &mut BotComma
 /// The walk's answer (refused, or already there) or its completion.
 fn walked(
     mut answers: MessageReader<Answer<WalkCmd>>,
-    mut done: MessageReader<WalkDone>,
+    mut done: MessageReader<ActionDone<WalkDone>>,
     mut jacks: Query<&mut Lumberjack>,
     bots: Query<(Entity, &LocalBot, &Lifecycle, Option<&Position>)>,
     mut commands: BotCommands,
@@ -242,7 +242,7 @@ fn found(
 /// Mining refused or ended: report it; on failure give the log back and look again.
 fn mined(
     mut answers: MessageReader<Answer<Mine>>,
-    mut done: MessageReader<MineDone>,
+    mut done: MessageReader<ActionDone<MineDone>>,
     mut jacks: Query<&mut Lumberjack>,
     mut commands: BotCommands,
     mut team: Team,

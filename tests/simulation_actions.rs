@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft::core::{
     ActionSet, ActionStatus, ActiveActions, AgentCommand, AppActionExt, AppCommandExt, AsyncAction, AsyncInfo,
-    CommandCtx, CommandError, EndActionExt, Interruption, Outcome, Position, default_interruption, event::EventKind,
+    CommandCtx, CommandError, EndActionExt, Evidence, Interruption, Outcome, Position, default_interruption,
 };
 use clawcraft::protocol::packets::{MovePlayer, Vec3};
 use clawcraft::sim::{SIM_RUNTIME_ID, Simulation, start_game};
@@ -25,30 +25,23 @@ struct Waiting {
 }
 
 /// `wait_done`: the test action's completion event; `waited` and `pos` are its evidence.
-#[derive(Message, Clone, Serialize, JsonSchema)]
+#[derive(Clone, Serialize, JsonSchema)]
 struct WaitDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    outcome: Outcome,
     waited: u32,
     pos: Option<clawcraft::core::Vec3>,
 }
 
-impl EventKind for WaitDone {
-    const NAME: &'static str = "wait_done";
+impl Evidence for WaitDone {
+    const EVENT: &'static str = "wait_done";
     const DESCRIPTION: &'static str = "test";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
 }
 
 impl AsyncAction for Waiting {
     const SLOT: clawcraft::core::ActionSlot = clawcraft::core::ActionSlot::new("wait", "abort_wait", "Not waiting");
-    type Done = WaitDone;
+    type Evidence = WaitDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
-        WaitDone { bot: bot.id(), outcome, waited: self.waited, pos: bot.get::<Position>().map(|p| p.0.rounded()) }
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> WaitDone {
+        WaitDone { waited: self.waited, pos: bot.get::<Position>().map(|p| p.0.rounded()) }
     }
 
     fn interrupted(&self, cause: Interruption) -> Option<(ActionStatus, String)> {

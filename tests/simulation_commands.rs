@@ -5,7 +5,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft::core::{
     ActionSet, ActionStatus, ActiveActions, AgentCommand, AppActionExt, AppCommandExt, AsyncAction, CommandCtx,
-    CommandError, EndActionExt, OptIn, Outcome, Subscriptions,
+    CommandError, EndActionExt, Evidence, OptIn, Outcome, Subscriptions,
     event::{AppEventExt, EventKind},
 };
 use clawcraft::protocol::packets::{
@@ -34,27 +34,19 @@ struct Waiting {
 #[derive(Component)]
 struct WaitLeft(u32);
 
-#[derive(Message, Clone, Serialize, JsonSchema)]
-struct WaitDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    outcome: Outcome,
-}
+#[derive(Clone, Serialize, JsonSchema)]
+struct WaitDone {}
 
 impl AsyncAction for WaitLeft {
     const SLOT: clawcraft::core::ActionSlot = clawcraft::core::ActionSlot::new("wait", "abort_wait", "Not waiting");
-    type Done = WaitDone;
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
-        WaitDone { bot: bot.id(), outcome }
+    type Evidence = WaitDone;
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> WaitDone {
+        WaitDone {}
     }
 }
-impl EventKind for WaitDone {
-    const NAME: &'static str = "wait_done";
+impl Evidence for WaitDone {
+    const EVENT: &'static str = "wait_done";
     const DESCRIPTION: &'static str = "test";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
 }
 
 #[derive(Message, Clone, Serialize, JsonSchema)]

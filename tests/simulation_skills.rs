@@ -9,7 +9,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft::core::{
     ActionSet, ActionStatus, ActiveActions, AgentCommand, AppActionExt, AppCommandExt, AsyncAction, AsyncInfo,
-    CommandCtx, CommandError, EndActionExt, InventoryView, ItemStackView, Outcome, event::EventKind,
+    CommandCtx, CommandError, EndActionExt, Evidence, InventoryView, ItemStackView, Outcome,
 };
 use clawcraft::sim::{Simulation, start_game};
 use clawcraft_entity::packets::AddPlayer;
@@ -28,28 +28,21 @@ struct Waiting {
     waited: u32,
 }
 
-#[derive(Message, Clone, Serialize, JsonSchema)]
+#[derive(Clone, Serialize, JsonSchema)]
 struct WaitDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    outcome: Outcome,
     waited: u32,
 }
 
-impl EventKind for WaitDone {
-    const NAME: &'static str = "wait_done";
+impl Evidence for WaitDone {
+    const EVENT: &'static str = "wait_done";
     const DESCRIPTION: &'static str = "test";
-    fn bot(&self) -> Option<Entity> {
-        Some(self.bot)
-    }
 }
 
 impl AsyncAction for Waiting {
     const SLOT: clawcraft::core::ActionSlot = clawcraft::core::ActionSlot::new("wait", "abort_wait", "Not waiting");
-    type Done = WaitDone;
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WaitDone {
-        WaitDone { bot: bot.id(), outcome, waited: self.waited }
+    type Evidence = WaitDone;
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> WaitDone {
+        WaitDone { waited: self.waited }
     }
 }
 

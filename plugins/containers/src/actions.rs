@@ -10,7 +10,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount,
+    EntityIds, Evidence, Outcome, Position, TickCount,
 };
 use clawcraft_interact::common::{Aim, BlockXyz, Senses, aim_at, cell_of, click_block, swing, turn_to};
 use clawcraft_inventory::{
@@ -183,13 +183,9 @@ pub struct Opening {
 }
 
 /// `open_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub block: String,
     pub pos: BlockXyz,
     /// True when the server opened a window for the block.
@@ -201,21 +197,19 @@ pub struct OpenDone {
     /// Slots of the window (27 for a chest, 3 for furnaces, 0 for a crafting table).
     pub size: usize,
 }
-clawcraft_core::event_kind!(
-    OpenDone,
-    "open_done",
-    "An open ended: the window the server opened (ContainerOpen) with its items, or why not"
-);
+impl Evidence for OpenDone {
+    const EVENT: &'static str = "open_done";
+    const DESCRIPTION: &'static str =
+        "An open ended: the window the server opened (ContainerOpen) with its items, or why not";
+}
 
 impl AsyncAction for Opening {
     const SLOT: ActionSlot = CONTAINER_SLOT;
-    type Done = OpenDone;
+    type Evidence = OpenDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> OpenDone {
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> OpenDone {
         let open = bot.get::<Window>().and_then(|w| w.0.as_ref()).filter(|c| c.pos == self.pos);
         OpenDone {
-            bot: bot.id(),
-            outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
             confirmed: open.is_some(),
@@ -376,8 +370,6 @@ pub struct Transfer {
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferDone {
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub item: String,
     pub requested: Option<u32>,
     /// Items moved (0 unless confirmed).
@@ -399,33 +391,29 @@ pub struct Taking(pub Transfer);
 pub struct Putting(pub Transfer);
 
 /// `take_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct TakeDone {
-    #[serde(skip)]
-    pub bot: Entity,
     #[serde(flatten)]
     pub done: TransferDone,
 }
-clawcraft_core::event_kind!(
-    TakeDone,
-    "take_done",
-    "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after"
-);
+impl Evidence for TakeDone {
+    const EVENT: &'static str = "take_done";
+    const DESCRIPTION: &'static str =
+        "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after";
+}
 /// `put_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct PutDone {
-    #[serde(skip)]
-    pub bot: Entity,
     #[serde(flatten)]
     pub done: TransferDone,
 }
-clawcraft_core::event_kind!(
-    PutDone,
-    "put_done",
-    "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after"
-);
+impl Evidence for PutDone {
+    const EVENT: &'static str = "put_done";
+    const DESCRIPTION: &'static str =
+        "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after";
+}
 
-fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> TransferDone {
+fn transfer_done(t: &Transfer, bot: EntityRef<'_>) -> TransferDone {
     let confirmed = matches!(t.result, Some(Ok(())));
     let inventory_count = bot.get::<Inventory>().map_or(0, |i| i.count_of(&t.item));
     let container_count = bot
@@ -433,7 +421,6 @@ fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> Transfer
         .and_then(|w| w.0.as_ref())
         .map_or(0, |c| c.slots.iter().flatten().filter(|i| i.is_named(&t.item)).map(|i| u32::from(i.count)).sum());
     TransferDone {
-        outcome,
         item: t.item.clone(),
         requested: t.requested,
         count: if confirmed { t.count } else { 0 },
@@ -446,16 +433,16 @@ fn transfer_done(t: &Transfer, outcome: Outcome, bot: EntityRef<'_>) -> Transfer
 
 impl AsyncAction for Taking {
     const SLOT: ActionSlot = CONTAINER_SLOT;
-    type Done = TakeDone;
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> TakeDone {
-        TakeDone { bot: bot.id(), done: transfer_done(&self.0, outcome, bot) }
+    type Evidence = TakeDone;
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> TakeDone {
+        TakeDone { done: transfer_done(&self.0, bot) }
     }
 }
 impl AsyncAction for Putting {
     const SLOT: ActionSlot = CONTAINER_SLOT;
-    type Done = PutDone;
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> PutDone {
-        PutDone { bot: bot.id(), done: transfer_done(&self.0, outcome, bot) }
+    type Evidence = PutDone;
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> PutDone {
+        PutDone { done: transfer_done(&self.0, bot) }
     }
 }
 
@@ -1008,13 +995,9 @@ pub struct Crafting {
 }
 
 /// `craft_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct CraftDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub item: String,
     /// Items made (0 unless confirmed).
     pub count: u32,
@@ -1028,20 +1011,18 @@ pub struct CraftDone {
     /// Items the inventory spent, by name.
     pub spent: Vec<ItemCount>,
 }
-clawcraft_core::event_kind!(
-    CraftDone,
-    "craft_done",
-    "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent"
-);
+impl Evidence for CraftDone {
+    const EVENT: &'static str = "craft_done";
+    const DESCRIPTION: &'static str =
+        "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent";
+}
 
 impl AsyncAction for Crafting {
     const SLOT: ActionSlot = CONTAINER_SLOT;
-    type Done = CraftDone;
+    type Evidence = CraftDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> CraftDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> CraftDone {
         CraftDone {
-            bot: bot.id(),
-            outcome,
             item: self.item.clone(),
             count: if self.confirmed { self.made } else { 0 },
             crafts: self.times,

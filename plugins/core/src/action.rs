@@ -122,20 +122,149 @@ impl ActionSlot {
 }
 
 /// A long-running action: the component present on the bot while it runs.
+///
+/// # How to add an action
+///
+/// An action is its state machine plus its parameters; everything else comes from here.
+///
+/// 1. **The component** — the action's state, present on the bot only while it runs.
+/// 2. **Its evidence** — the fields its completion event carries besides `id`/`status`/`reason`:
+///    a `Serialize + JsonSchema` struct implementing [`Evidence`] (the event's `type` and
+///    description). The event itself is [`ActionDone<E>`]: bot, [`Outcome`] and evidence, its
+///    kind, JSON shape and schema generic. Actions may share one evidence type (`walk`, `move`
+///    and `follow` all end in `walk_done`).
+/// 3. **This trait** — the slot, the evidence type, and [`AsyncAction::evidence`], read from the
+///    component and the bot at the moment the action ends (whoever ends it).
+/// 4. **The command** — an [`AgentCommand`] whose `ASYNC` is `Some(AsyncInfo::of::<A>())` (its
+///    slot is checked for `BUSY` before `run`), whose `run` validates the parameters and calls
+///    [`CommandCtx::start`] with the component and a watchdog timeout.
+/// 5. **Its systems** in [`ActionSet::Step`](crate::ActionSet), which advance the component
+///    and end it with [`EndActionExt::end_action`] (`commands.end_action(bot, A::SLOT.name, …)`).
+/// 6. **Registration**: `app.add_async_action::<A>()` (completion event and `abort_<slot>`) and
+///    `app.add_agent_command::<TheCommand>()`.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_ecs::world::EntityRef;
+/// use clawcraft_core::{ActionSlot, AsyncAction, Evidence, Outcome};
+///
+/// #[derive(Component)]
+/// pub struct Waving {
+///     pub waves: u32,
+/// }
+///
+/// /// `wave_done`.
+/// #[derive(serde::Serialize, schemars::JsonSchema, Clone, Debug, PartialEq)]
+/// pub struct WaveEvidence {
+///     /// Waves made.
+///     pub waves: u32,
+/// }
+/// impl Evidence for WaveEvidence {
+///     const EVENT: &'static str = "wave_done";
+///     const DESCRIPTION: &'static str = "A wave ended";
+/// }
+///
+/// impl AsyncAction for Waving {
+///     const SLOT: ActionSlot = ActionSlot::new("wave", "abort_wave", "Not waving");
+///     type Evidence = WaveEvidence;
+///     fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> WaveEvidence {
+///         WaveEvidence { waves: self.waves }
+///     }
+/// }
+/// ```
 pub trait AsyncAction: Component + Sized {
     /// The slot it occupies (`walk`) and its `abort_*` command. Actions may share a slot (`walk`,
     /// `move` and `follow` all move the bot), and then exclude each other.
     const SLOT: ActionSlot;
-    /// The completion event.
-    type Done: EventKind;
-    /// Builds the completion event at the moment the action ends, from the component and the bot
-    /// (position, inventory, … as evidence).
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> Self::Done;
+    /// The completion event's evidence; the event is `ActionDone<Self::Evidence>`.
+    type Evidence: Evidence;
+    /// The evidence at the moment the action ends, from the component, how it ended and the bot
+    /// (position, inventory, …).
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> Self::Evidence;
     /// What an interruption does to this action: `Some((status, reason))` ends it, `None` lets it
     /// go on (e.g. a walk re-plans after a teleport).
     fn interrupted(&self, cause: Interruption) -> Option<(ActionStatus, String)> {
         default_interruption(cause)
     }
+}
+
+/// The completion event of action `A`.
+pub type DoneOf<A> = ActionDone<<A as AsyncAction>::Evidence>;
+
+/// What an action's completion event carries besides [`Outcome`]: its own fields, and the
+/// event's `type` and description.
+pub trait Evidence: Serialize + JsonSchema + Clone + Send + Sync + 'static {
+    /// The completion event's `type` (`eat_done`).
+    const EVENT: &'static str;
+    /// One line for the schema and the skill.
+    const DESCRIPTION: &'static str;
+}
+
+/// A completion event: `{"type": E::EVENT, "id", "status", "reason"?, …evidence}`. Reads as its
+/// evidence (`done.item`) through `Deref`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActionDone<E> {
+    #[serde(skip)]
+    pub bot: Entity,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(flatten)]
+    pub evidence: E,
+}
+
+impl<E: Evidence> Message for ActionDone<E> {}
+
+impl<E: Evidence> EventKind for ActionDone<E> {
+    const NAME: &'static str = E::EVENT;
+    const DESCRIPTION: &'static str = E::DESCRIPTION;
+    fn bot(&self) -> Option<Entity> {
+        Some(self.bot)
+    }
+}
+
+impl<E> std::ops::Deref for ActionDone<E> {
+    type Target = E;
+    fn deref(&self) -> &E {
+        &self.evidence
+    }
+}
+
+/// The schema's shape: the outcome's fields, then the evidence's.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct DoneShape<E> {
+    #[serde(flatten)]
+    outcome: Outcome,
+    #[serde(flatten)]
+    evidence: E,
+}
+
+impl<E: Evidence> JsonSchema for ActionDone<E> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        pascal_case(E::EVENT).into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = DoneShape::<E>::json_schema(generator);
+        // Named and described as the event (`EatDone`), the evidence's doc as its description.
+        let evidence = E::json_schema(generator);
+        schema.insert("title".into(), pascal_case(E::EVENT).into());
+        match evidence.get("description") {
+            Some(d) => schema.insert("description".into(), d.clone()),
+            None => schema.remove("description"),
+        };
+        schema
+    }
+}
+
+/// `eat_done` → `EatDone`.
+fn pascal_case(snake: &str) -> String {
+    snake
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().chain(c).collect::<String>()).unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Death, disconnect and shutdown end an action; a teleport does not unless the action says so.
@@ -204,7 +333,8 @@ pub fn refuse_if_busy(world: &World, bot: Entity, slot: &str) -> Result<(), Comm
 fn end_fn<A: AsyncAction>(world: &mut World, bot: Entity, outcome: Outcome) -> Option<Map<String, Value>> {
     let mut entity = world.get_entity_mut(bot).ok()?;
     let component = entity.take::<A>()?;
-    let event = AgentEvent::new(component.done(outcome, world.entity(bot)));
+    let evidence = component.evidence(&outcome, world.entity(bot));
+    let event = AgentEvent::new(ActionDone { bot, outcome, evidence });
     let fields = event.fields();
     world.write_message(event);
     Some(fields)
@@ -409,7 +539,7 @@ pub trait AppActionExt {
 
 impl AppActionExt for App {
     fn add_async_action<A: AsyncAction>(&mut self) -> &mut Self {
-        self.add_agent_event::<A::Done>().add_agent_command::<AbortAction<A>>();
+        self.add_agent_event::<DoneOf<A>>().add_agent_command::<AbortAction<A>>();
         // Once per action type: the example names the real abort command.
         let example: &'static str = Box::leak(format!("{{\"action\":\"{}\"}}", A::SLOT.abort).into_boxed_str());
         self.world_mut().resource_mut::<crate::command::CommandRegistry>().set_example(A::SLOT.abort, example);

@@ -279,7 +279,11 @@ pub struct AsyncInfo {
 
 impl AsyncInfo {
     pub const fn of<A: crate::action::AsyncAction>() -> Self {
-        Self { slot: A::SLOT.name, completion_event: <A::Done as crate::event::EventKind>::NAME, abort: A::SLOT.abort }
+        Self {
+            slot: A::SLOT.name,
+            completion_event: <A::Evidence as crate::action::Evidence>::EVENT,
+            abort: A::SLOT.abort,
+        }
     }
 }
 

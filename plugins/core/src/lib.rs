@@ -39,8 +39,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub use action::{
-    ActionSlot, ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, EndActionExt, InterruptActions,
-    Interruption, Outcome, RunnerCountsTicks, TickCount, advance_tick_count, default_interruption, end_action,
+    ActionDone, ActionSlot, ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, DoneOf, EndActionExt,
+    Evidence, InterruptActions, Interruption, Outcome, RunnerCountsTicks, TickCount, advance_tick_count,
+    default_interruption, end_action,
 };
 pub use bot::*;
 pub use bot_commands::{Answer, BotCommands, CommandId, PLUGIN_ORIGIN};

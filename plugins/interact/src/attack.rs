@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount, Vec3,
+    EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityCategory, EntityKind, EntityPosition, NameTag, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::Inventory;
@@ -48,13 +48,9 @@ pub struct Attacking {
 }
 
 /// `attack_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct AttackDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub entity: Target,
     /// True when the server showed the hit (hurt animation, health or death).
     pub confirmed: bool,
@@ -65,20 +61,17 @@ pub struct AttackDone {
     /// The server's death animation (or removal after it) for the target.
     pub killed: bool,
 }
-clawcraft_core::event_kind!(
-    AttackDone,
-    "attack_done",
-    "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise"
-);
+impl Evidence for AttackDone {
+    const EVENT: &'static str = "attack_done";
+    const DESCRIPTION: &'static str = "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise";
+}
 
 impl AsyncAction for Attacking {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = AttackDone;
+    type Evidence = AttackDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> AttackDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> AttackDone {
         AttackDone {
-            bot: bot.id(),
-            outcome,
             entity: self.target.clone(),
             confirmed: self.hurt || self.killed || self.health.is_some(),
             hurt: self.hurt,

@@ -17,7 +17,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT,
-    EndActionExt, EntityIds, Outcome, Position, TickCount, Vec3,
+    EndActionExt, EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -74,13 +74,9 @@ pub struct Interacting {
 }
 
 /// `interact_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct InteractDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub block: String,
     pub pos: BlockXyz,
     /// True only when the server's block update changed the block's state.
@@ -92,20 +88,18 @@ pub struct InteractDone {
     /// Where the change showed (the clicked cell, or a door's other half).
     pub changed_at: Option<BlockXyz>,
 }
-clawcraft_core::event_kind!(
-    InteractDone,
-    "interact_done",
-    "An interact ended: confirmed by the server's block update, previous → properties as evidence"
-);
+impl Evidence for InteractDone {
+    const EVENT: &'static str = "interact_done";
+    const DESCRIPTION: &'static str =
+        "An interact ended: confirmed by the server's block update, previous → properties as evidence";
+}
 
 impl AsyncAction for Interacting {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = InteractDone;
+    type Evidence = InteractDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> InteractDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> InteractDone {
         InteractDone {
-            bot: bot.id(),
-            outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
             confirmed: self.properties.is_some(),
@@ -430,13 +424,9 @@ pub struct Sleeping {
 }
 
 /// `sleep_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct SleepDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub bed_pos: BlockXyz,
     pub block: String,
     /// True only when the server set our sleeping state.
@@ -447,20 +437,17 @@ pub struct SleepDone {
     /// The server's refusal message (its key, e.g. `tile.bed.notSafe`); null unless it refused.
     pub message: Option<String>,
 }
-clawcraft_core::event_kind!(
-    SleepDone,
-    "sleep_done",
-    "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing"
-);
+impl Evidence for SleepDone {
+    const EVENT: &'static str = "sleep_done";
+    const DESCRIPTION: &'static str = "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing";
+}
 
 impl AsyncAction for Sleeping {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = SleepDone;
+    type Evidence = SleepDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> SleepDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> SleepDone {
         SleepDone {
-            bot: bot.id(),
-            outcome,
             bed_pos: self.pos.into(),
             block: self.block.clone(),
             confirmed: self.confirmed,
@@ -588,28 +575,23 @@ pub struct Waking {
 }
 
 /// `wake_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct WakeDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     /// True only when the server cleared the sleeping state.
     pub confirmed: bool,
 }
-clawcraft_core::event_kind!(
-    WakeDone,
-    "wake_done",
-    "A wake ended: confirmed when the server cleared the sleeping state"
-);
+impl Evidence for WakeDone {
+    const EVENT: &'static str = "wake_done";
+    const DESCRIPTION: &'static str = "A wake ended: confirmed when the server cleared the sleeping state";
+}
 
 impl AsyncAction for Waking {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = WakeDone;
+    type Evidence = WakeDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WakeDone {
-        WakeDone { bot: bot.id(), outcome, confirmed: self.confirmed }
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> WakeDone {
+        WakeDone { confirmed: self.confirmed }
     }
 }
 
@@ -696,13 +678,9 @@ pub struct Using {
 }
 
 /// `use_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct UseDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     /// The item used (null = empty hand).
     pub item: Option<String>,
     /// The block used on (null = in the air).
@@ -716,11 +694,10 @@ pub struct UseDone {
     /// The server's CompletedUsingItem method, if it sent one.
     pub completed: Option<String>,
 }
-clawcraft_core::event_kind!(
-    UseDone,
-    "use_done",
-    "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise"
-);
+impl Evidence for UseDone {
+    const EVENT: &'static str = "use_done";
+    const DESCRIPTION: &'static str = "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise";
+}
 
 impl Using {
     fn effect(&self) -> bool {
@@ -730,12 +707,10 @@ impl Using {
 
 impl AsyncAction for Using {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = UseDone;
+    type Evidence = UseDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> UseDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> UseDone {
         UseDone {
-            bot: bot.id(),
-            outcome,
             item: self.item.clone(),
             pos: self.pos.map(|(c, ..)| c.into()),
             confirmed: self.effect(),

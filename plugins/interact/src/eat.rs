@@ -13,7 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    Outcome, Position, TickCount,
+    Evidence, Outcome, Position, TickCount,
 };
 use clawcraft_inventory::{Inventory, InventoryJobs, ItemIds};
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -64,13 +64,9 @@ pub struct Eating {
 }
 
 /// `eat_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct EatDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub item: String,
     /// True only when the server sent CompletedUsingItem.
     pub confirmed: bool,
@@ -83,18 +79,17 @@ pub struct EatDone {
     /// The stack before and after (InventorySlot).
     pub item_count: ItemCount,
 }
-clawcraft_core::event_kind!(
-    EatDone,
-    "eat_done",
-    "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence"
-);
+impl Evidence for EatDone {
+    const EVENT: &'static str = "eat_done";
+    const DESCRIPTION: &'static str = "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence";
+}
 
 impl AsyncAction for Eating {
     const SLOT: ActionSlot = ActionSlot::new("eat", "abort_eat", "Not eating");
-    type Done = EatDone;
+    type Evidence = EatDone;
 
     /// The `after` values are read when the action ends, so an aborted eat shows the state then.
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> EatDone {
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> EatDone {
         let mut hunger = self.hunger;
         let mut count = self.count;
         if let Some(v) = bot.get::<Vitals>() {
@@ -104,8 +99,6 @@ impl AsyncAction for Eating {
             count.after = inv.held().filter(|i| *i.name == *self.item).map_or(0, |i| i.count);
         }
         EatDone {
-            bot: bot.id(),
-            outcome,
             item: self.item.clone(),
             confirmed: self.completed,
             use_method: self.use_method.clone(),

@@ -8,7 +8,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount, Vec3,
+    EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::{Inventory, InventoryJobs, JobResult, Move, SlotRef};
@@ -71,13 +71,9 @@ pub struct Throwing {
 }
 
 /// `throw_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct ThrowDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub item: String,
     /// True when the server consumed the item or spawned the projectile.
     pub confirmed: bool,
@@ -85,11 +81,11 @@ pub struct ThrowDone {
     /// The projectile the server spawned.
     pub projectile: Option<Spawned>,
 }
-clawcraft_core::event_kind!(
-    ThrowDone,
-    "throw_done",
-    "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise"
-);
+impl Evidence for ThrowDone {
+    const EVENT: &'static str = "throw_done";
+    const DESCRIPTION: &'static str =
+        "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise";
+}
 
 impl Throwing {
     fn confirmed(&self) -> bool {
@@ -99,12 +95,10 @@ impl Throwing {
 
 impl AsyncAction for Throwing {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = ThrowDone;
+    type Evidence = ThrowDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> ThrowDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> ThrowDone {
         ThrowDone {
-            bot: bot.id(),
-            outcome,
             item: self.item.clone(),
             confirmed: self.confirmed(),
             item_count: self.count,
@@ -248,13 +242,9 @@ pub struct Dropping {
 }
 
 /// `drop_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct DropDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub item: String,
     pub count: u16,
     /// True when the server accepted the drop (the stack left the inventory).
@@ -262,20 +252,15 @@ pub struct DropDone {
     /// The item entity that appeared.
     pub entity: Option<Spawned>,
 }
-clawcraft_core::event_kind!(
-    DropDone,
-    "drop_done",
-    "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared"
-);
+impl Evidence for DropDone {
+    const EVENT: &'static str = "drop_done";
+    const DESCRIPTION: &'static str = "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared";
+}
 
 /// `give_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct GiveDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub to: String,
     pub item: String,
     pub count: u16,
@@ -286,11 +271,10 @@ pub struct GiveDone {
     /// The receiver picked the item up (TakeItemEntity naming them).
     pub picked_up: bool,
 }
-clawcraft_core::event_kind!(
-    GiveDone,
-    "give_done",
-    "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it"
-);
+impl Evidence for GiveDone {
+    const EVENT: &'static str = "give_done";
+    const DESCRIPTION: &'static str = "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it";
+}
 
 /// Registers the drop slot's action under both completion events: `drop` and `give` differ only
 /// in their receipt, so they are two component types around one state.
@@ -299,12 +283,10 @@ pub struct Giving(pub Dropping);
 
 impl AsyncAction for Dropping {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = DropDone;
+    type Evidence = DropDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> DropDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> DropDone {
         DropDone {
-            bot: bot.id(),
-            outcome,
             item: self.item.clone(),
             count: self.count,
             confirmed: self.accepted == Some(true),
@@ -315,14 +297,12 @@ impl AsyncAction for Dropping {
 
 impl AsyncAction for Giving {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = GiveDone;
+    type Evidence = GiveDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> GiveDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> GiveDone {
         let d = &self.0;
         let (to, _, distance) = d.to.clone().unwrap_or_default();
         GiveDone {
-            bot: bot.id(),
-            outcome,
             to,
             item: d.item.clone(),
             count: d.count,

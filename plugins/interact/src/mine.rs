@@ -17,7 +17,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, EntityIds,
-    Outcome, Position, TickCount, Vec3,
+    Evidence, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{ByBot, EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
 use clawcraft_inventory::{AQUA_AFFINITY, EFFICIENCY, Inventory, InventoryJobs, ItemIds, JobResult, Move, SlotRef};
@@ -103,13 +103,9 @@ pub struct Mining {
 }
 
 /// `mine_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct MineDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub block: String,
     pub pos: BlockXyz,
     /// Face clicked (0 down … 5 east).
@@ -127,20 +123,17 @@ pub struct MineDone {
     /// Items that dropped at the block.
     pub drops: Vec<DropSeen>,
 }
-clawcraft_core::event_kind!(
-    MineDone,
-    "mine_done",
-    "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)"
-);
+impl Evidence for MineDone {
+    const EVENT: &'static str = "mine_done";
+    const DESCRIPTION: &'static str = "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)";
+}
 
 impl AsyncAction for Mining {
     const SLOT: ActionSlot = ActionSlot::new("mine", "abort_mine", "Not mining");
-    type Done = MineDone;
+    type Evidence = MineDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> MineDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> MineDone {
         MineDone {
-            bot: bot.id(),
-            outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
             face: self.face.id(),

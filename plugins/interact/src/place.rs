@@ -13,7 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount,
+    EntityIds, Evidence, Outcome, Position, TickCount,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -69,13 +69,9 @@ pub struct Placing {
 }
 
 /// `place_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct PlaceDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     /// The block the server shows in the cell (null when none).
     pub block: Option<String>,
     pub pos: BlockXyz,
@@ -90,20 +86,17 @@ pub struct PlaceDone {
     /// The held stack before and after (the inventory change the server sent).
     pub item_count: ItemCount,
 }
-clawcraft_core::event_kind!(
-    PlaceDone,
-    "place_done",
-    "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise"
-);
+impl Evidence for PlaceDone {
+    const EVENT: &'static str = "place_done";
+    const DESCRIPTION: &'static str = "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise";
+}
 
 impl AsyncAction for Placing {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = PlaceDone;
+    type Evidence = PlaceDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> PlaceDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> PlaceDone {
         PlaceDone {
-            bot: bot.id(),
-            outcome,
             block: self.block.clone(),
             pos: self.pos.into(),
             face: self.face.id(),

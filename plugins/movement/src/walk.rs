@@ -3,7 +3,9 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::{ActionSlot, ActionStatus, AsyncAction, EndActionExt, Outcome, Position, TickCount, Vec3};
+use clawcraft_core::{
+    ActionSlot, ActionStatus, AsyncAction, EndActionExt, Evidence, Outcome, Position, TickCount, Vec3,
+};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -16,13 +18,9 @@ pub const STALL_TICKS: u32 = 40;
 pub const FROZEN_TICKS: u32 = 200;
 
 /// `walk_done`: a `walk`, `move` or `follow` ended.
-#[derive(Message, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WalkDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     /// Steps completed: path nodes reached (walk, follow) or whole blocks travelled (move).
     pub walked: u32,
     /// Feet position at the end.
@@ -58,11 +56,10 @@ pub struct BlockChange {
     pub ticks: u64,
 }
 
-clawcraft_core::event_kind!(
-    WalkDone,
-    "walk_done",
-    "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks"
-);
+impl Evidence for WalkDone {
+    const EVENT: &'static str = "walk_done";
+    const DESCRIPTION: &'static str = "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks";
+}
 
 /// Progress bookkeeping every action of the `walk` slot keeps: distance travelled, and the
 /// no-progress watchdog (the remaining distance must shrink, or the action ends).
@@ -137,11 +134,9 @@ impl WalkProgress {
         self.stalled = 0;
     }
 
-    /// The completion event.
-    pub fn done(&self, outcome: Outcome, bot: EntityRef<'_>, now: u64, target: Option<Vec3>) -> WalkDone {
+    /// The completion event's evidence.
+    pub fn done(&self, bot: EntityRef<'_>, now: u64, target: Option<Vec3>) -> WalkDone {
         WalkDone {
-            bot: bot.id(),
-            outcome,
             walked: self.steps,
             pos: bot.get::<Position>().map(|p| p.0.rounded()).unwrap_or_default(),
             distance: (self.travelled * 100.0).round() / 100.0,
@@ -168,10 +163,10 @@ pub const WALK_SLOT: ActionSlot = ActionSlot::new("walk", "abort_walk", "Not wal
 
 impl AsyncAction for MoveAction {
     const SLOT: ActionSlot = WALK_SLOT;
-    type Done = WalkDone;
+    type Evidence = WalkDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
-        self.progress.done(outcome, bot, self.now, Some(self.target))
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> WalkDone {
+        self.progress.done(bot, self.now, Some(self.target))
     }
 }
 

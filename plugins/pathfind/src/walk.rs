@@ -299,10 +299,10 @@ pub struct WalkAction {
 
 impl AsyncAction for WalkAction {
     const SLOT: ActionSlot = WALK_SLOT;
-    type Done = WalkDone;
+    type Evidence = WalkDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
-        let mut done = self.nav.progress.done(outcome, bot, self.nav.now, Some(self.target));
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> WalkDone {
+        let mut done = self.nav.progress.done(bot, self.nav.now, Some(self.target));
         done.changed = self.nav.changed.clone();
         done
     }
@@ -336,10 +336,10 @@ impl FollowAction {
 
 impl AsyncAction for FollowAction {
     const SLOT: ActionSlot = WALK_SLOT;
-    type Done = WalkDone;
+    type Evidence = WalkDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> WalkDone {
-        let mut done = self.nav.progress.done(outcome, bot, self.nav.now, Some(self.last_seen));
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> WalkDone {
+        let mut done = self.nav.progress.done(bot, self.nav.now, Some(self.last_seen));
         done.changed = self.nav.changed.clone();
         done
     }

@@ -20,8 +20,8 @@ use bevy_ecs::message::{MessageCursor, Messages};
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
-    ActionSlot, ActionStatus, ActiveActions, AgentEvent, AsyncAction, CommandRegistry, CommandResponse, Outcome,
-    TickCount, end_action, event::now_ms,
+    ActionSlot, ActionStatus, ActiveActions, AgentEvent, AsyncAction, CommandRegistry, CommandResponse, DoneOf,
+    Evidence, Outcome, TickCount, end_action, event::now_ms,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -81,13 +81,9 @@ pub struct LifecycleChange {
 }
 
 /// `skill_finished`: a skill trial or run ended (the completion event of `skill_trial`/`skill_run`).
-#[derive(Message, Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillFinished {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub skill: String,
     pub version: u32,
     pub hash: String,
@@ -118,11 +114,10 @@ pub struct SkillFinished {
     pub helper_calls: u32,
 }
 
-clawcraft_core::event_kind!(
-    SkillFinished,
-    "skill_finished",
-    "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence"
-);
+impl Evidence for SkillFinished {
+    const EVENT: &'static str = "skill_finished";
+    const DESCRIPTION: &'static str = "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence";
+}
 
 /// A skill's declared failure modes: the closed codes of the project's dialect, or the seed's
 /// free text.
@@ -178,11 +173,11 @@ pub struct SkillRun {
 
 impl AsyncAction for SkillRun {
     const SLOT: ActionSlot = SLOT;
-    type Done = SkillFinished;
+    type Evidence = SkillFinished;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> SkillFinished {
+    fn evidence(&self, outcome: &Outcome, _bot: EntityRef<'_>) -> SkillFinished {
         let f = self.finished.clone().unwrap_or_else(|| {
-            let status = external_status(&outcome);
+            let status = external_status(outcome);
             let failure = failure_report(
                 status_failure(status),
                 format!("the run ended: {}", outcome.reason.clone().unwrap_or_default()),
@@ -203,8 +198,6 @@ impl AsyncAction for SkillRun {
             }
         });
         SkillFinished {
-            bot: bot.id(),
-            outcome,
             skill: self.skill.clone(),
             version: self.version,
             hash: self.hash.clone(),
@@ -1073,7 +1066,7 @@ pub fn step_runs(
 pub fn finish_ended_runs(world: &mut World, mut cursor: Local<MessageCursor<AgentEvent>>) {
     let finished: HashMap<String, Map<String, Value>> = cursor
         .read(world.resource::<Messages<AgentEvent>>())
-        .filter_map(|e| e.get::<SkillFinished>())
+        .filter_map(|e| e.get::<DoneOf<SkillRun>>())
         .filter_map(|e| {
             let fields = AgentEvent::new(e.clone()).fields();
             Some((fields.get("run")?.as_str()?.to_owned(), fields))
