@@ -366,6 +366,78 @@ pub struct Transfer {
     pub result: Option<Result<(), String>>,
 }
 
+impl Transfer {
+    /// A take or put of `moves`, leaving the container's slots as `expected`.
+    fn new(
+        item: String,
+        requested: Option<u32>,
+        moves: Vec<MoveJson>,
+        window_id: String,
+        expected: Vec<(u8, Option<Item>)>,
+    ) -> Self {
+        let count = moves.iter().map(|m| u32::from(m.count)).sum();
+        Self { item, requested, count, moves, job: 0, window_id, expected, result: None }
+    }
+}
+
+/// One move of a planned take or put: `count` items from slot `from` (stack id `from_stack`) to
+/// slot `to` (stack id `to_stack`, 0 when empty).
+struct PlannedMove {
+    from: u8,
+    from_stack: i32,
+    to: u8,
+    to_stack: i32,
+    count: u16,
+}
+
+/// A take or put worked out on copies of both sides.
+struct MovePlan {
+    moves: Vec<PlannedMove>,
+    /// What the source slots hold afterwards.
+    from_after: Vec<(u8, Option<Item>)>,
+    /// What the destination slots hold afterwards.
+    to_after: Vec<(u8, Option<Item>)>,
+}
+
+/// Moves up to `requested` (default all) items named `name` out of `sources` (slots of `from`)
+/// into `to`, stacks with room first, then empty slots in `order`, `limit` per stack.
+fn plan_moves(
+    from: &[Option<Item>],
+    sources: &[u8],
+    to: &[Option<Item>],
+    order: &[u8],
+    name: &str,
+    limit: u16,
+    requested: Option<u32>,
+) -> MovePlan {
+    let mut want = requested.unwrap_or(u32::MAX);
+    let mut to = to.to_vec();
+    let mut plan = MovePlan { moves: Vec::new(), from_after: Vec::new(), to_after: Vec::new() };
+    let mut to_after: BTreeMap<u8, Option<Item>> = BTreeMap::new();
+    for &s in sources {
+        let Some(src) = from.get(usize::from(s)).cloned().flatten() else { continue };
+        if *src.name != *name || want == 0 {
+            continue;
+        }
+        let n = u16::try_from(want.min(u32::from(src.count))).unwrap_or(u16::MAX);
+        let (dests, _) = room_for(&to, &src, n, limit, order);
+        let mut moved = 0;
+        for (d, k) in dests {
+            let here = to[usize::from(d)].clone();
+            let to_stack = here.as_ref().and_then(|h| h.stack_id).unwrap_or(0);
+            plan.moves.push(PlannedMove { from: s, from_stack: src.stack_id.unwrap_or(0), to: d, to_stack, count: k });
+            let after = added(here.as_ref(), &src, k);
+            to[usize::from(d)] = Some(after.clone());
+            to_after.insert(d, Some(after));
+            moved += k;
+        }
+        plan.from_after.push((s, removed(&src, moved)));
+        want -= u32::from(moved);
+    }
+    plan.to_after = to_after.into_iter().collect();
+    plan
+}
+
 /// `take_done` / `put_done`.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -513,15 +585,22 @@ impl Transferring for Putting {
 fn begin_transfer<A: Transferring>(
     ctx: &mut CommandCtx<'_>,
     command: &'static str,
-    action: A,
+    action: fn(Transfer) -> A,
+    transfer: Transfer,
     actions: Vec<StackAction>,
     expected_inv: Vec<(SlotRef, Option<Item>)>,
-) -> Result<(), CommandError> {
+) -> Result<TransferResponse, CommandError> {
     let bot = ctx.bot;
     if ctx.world.get::<InventoryJobs>(bot).is_none() || ctx.world.get::<WindowRequests>(bot).is_none() {
         return Err(CommandError::not_spawned());
     }
-    ctx.start(command, action, JOB_TICKS)?;
+    let response = TransferResponse {
+        sent: true,
+        item: transfer.item.clone(),
+        count: transfer.count,
+        moves: transfer.moves.clone(),
+    };
+    ctx.start(command, action(transfer), JOB_TICKS)?;
     let purpose = if command == Take::NAME { "take" } else { "put" };
     let request = CustomRequest { actions, expected: expected_inv, needs_screen: true };
     let job = ctx.world.get_mut::<InventoryJobs>(bot).map(|mut jobs| jobs.submit_custom(purpose, request));
@@ -534,7 +613,7 @@ fn begin_transfer<A: Transferring>(
     if let Some(mut requests) = ctx.world.get_mut::<WindowRequests>(bot) {
         requests.0.push(record);
     }
-    Ok(())
+    Ok(response)
 }
 
 impl AgentCommand for Take {
@@ -566,57 +645,31 @@ impl AgentCommand for Take {
             return Err(CommandError::new("NO_ITEM", format!("The open container holds no {what} there")));
         };
         let name = first.name.to_string();
-        let limit = stack_limit(ids, &name);
-        let mut want = requested.unwrap_or(u32::MAX);
-        let mut inv_slots = inv.slots.clone();
         let order: Vec<u8> = (0..36u8).collect();
-        let (mut actions, mut moves, mut expected_c, mut expected_i) =
-            (Vec::new(), Vec::new(), Vec::new(), BTreeMap::new());
-        for s in sources {
-            let Some(src) = open.slots.get(usize::from(s)).cloned().flatten() else { continue };
-            if *src.name != *name || want == 0 {
-                continue;
-            }
-            let n = u16::try_from(want.min(u32::from(src.count))).unwrap_or(u16::MAX);
-            let (dests, _) = room_for(&inv_slots, &src, n, limit, &order);
-            let mut taken = 0;
-            for (d, k) in dests {
-                let here = inv_slots[usize::from(d)].clone();
-                actions.push(StackAction {
-                    type_id: "take".into(),
-                    legacy_type_id: 0,
-                    count: Some(u8::try_from(k).unwrap_or(u8::MAX)),
-                    source: Some(slot_of(open.slot_container(s), s, src.stack_id.unwrap_or(0))),
-                    destination: Some(inv_slot(inv, d)),
-                    ..StackAction::default()
-                });
-                let after = added(here.as_ref(), &src, k);
-                inv_slots[usize::from(d)] = Some(after.clone());
-                expected_i.insert(d, Some(after));
-                moves.push(MoveJson { container_slot: s, inventory_slot: d, count: k });
-                taken += k;
-            }
-            expected_c.push((s, removed(&src, taken)));
-            want -= u32::from(taken);
-        }
-        let count: u32 = moves.iter().map(|m| u32::from(m.count)).sum();
-        if count == 0 {
+        let plan = plan_moves(&open.slots, &sources, &inv.slots, &order, &name, stack_limit(ids, &name), requested);
+        if plan.moves.is_empty() {
             return Err(CommandError::new("INVENTORY_FULL", format!("No room in the inventory for {name}")));
         }
-        let window_id = open.window_id.clone();
-        let expected_inv = expected_i.into_iter().map(|(s, it)| (SlotRef::Inv(s), it)).collect();
-        let t = Transfer {
-            item: name.clone(),
-            requested,
-            count,
-            moves: moves.clone(),
-            job: 0,
-            window_id,
-            expected: expected_c,
-            result: None,
-        };
-        begin_transfer(ctx, Self::NAME, Taking(t), actions, expected_inv)?;
-        Ok(TransferResponse { sent: true, item: name, count, moves })
+        let actions = plan
+            .moves
+            .iter()
+            .map(|m| StackAction {
+                type_id: "take".into(),
+                legacy_type_id: 0,
+                count: Some(u8::try_from(m.count).unwrap_or(u8::MAX)),
+                source: Some(slot_of(open.slot_container(m.from), m.from, m.from_stack)),
+                destination: Some(inv_slot(inv, m.to)),
+                ..StackAction::default()
+            })
+            .collect();
+        let moves: Vec<MoveJson> = plan
+            .moves
+            .iter()
+            .map(|m| MoveJson { container_slot: m.from, inventory_slot: m.to, count: m.count })
+            .collect();
+        let expected_inv = plan.to_after.into_iter().map(|(s, it)| (SlotRef::Inv(s), it)).collect();
+        let t = Transfer::new(name, requested, moves, open.window_id.clone(), plan.from_after);
+        begin_transfer(ctx, Self::NAME, Taking, t, actions, expected_inv)
     }
 }
 
@@ -655,61 +708,33 @@ impl AgentCommand for Put {
         if order.iter().any(|s| usize::from(*s) >= open.slots.len()) {
             return Err(CommandError::out_of_range(format!("slot must be below {}", open.slots.len())));
         }
-        let mut want = requested.unwrap_or(u32::MAX);
-        let mut slots = open.slots.clone();
-        let (mut actions, mut moves, mut expected_i) = (Vec::new(), Vec::new(), Vec::new());
-        let mut expected_c: BTreeMap<u8, Option<Item>> = BTreeMap::new();
-        for s in sources {
-            let Some(src) = inv.get(SlotRef::Inv(s)).cloned() else { continue };
-            if *src.name != *name || want == 0 {
-                continue;
-            }
-            let n = u16::try_from(want.min(u32::from(src.count))).unwrap_or(u16::MAX);
-            let (dests, _) = room_for(&slots, &src, n, limit, &order);
-            let mut put = 0;
-            for (d, k) in dests {
-                let here = slots[usize::from(d)].clone();
-                actions.push(StackAction {
-                    type_id: "place".into(),
-                    legacy_type_id: 1,
-                    count: Some(u8::try_from(k).unwrap_or(u8::MAX)),
-                    source: Some(inv_slot(inv, s)),
-                    destination: Some(slot_of(
-                        open.slot_container(d),
-                        d,
-                        here.as_ref().and_then(|h| h.stack_id).unwrap_or(0),
-                    )),
-                    ..StackAction::default()
-                });
-                let after = added(here.as_ref(), &src, k);
-                slots[usize::from(d)] = Some(after.clone());
-                expected_c.insert(d, Some(after));
-                moves.push(MoveJson { container_slot: d, inventory_slot: s, count: k });
-                put += k;
-            }
-            expected_i.push((SlotRef::Inv(s), removed(&src, put)));
-            want -= u32::from(put);
-        }
-        let count: u32 = moves.iter().map(|m| u32::from(m.count)).sum();
-        if count == 0 {
+        let plan = plan_moves(&inv.slots, &sources, &open.slots, &order, &name, limit, requested);
+        if plan.moves.is_empty() {
             return Err(CommandError::new(
                 "CONTAINER_FULL",
                 format!("No room in the open {} for {name}", open.window_type),
             ));
         }
-        let window_id = open.window_id.clone();
-        let t = Transfer {
-            item: name.clone(),
-            requested,
-            count,
-            moves: moves.clone(),
-            job: 0,
-            window_id,
-            expected: expected_c.into_iter().collect(),
-            result: None,
-        };
-        begin_transfer(ctx, Self::NAME, Putting(t), actions, expected_i)?;
-        Ok(TransferResponse { sent: true, item: name, count, moves })
+        let actions = plan
+            .moves
+            .iter()
+            .map(|m| StackAction {
+                type_id: "place".into(),
+                legacy_type_id: 1,
+                count: Some(u8::try_from(m.count).unwrap_or(u8::MAX)),
+                source: Some(inv_slot(inv, m.from)),
+                destination: Some(slot_of(open.slot_container(m.to), m.to, m.to_stack)),
+                ..StackAction::default()
+            })
+            .collect();
+        let moves: Vec<MoveJson> = plan
+            .moves
+            .iter()
+            .map(|m| MoveJson { container_slot: m.to, inventory_slot: m.from, count: m.count })
+            .collect();
+        let expected_inv = plan.from_after.into_iter().map(|(s, it)| (SlotRef::Inv(s), it)).collect();
+        let t = Transfer::new(name, requested, moves, open.window_id.clone(), plan.to_after);
+        begin_transfer(ctx, Self::NAME, Putting, t, actions, expected_inv)
     }
 }
 
@@ -728,21 +753,20 @@ pub fn step_transfers(
             (_, Some(p)) if p.0.job == d.job => p.map_unchanged(|p| &mut p.0),
             _ => continue,
         };
-        match &d.result {
-            JobResult::Confirmed => {
-                t.result = Some(Ok(()));
-                commands.end_action(d.bot, CONTAINER_SLOT.name, ActionStatus::Done, None);
-            }
-            JobResult::Rejected(status) => {
-                t.result = Some(Err(status.clone()));
-                commands.end_action(
-                    d.bot,
-                    CONTAINER_SLOT.name,
-                    ActionStatus::Failed,
-                    Some(format!("rejected: {status}")),
-                );
-            }
-        }
+        t.result = Some(match &d.result {
+            JobResult::Confirmed => Ok(()),
+            JobResult::Rejected(status) => Err(status.clone()),
+        });
+        let (status, reason) = job_end(&d.result);
+        commands.end_action(d.bot, CONTAINER_SLOT.name, status, reason);
+    }
+}
+
+/// How a container action ends with its inventory job's result.
+fn job_end(result: &JobResult) -> (ActionStatus, Option<String>) {
+    match result {
+        JobResult::Confirmed => (ActionStatus::Done, None),
+        JobResult::Rejected(status) => (ActionStatus::Failed, Some(format!("rejected: {status}"))),
     }
 }
 
@@ -893,6 +917,18 @@ fn recipe_json(r: &Recipe, inv: &Inventory, ids: &ItemIds) -> RecipeJson {
 
 const RECIPES_SHOWN: usize = 60;
 
+/// The server's crafting recipes, once it sent them.
+fn server_recipes<'a>(ctx: &'a CommandCtx<'_>) -> Result<&'a Recipes, CommandError> {
+    ctx.world
+        .get::<Recipes>(ctx.bot)
+        .filter(|r| r.received)
+        .ok_or_else(|| CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet"))
+}
+
+fn no_recipe(item: &str) -> CommandError {
+    CommandError::new("NO_RECIPE", format!("The server sent no crafting recipe for {item}"))
+}
+
 impl AgentCommand for RecipesCmd {
     const NAME: &'static str = "recipes";
     const SUMMARY: &'static str = "Crafting recipes from the server: what the inventory can make now (2×2 grid, or with table:true also 3×3), or every recipe for item with what is missing";
@@ -904,19 +940,13 @@ impl AgentCommand for RecipesCmd {
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<RecipesResponse, CommandError> {
         let inv = clawcraft_interact::common::inventory(ctx)?;
         let ids = ctx.world.get::<ItemIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        let recipes =
-            ctx.world.get::<Recipes>(ctx.bot).filter(|r| r.received).ok_or_else(|| {
-                CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet")
-            })?;
+        let recipes = server_recipes(ctx)?;
         let table = self.table.unwrap_or(false);
         let list: Vec<RecipeJson> = match &self.item {
             Some(item) => {
                 let found: Vec<RecipeJson> = recipes.making(item).map(|r| recipe_json(r, inv, ids)).collect();
                 if found.is_empty() {
-                    return Err(CommandError::new(
-                        "NO_RECIPE",
-                        format!("The server sent no crafting recipe for {item}"),
-                    ));
+                    return Err(no_recipe(item));
                 }
                 found
             }
@@ -1082,16 +1112,10 @@ impl AgentCommand for Craft {
         };
         let inv = clawcraft_interact::common::inventory(ctx)?;
         let ids = ctx.world.get::<ItemIds>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        let recipes =
-            ctx.world.get::<Recipes>(ctx.bot).filter(|r| r.received).ok_or_else(|| {
-                CommandError::new("NO_RECIPE", "The server has not sent its recipes (CraftingData) yet")
-            })?;
+        let recipes = server_recipes(ctx)?;
         let all: Vec<&Recipe> = recipes.making(&self.item).collect();
         if all.is_empty() {
-            return Err(CommandError::new(
-                "NO_RECIPE",
-                format!("The server sent no crafting recipe for {}", self.item),
-            ));
+            return Err(no_recipe(&self.item));
         }
         let usable: Vec<&Recipe> = all.iter().copied().filter(|r| table.is_some() || r.fits_small_grid()).collect();
         if usable.is_empty() {
@@ -1307,23 +1331,14 @@ pub fn step_crafting(
             }
             CraftPhase::Waiting { job } => {
                 let Some(d) = finished.iter().find(|d| d.bot == bot && d.job == job) else { continue };
-                match &d.result {
-                    JobResult::Confirmed => {
-                        let (gained, spent) = delta(&a.before, &counts(inv));
-                        a.gained = gained;
-                        a.spent = spent;
-                        a.confirmed = true;
-                        commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Done, None);
-                    }
-                    JobResult::Rejected(s) => {
-                        commands.end_action(
-                            bot,
-                            CONTAINER_SLOT.name,
-                            ActionStatus::Failed,
-                            Some(format!("rejected: {s}")),
-                        );
-                    }
+                if matches!(d.result, JobResult::Confirmed) {
+                    let (gained, spent) = delta(&a.before, &counts(inv));
+                    a.gained = gained;
+                    a.spent = spent;
+                    a.confirmed = true;
                 }
+                let (status, reason) = job_end(&d.result);
+                commands.end_action(bot, CONTAINER_SLOT.name, status, reason);
                 continue;
             }
             CraftPhase::Submit => {}

@@ -6,7 +6,9 @@
 use bevy_ecs::prelude::*;
 use clawcraft_core::{AgentEvent, EventBatch, LocalBot};
 use clawcraft_interact::common::BlockXyz;
-use clawcraft_inventory::{InventoryJobDone, InventoryJobs, Item, ItemIds, ItemJson, JobResult, Screen};
+use clawcraft_inventory::{
+    InventoryJobDone, InventoryJobs, Item, ItemIds, ItemJson, JobResult, Screen, confirmed_slot, listed_slots,
+};
 use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::{
     ContainerClose, ContainerOpen, ContainerSetData, InventoryContent, InventorySlot, StackResponse,
@@ -106,23 +108,12 @@ impl OpenContainer {
                 *s = item.clone();
             }
         }
-        for c in response.containers.iter().flatten() {
-            if !self.owns(&c.slot_type.container_id) {
+        for (container, listed) in listed_slots(response) {
+            if !self.owns(container) {
                 continue;
             }
-            for r in &c.slots {
-                let Some(s) = self.slots.get_mut(usize::from(r.slot)) else { continue };
-                *s = match (r.count, s.take()) {
-                    (0, _) | (_, None) => None,
-                    (n, Some(it)) => {
-                        let mut it = it.with_count(u16::from(n));
-                        it.stack_id = r.item_stack_id.or(it.stack_id);
-                        it.wire.stack_id = it.stack_id;
-                        it.wire.has_stack_id = it.stack_id.is_some();
-                        Some(it)
-                    }
-                };
-            }
+            let Some(s) = self.slots.get_mut(usize::from(listed.slot)) else { continue };
+            *s = confirmed_slot(listed, s.take());
         }
         (0..self.slots.len())
             .filter(|i| before.get(*i) != self.slots.get(*i))

@@ -30,7 +30,10 @@ pub use data::{Food, ItemData, ItemInfo};
 pub use handlers::{equipment_packet, hold, select};
 pub use inventory::{ARMOR_NAMES, HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, Pickup, RecentPickups, SlotRef};
 pub use item::{AQUA_AFFINITY, EFFICIENCY, Item, ItemIds, ItemJson};
-pub use requests::{CREATED_BY_REQUEST, CustomRequest, InventoryJobDone, InventoryJobs, JobResult, Move, Screen};
+pub use requests::{
+    CREATED_BY_REQUEST, CustomRequest, InventoryJobDone, InventoryJobs, JobResult, Move, Screen, confirmed_slot,
+    listed_slots,
+};
 
 /// Order of the inventory's work inside a tick.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -28,7 +28,7 @@ use clawcraft_core::{AgentEvent, EntityIds, EventBatch, TickCount};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{
     ContainerClose, ContainerOpen, FullContainerName, Interact, InventoryTransaction, ItemInstance, ItemStackRequest,
-    ItemStackResponse, StackAction, StackRequest, StackResponse, StackSlot, TransactionAction,
+    ItemStackResponse, ResponseSlot, StackAction, StackRequest, StackResponse, StackSlot, TransactionAction,
 };
 
 use crate::events::ItemRequestRejected;
@@ -380,21 +380,9 @@ pub fn apply_response_expecting(
     for (slot, item) in expected {
         inv.set(*slot, item.clone());
     }
-    for container in response.containers.iter().flatten() {
-        for s in &container.slots {
-            let Some(slot) = slot_of(&container.slot_type.container_id, s.slot) else { continue };
-            let now = match (s.count, inv.get(slot)) {
-                (0, _) | (_, None) => None,
-                (n, Some(it)) => {
-                    let mut it = it.with_count(u16::from(n));
-                    it.stack_id = s.item_stack_id.or(it.stack_id);
-                    it.wire.stack_id = it.stack_id;
-                    it.wire.has_stack_id = it.stack_id.is_some();
-                    Some(it)
-                }
-            };
-            inv.set(slot, now);
-        }
+    for (container, listed) in listed_slots(response) {
+        let Some(slot) = slot_of(container, listed.slot) else { continue };
+        inv.set(slot, confirmed_slot(listed, inv.get(slot).cloned()));
     }
     let mut events = EventBatch::new(bot);
     let mut all: Vec<SlotRef> = (0..crate::inventory::INVENTORY_SLOTS as u8).map(SlotRef::Inv).collect();
@@ -407,6 +395,30 @@ pub fn apply_response_expecting(
         }
     }
     events
+}
+
+/// The slots an accepted response lists, with the name of their container.
+pub fn listed_slots(response: &StackResponse) -> impl Iterator<Item = (&str, &ResponseSlot)> {
+    response
+        .containers
+        .iter()
+        .flatten()
+        .flat_map(|c| c.slots.iter().map(move |s| (c.slot_type.container_id.as_str(), s)))
+}
+
+/// What a slot the response lists holds now: the item we had there with the server's count (0:
+/// empty) and stack id. The inventory and the open window both take the server's word this way.
+pub fn confirmed_slot(listed: &ResponseSlot, here: Option<crate::item::Item>) -> Option<crate::item::Item> {
+    match (listed.count, here) {
+        (0, _) | (_, None) => None,
+        (n, Some(it)) => {
+            let mut it = it.with_count(u16::from(n));
+            it.stack_id = listed.item_stack_id.or(it.stack_id);
+            it.wire.stack_id = it.stack_id;
+            it.wire.has_stack_id = it.stack_id.is_some();
+            Some(it)
+        }
+    }
 }
 
 /// Run condition of [`drive_jobs`]: some bot has a job queued or in flight, or the inventory
