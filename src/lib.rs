@@ -30,6 +30,7 @@ use clawcraft_protocol::codec::Protocol;
 use clawcraft_world::WorldPlugin;
 
 pub use clawcraft_chat as chat;
+pub use clawcraft_combat as combat;
 pub use clawcraft_containers as containers;
 pub use clawcraft_core as core;
 pub use clawcraft_entity as entity;
@@ -72,6 +73,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(clawcraft_pathfind::NavigationPlugin)
             .add(clawcraft_inventory::InventoryPlugin)
             .add(clawcraft_interact::InteractPlugin)
+            .add(clawcraft_combat::CombatPlugin)
             .add(reconnect::ReconnectPlugin)
             .add(swarm::SwarmPlugin)
             .add(clawcraft_containers::ContainersPlugin)

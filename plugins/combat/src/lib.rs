@@ -1,0 +1,49 @@
+//! `CombatPlugin`: fighting and staying alive on Bedrock's rules.
+//!
+//! - [`fight`]: `fight` / `abort_fight` — an async action in its own `fight` slot that moves the
+//!   body and uses the hand (hand actions are `BUSY` meanwhile), ending in `fight_done`.
+//! - [`data`]: the Bedrock attack damage of weapons and defence points of armour pieces (the item
+//!   data carries neither).
+//! - [`target`]: naming an entity (name, custom name or runtime id) as `attack` does.
+//!
+//! Bedrock's rules, not Java's: there is no attack cooldown (an axe hits as often as a sword), a
+//! hit entity is invulnerable for 10 ticks (a hit during them counts only when stronger, as the
+//! difference), and a hit while falling is a ×1.5 critical hit.
+
+pub mod data;
+pub mod fight;
+pub mod target;
+
+use bevy_app::{App, Plugin};
+use bevy_ecs::prelude::*;
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, CorePlugin, TickSet};
+
+pub use fight::{FIGHT_SLOT, Fight, FightDone, Fighting};
+
+/// Fighting and the survival policies.
+pub struct CombatPlugin;
+
+impl Plugin for CombatPlugin {
+    fn build(&self, app: &mut App) {
+        if !app.is_plugin_added::<CorePlugin>() {
+            app.add_plugins(CorePlugin);
+        }
+        app.add_systems(
+            clawcraft_core::TickWork,
+            (fight::watch_fights, fight::step_fights)
+                .chain()
+                .in_set(ActionSet::Step)
+                .in_set(clawcraft_core::gate::Gate::Actions),
+        )
+        // After the watchdog too, so every way a fight ended this tick is seen.
+        .add_systems(
+            clawcraft_core::TickWork,
+            fight::release_hand
+                .in_set(TickSet::Actions)
+                .run_if(clawcraft_core::gate::action_ended_lately)
+                .after(ActionSet::Watchdog),
+        )
+        .add_agent_command::<fight::Fight>()
+        .add_async_action::<fight::Fighting>();
+    }
+}
