@@ -52,6 +52,7 @@ function parseArgs (argv) {
   if (out.scenario === 'bds') { out.blockHashes = true; out.world = out.world || 'mixed'; out.chunks = out.chunks || 'request' }
   if (out.scenario === 'survival') out.world = out.world || 'survival' // survival.js: the survival server side
   if (out.scenario === 'crafting') out.world = out.world || 'survival' // crafting.js: survival + containers, crafting, smelting
+  if (out.scenario === 'combat' || out.scenario === 'night') out.world = out.world || 'survival' // combat.js: fighting, vitals
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
@@ -996,7 +997,11 @@ const SCENARIOS = {
   // survival.js: inventory, breaking, placing, eating, doors, a bed, a zombie (--world survival by default)
   survival: (session) => require('./survival.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
   // crafting.js: the survival scenario with a chest, a furnace, a blast furnace, recipes as CraftingData and logs to start
-  crafting: (session) => require('./crafting.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
+  crafting: (session) => require('./crafting.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
+  // combat.js: survival with animated mobs (chase, melee), Bedrock's hit rules, armour, regeneration; /summon, /drop
+  combat: (session) => require('./combat.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
+  // combat.js at night: two zombies come a second after the spawn
+  night: (session) => require('./combat.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }, { night: true })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

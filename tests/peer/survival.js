@@ -381,6 +381,7 @@ function scenario (session, deps, ext = {}) {
 
   // --- attacking ----------------------------------------------------------------------------------------------------------
   function onAttack (d) {
+    if (ext.onAttack && ext.onAttack(d)) return
     const z = s.monsters.get(String(d.entity_runtime_id))
     if (!z || !z.alive) return emitEvent({ event: 'attack_missed', target: String(d.entity_runtime_id) })
     const distance = dist(feet(), z.position)
@@ -647,7 +648,7 @@ function scenario (session, deps, ext = {}) {
       attributes: [deps.attribute('minecraft:player.hunger', 0, 20, s.hunger, 20), deps.attribute('minecraft:player.saturation', 0, 20, s.saturation, 20)],
       tick: 0n
     })
-    spawnMonster('zombie', ZOMBIE.position, ZOMBIE.runtime)
+    if (!ext.noStartZombie) spawnMonster('zombie', ZOMBIE.position, ZOMBIE.runtime)
     if (ext.onSpawn) ext.onSpawn()
     emitEvent({ event: 'survival_ready', inventory: s.inv.map(describe), armor: s.armor.map(describe), offhand: describe(s.offhand), hunger: s.hunger })
   }
@@ -718,7 +719,7 @@ function scenario (session, deps, ext = {}) {
       diag(`survival: ${name} failed:`, e.stack || e.message)
     }
   }
-  if (ext.init) ext.init({ s, stack, wireItem, sendSlot, sendContent, blockAt, setBlock, itemId, dist, centre, feet, key })
+  if (ext.init) ext.init({ s, stack, wireItem, sendSlot, sendContent, blockAt, setBlock, itemId, dist, centre, feet, key, spawnItem, spawnMonster })
   return hooks
 }
 

@@ -1,0 +1,91 @@
+//! End to end against the peer's combat scenario (`tests/peer/combat.js`): the peer animates the
+//! mobs (they chase and hit on Bedrock's numbers) and rules the bot's hits itself — weapon damage,
+//! 10 invulnerability ticks, ×1.5 when falling — so the bot's receipts are checked against the
+//! peer's own account of every hit.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Bot, Peer};
+use serde_json::{Value, json};
+
+const SPAWN: Duration = Duration::from_secs(40);
+const ANSWER: Duration = Duration::from_secs(10);
+const FIGHT: Duration = Duration::from_secs(40);
+
+fn ok(bot: &mut Bot, cmd: Value) -> Value {
+    let r = bot.request(cmd.clone(), ANSWER).unwrap_or_else(|| panic!("no answer to {cmd}"));
+    assert!(r.get("error").is_none(), "{cmd} failed: {r}");
+    r
+}
+
+/// Every peer line up to (and with) the first one that matches `pred`.
+fn peer_until(peer: &mut Peer, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Vec<Value> {
+    let deadline = Instant::now() + timeout;
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(v) = peer.lines.recv_timeout(left) else { break };
+        let end = pred(&v);
+        seen.push(v);
+        if end {
+            return seen;
+        }
+    }
+    panic!("the peer never said it; it said {seen:?}");
+}
+
+/// A bot on the combat scenario, its inventory in.
+fn start(scenario: &str, name: &str) -> (Peer, Bot) {
+    let mut peer = Peer::start(scenario);
+    let mut bot = Bot::start(peer.port, name);
+    bot.wait_event("spawn", SPAWN).expect("spawn");
+    peer.wait_line(|v| v["event"] == "combat_ready", SPAWN).expect("combat ready");
+    let deadline = Instant::now() + ANSWER;
+    while bot.request(json!({"action": "inventory", "view": "summary"}), ANSWER).is_some_and(|r| r.get("code").is_some())
+    {
+        assert!(Instant::now() < deadline, "the inventory never came");
+        bot.wait(|_| true, Duration::from_millis(200));
+    }
+    (peer, bot)
+}
+
+#[test]
+fn fight_kills_a_zombie_with_the_damage_the_peer_ruled() {
+    let (mut peer, mut bot) = start("combat", "Fighter");
+    let r = ok(&mut bot, json!({"action": "cmd", "cmd": "/summon zombie 5.5 -60 0.5"}));
+    assert_eq!(r["success"], true, "{r}");
+    let summoned = peer.wait_line(|v| v["event"] == "summoned", ANSWER).expect("summoned");
+    assert_eq!(summoned["health"], 20);
+    let r = ok(&mut bot, json!({"action": "fight", "entity": "zombie", "minHealth": 4}));
+    assert_eq!((r["weapon"].clone(), r["switched"].clone()), (json!("minecraft:iron_sword"), json!(true)), "{r}");
+    let id = r["id"].clone();
+    let Some(d) = bot.wait(|v| v["type"] == "fight_done" && v["id"] == id, FIGHT) else {
+        let tail: Vec<String> = bot.seen.iter().rev().take(12).map(|v| v.to_string().chars().take(300).collect()).collect();
+        panic!("no fight_done; the bot said {tail:#?}; the peer said {:?}", peer.lines.try_iter().collect::<Vec<_>>());
+    };
+    let lines = peer_until(&mut peer, |v| v["event"] == "zombie_killed", ANSWER);
+    assert_eq!((d["status"].clone(), d["killed"].clone()), (json!("done"), json!(true)), "{d}");
+
+    let hurts: Vec<&Value> = lines.iter().filter(|v| v["event"] == "zombie_hurt").collect();
+    let dealt: f64 = hurts.iter().filter_map(|v| v["damage"].as_f64()).sum();
+    let crits = hurts.iter().filter(|v| v["crit"] == true).count();
+    assert!(hurts.iter().all(|v| v["tool"] == "iron_sword"), "every hit with the sword: {hurts:?}");
+    assert_eq!(d["damageDealt"], json!(dealt), "the receipt's damage is the peer's: {d}");
+    assert_eq!(dealt, 20.0, "the zombie's 20 health");
+    assert_eq!(d["hurts"], json!(hurts.len()), "{d}");
+    assert_eq!(d["crits"], json!(crits), "{d}");
+    assert!(crits >= 1, "at least one hit landed while falling: {hurts:?}");
+    let ignored: Vec<&Value> = lines.iter().filter(|v| v["event"] == "attack_ignored").collect();
+    assert!(ignored.is_empty(), "no hit wasted on an invulnerable zombie: {ignored:?}");
+    let refused: Vec<&Value> = lines.iter().filter(|v| v["event"] == "attack_refused").collect();
+    assert!(refused.is_empty(), "every hit in reach: {refused:?}");
+    assert_eq!(d["hits"], json!(hurts.len()), "every hit sent was one the peer counted: {d}");
+    let taken: f64 = lines.iter().filter(|v| v["event"] == "player_hurt").filter_map(|v| v["damage"].as_f64()).sum();
+    let got = d["damageTaken"].as_f64().unwrap_or(-1.0);
+    assert!((got - taken).abs() < 0.01, "the receipt's damage taken is the peer's ({taken}): {d}");
+    let health = d["health"].as_f64().unwrap_or(0.0);
+    assert!((health - (20.0 - taken)).abs() < 0.01, "{d}");
+    assert!(lines.iter().any(|v| v["event"] == "held" && v["slot"] == 4), "the sword was taken in hand");
+    eprintln!("fight: {} hits, {crits} critical, {dealt} dealt, {taken} taken", hurts.len());
+}
