@@ -42,7 +42,9 @@ fn start(scenario: &str, name: &str) -> (Peer, Bot) {
     bot.wait_event("spawn", SPAWN).expect("spawn");
     peer.wait_line(|v| v["event"] == "combat_ready", SPAWN).expect("combat ready");
     let deadline = Instant::now() + ANSWER;
-    while bot.request(json!({"action": "inventory", "view": "summary"}), ANSWER).is_some_and(|r| r.get("code").is_some())
+    while bot
+        .request(json!({"action": "inventory", "view": "summary"}), ANSWER)
+        .is_some_and(|r| r.get("code").is_some())
     {
         assert!(Instant::now() < deadline, "the inventory never came");
         bot.wait(|_| true, Duration::from_millis(200));
@@ -61,7 +63,8 @@ fn fight_kills_a_zombie_with_the_damage_the_peer_ruled() {
     assert_eq!((r["weapon"].clone(), r["switched"].clone()), (json!("minecraft:iron_sword"), json!(true)), "{r}");
     let id = r["id"].clone();
     let Some(d) = bot.wait(|v| v["type"] == "fight_done" && v["id"] == id, FIGHT) else {
-        let tail: Vec<String> = bot.seen.iter().rev().take(12).map(|v| v.to_string().chars().take(300).collect()).collect();
+        let tail: Vec<String> =
+            bot.seen.iter().rev().take(12).map(|v| v.to_string().chars().take(300).collect()).collect();
         panic!("no fight_done; the bot said {tail:#?}; the peer said {:?}", peer.lines.try_iter().collect::<Vec<_>>());
     };
     let lines = peer_until(&mut peer, |v| v["event"] == "zombie_killed", ANSWER);

@@ -24,7 +24,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, ActiveActions, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError,
-    EYE_HEIGHT, EndActionExt, EntityIds, EventBatch, Outcome, Position, TickCount, Vec3,
+    EYE_HEIGHT, EndActionExt, EntityIds, EventBatch, Evidence, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
 use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, wire};
@@ -95,13 +95,9 @@ pub struct Fighting {
 }
 
 /// `fight_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct FightDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     pub entity: Target,
     /// True when the server showed the target's death (death animation, health 0, or removal
     /// after a hurt).
@@ -125,11 +121,10 @@ pub struct FightDone {
     /// Where the target was last seen.
     pub target_pos: Vec3,
 }
-clawcraft_core::event_kind!(
-    FightDone,
-    "fight_done",
-    "A fight ended: killed (done), low_health after a retreat, time_limit, target_lost; hits, hurts, crits, damage dealt and taken as the server showed them"
-);
+impl Evidence for FightDone {
+    const EVENT: &'static str = "fight_done";
+    const DESCRIPTION: &'static str = "A fight ended: killed (done), low_health after a retreat, time_limit, target_lost; hits, hurts, crits, damage dealt and taken as the server showed them";
+}
 
 fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
@@ -137,12 +132,10 @@ fn round2(v: f64) -> f64 {
 
 impl AsyncAction for Fighting {
     const SLOT: ActionSlot = FIGHT_SLOT;
-    type Done = FightDone;
+    type Evidence = FightDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> FightDone {
+    fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> FightDone {
         FightDone {
-            bot: bot.id(),
-            outcome,
             entity: self.target.clone(),
             killed: self.killed,
             hits: self.hits,
