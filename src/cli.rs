@@ -105,6 +105,16 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         None
     };
 
+    let map = match config.map_settings().map(clawcraft_map::MapPlugin::new) {
+        None => None,
+        Some(Ok(p)) => Some(p),
+        Some(Err(e)) => {
+            let addr = config.map.map_or_else(String::new, |a| a.to_string());
+            fail("CONFIG", &format!("cannot serve the map on {addr}: {e}"));
+            return ExitCode::from(2);
+        }
+    };
+
     let defaults = swarm_defaults(&config);
     // The bots: a swarm file's, or the one of USERNAME.
     let swarm = match config.swarm.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
@@ -149,6 +159,9 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
     }
     if let Some(mcp) = mcp {
         app.add_plugins(mcp);
+    }
+    if let Some(map) = map {
+        app.add_plugins(map);
     }
     customize(&mut app);
     match (single, swarm) {

@@ -124,6 +124,10 @@ pub struct Config {
     /// but loopback requires CLAWCRAFT_TOKEN, sent as `Authorization: Bearer <token>`.
     #[arg(long = "mcp-http", env = "CLAWCRAFT_MCP_HTTP", global = true)]
     pub mcp_http: Option<std::net::SocketAddr>,
+    /// Serve the live map page on http://ADDR/ (e.g. 127.0.0.1:4200). Anything but loopback
+    /// requires CLAWCRAFT_TOKEN (the page's URL then carries `?token=<token>`).
+    #[arg(long = "map", env = "CLAWCRAFT_MAP", global = true)]
+    pub map: Option<std::net::SocketAddr>,
     /// `clawcraft cmd`: milliseconds to wait for the response; `clawcraft events --wait-*`: for
     /// the event.
     #[arg(long, env = "CLAWCRAFT_TIMEOUT", default_value_t = 10_000, global = true)]
@@ -374,6 +378,11 @@ impl Config {
     pub fn token(&self) -> Option<&str> {
         self.token.as_deref().filter(|t| !t.is_empty())
     }
+
+    /// The live map's settings (`--map`), with the token.
+    pub fn map_settings(&self) -> Option<clawcraft_map::MapSettings> {
+        self.map.map(|addr| clawcraft_map::MapSettings { addr, token: self.token().map(String::from) })
+    }
 }
 
 #[cfg(test)]
@@ -417,6 +426,15 @@ mod tests {
         let c = Config::parse_from(["clawcraft", "mcp", "--mcp-http", "127.0.0.1:4100"]);
         assert!(matches!(c.tool, Some(Tool::Mcp)));
         assert_eq!(c.mcp_http.map(|a| a.to_string()).as_deref(), Some("127.0.0.1:4100"));
+        let c = Config::parse_from(["clawcraft", "--map", "127.0.0.1:4200"]);
+        assert_eq!(c.map_settings().map(|m| m.addr.to_string()).as_deref(), Some("127.0.0.1:4200"));
+        assert!(c.map_settings().is_some_and(|m| m.check().is_ok()), "loopback needs no token");
+        let c = Config::parse_from(["clawcraft", "--map", "0.0.0.0:4200"]);
+        let refused = c.map_settings().map(|m| m.check());
+        assert!(matches!(&refused, Some(Err(e)) if e.contains("CLAWCRAFT_TOKEN")), "{refused:?}");
+        let c = Config::parse_from(["clawcraft", "--map", "0.0.0.0:4200", "--token", "t0k"]);
+        assert!(c.map_settings().is_some_and(|m| m.check().is_ok() && m.token.as_deref() == Some("t0k")));
+        assert!(Config::parse_from(["clawcraft"]).map_settings().is_none());
         let c = Config::parse_from(["clawcraft", "--chat-whitelist", " a, b ,", "cmd", "{}"]);
         assert_eq!(c.agent_settings().chat_whitelist, vec!["a", "b"]);
     }

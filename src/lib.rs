@@ -38,6 +38,7 @@ pub use clawcraft_interact as interact;
 pub use clawcraft_inventory as inventory;
 pub use clawcraft_io as io;
 pub use clawcraft_io::IoPlugin;
+pub use clawcraft_map as map;
 pub use clawcraft_movement as movement;
 pub use clawcraft_network as network;
 pub use clawcraft_pathfind as pathfind;

@@ -1,6 +1,7 @@
 //! Helpers for end-to-end tests: the Node peer of `tests/peer` and the real `clawcraft` binary.
 #![allow(dead_code)]
 
+pub mod http;
 pub mod relay;
 pub mod serenity;
 

@@ -131,6 +131,17 @@ impl CommandWaker {
         }
     }
 
+    /// Wakes the runner for an [`Interim`] pass without handing the tick work: an observer
+    /// that only reads state between ticks (the live map's snapshot) leaves idle ticks quiet
+    /// and settled.
+    pub fn nudge(&self) {
+        if !self.0.pending.swap(true, Ordering::AcqRel)
+            && let Some(t) = self.0.runner.get()
+        {
+            t.unpark();
+        }
+    }
+
     /// Whether a channel woke the runner since the flag was last taken (without taking it).
     pub fn has_arrived(&self) -> bool {
         self.0.arrived.load(Ordering::Acquire)

@@ -47,6 +47,14 @@ struct Column {
     rgb: [f32; 3],
 }
 
+/// Block column `x, z` of the scene: the height of its top block and that block's top colour
+/// (a liquid mixed with what shows through it), before any shading; `None` when the column has
+/// no block data or nothing but air.
+pub fn column_top(scene: &mut Scene, x: i32, z: i32) -> (Option<i32>, Rgb) {
+    let c = column(scene, x, z);
+    (c.top, c.rgb.map(|v| v.round().clamp(0.0, 255.0) as u8))
+}
+
 fn column(scene: &mut Scene, x: i32, z: i32) -> Column {
     let (y_min, y_max) = scene.y_range();
     let mut y = y_max;

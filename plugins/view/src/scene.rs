@@ -122,8 +122,20 @@ impl Scene {
                 }
             }
         }
+        Self::with_slots([cx0, sy0, cz0], dims, slots, ids)
+    }
+
+    /// One chunk column's sub-chunks (index 0 at sub-chunk y `min_sub`), as taken from a
+    /// [`ChunkColumn`](clawcraft_world::chunk::ChunkColumn).
+    pub fn column(cx: i32, cz: i32, min_sub: i32, sub_chunks: Vec<Option<Arc<SubChunk>>>, ids: Arc<IdTable>) -> Self {
+        let dims = [1, sub_chunks.len() as i32, 1];
+        let slots = sub_chunks.into_iter().map(|s| s.map_or(Slot::Unloaded, Slot::Raw)).collect();
+        Self::with_slots([cx, min_sub, cz], dims, slots, ids)
+    }
+
+    fn with_slots(origin: [i32; 3], dims: [i32; 3], slots: Vec<Slot>, ids: Arc<IdTable>) -> Self {
         Self {
-            origin: [cx0, sy0, cz0],
+            origin,
             dims,
             slots,
             dense: Vec::new(),

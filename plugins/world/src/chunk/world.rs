@@ -257,6 +257,12 @@ impl World {
         self.columns.keys().copied()
     }
 
+    /// Every stored column with its position, without counting as a use (an observer, such as
+    /// the live map, must not change which columns eviction keeps).
+    pub fn peek_columns(&self) -> impl Iterator<Item = ((i32, i32), &ChunkColumn)> + '_ {
+        self.columns.iter().map(|(k, c)| (*k, c))
+    }
+
     /// Number of stored columns.
     pub fn column_count(&self) -> usize {
         self.columns.len()

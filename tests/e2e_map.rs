@@ -1,0 +1,214 @@
+//! The live map's HTTP endpoints (`--map ADDR`), with the real `clawcraft` binary against the
+//! peer's `living` scenario: the page is served, the event stream carries the whole map, the
+//! bot at its position and the scripted mobs, a command sent by the page is answered exactly as
+//! on stdin, bad requests get JSON errors with a stable `code` and the server keeps serving; a
+//! token guards it when set, and an address off loopback without one is refused at start-up.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use clawcraft::view::colors::ColorTable;
+use common::http::{self, Sse};
+use common::{Bot, Peer, free_tcp_port};
+use serde_json::{Value, json};
+
+const SPAWN_TIMEOUT: Duration = Duration::from_secs(40);
+const ANSWER: Duration = Duration::from_secs(20);
+
+fn map_addr() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], free_tcp_port()))
+}
+
+/// The next event of `kind` whose data satisfies `pred`.
+fn next_event(rx: &Receiver<Sse>, kind: &str, pred: impl Fn(&Value) -> bool, timeout: Duration) -> Option<Value> {
+    let deadline = Instant::now() + timeout;
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        let Ok(e) = rx.recv_timeout(left) else { return None };
+        if e.event != kind {
+            continue;
+        }
+        let v: Value =
+            serde_json::from_str(&e.data).unwrap_or_else(|err| panic!("{kind} data is JSON ({err}): {}", e.data));
+        if pred(&v) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_map_serves_its_page_stream_and_commands_and_refuses_bad_requests() {
+    let peer = Peer::start("living");
+    let addr = map_addr();
+    let mut bot = Bot::start_with(peer.port, "Mapper", &[("CLAWCRAFT_MAP", &addr.to_string())]);
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn event");
+
+    // The page and its assets.
+    let page = http::get(addr, "/");
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(page.header("content-type").is_some_and(|c| c.starts_with("text/html")), "{:?}", page.headers);
+    assert!(page.text().contains("map.js") && page.text().contains("id=\"map\""), "{}", page.text());
+    let js = http::get(addr, "/map.js");
+    assert_eq!(js.status, 200);
+    assert!(js.text().contains("EventSource") && js.text().contains("/command"));
+    assert_eq!(http::get(addr, "/map.css").status, 200);
+
+    // The stream: the whole map first, then frames with the bot where `pos` says it is.
+    let (status, events) = http::sse(addr, "/stream", &[]);
+    assert_eq!(status, 200);
+    let init = next_event(&events, "init", |_| true, ANSWER).expect("init");
+    assert!(init["bots"].is_array() && init["tiles"].is_array(), "{init}");
+    let latest =
+        next_event(&events, "events", |v| v.as_array().is_some_and(|a| a.iter().any(|e| e["type"] == "spawn")), ANSWER);
+    assert!(latest.is_some(), "the latest events (spawn among them) come with the page");
+    // The first frame after the page opened carries every column the bot holds.
+    let full = next_event(&events, "frame", |_| true, ANSWER).expect("a first frame");
+    assert_eq!(full["full"], true, "the first frame is a full one");
+    let tiles = full["tiles"].as_array().expect("tiles");
+    assert!(!tiles.is_empty(), "columns came with the stream");
+    let pos = bot.request(json!({"action":"pos"}), ANSWER).expect("pos");
+    let (x, z) = (pos["pos"]["x"].as_f64().expect("x"), pos["pos"]["z"].as_f64().expect("z"));
+    // The cell under the bot: the grass it stands on (y -61), in the colour table's colour.
+    let (bx, bz) = (x.floor() as i64, z.floor() as i64);
+    let tile = tiles
+        .iter()
+        .find(|t| t["d"] == 0 && t["x"] == json!(bx >> 4) && t["z"] == json!(bz >> 4))
+        .unwrap_or_else(|| panic!("the bot's column ({}, {}) is on the map", bx >> 4, bz >> 4));
+    assert_eq!(tile["loaded"], tile["total"], "a full chunk is loaded: {}", tile["loaded"]);
+    let cells =
+        base64::engine::general_purpose::STANDARD.decode(tile["cells"].as_str().expect("cells")).expect("base64");
+    assert_eq!(cells.len(), 256 * 5);
+    let i = (((bz & 15) * 16 + (bx & 15)) * 5) as usize;
+    assert_eq!(i16::from_le_bytes([cells[i + 3], cells[i + 4]]), -61, "the top under the bot");
+    assert_eq!(cells[i..i + 3], ColorTable::get().color("grass_block").top, "grass-coloured");
+    let frame = next_event(
+        &events,
+        "frame",
+        |f| {
+            f["bots"].as_array().is_some_and(|b| {
+                b.iter().any(|b| {
+                    b["name"] == "Mapper"
+                        && (b["pos"][0].as_f64().unwrap_or(f64::NAN) - x).abs() < 0.01
+                        && (b["pos"][2].as_f64().unwrap_or(f64::NAN) - z).abs() < 0.01
+                })
+            })
+        },
+        ANSWER,
+    )
+    .unwrap_or_else(|| panic!("a frame with Mapper at ({x}, {z})"));
+    assert!(frame["frame"].as_u64().is_some_and(|n| n >= 2), "{frame}");
+    assert_eq!(frame["full"], false, "later frames carry changed columns only");
+    // The scripted zombie, as a hostile mark, once the script added it.
+    let zombie = next_event(
+        &events,
+        "frame",
+        |f| {
+            f["entities"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|e| e["kind"] == "minecraft:zombie" && e["mark"] == "hostile"))
+        },
+        ANSWER,
+    );
+    assert!(zombie.is_some(), "the zombie is on the map");
+
+    // A command from the page: the same answer as on stdin.
+    let answer = http::post_json(addr, "/command", r#"{"action":"pos","id":"page-1"}"#);
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let answer = answer.json();
+    assert_eq!((answer["type"].as_str(), answer["id"].as_str()), (Some("response"), Some("page-1")), "{answer}");
+    assert!((answer["pos"]["x"].as_f64().expect("x") - x).abs() < 0.01, "{answer} vs {pos}");
+    // A bad line: the same error as on stdin.
+    let bad = http::post_json(addr, "/command", "{not json").json();
+    bot.send_line("{not json");
+    let on_stdin = bot.wait(|v| v["type"] == "response" && v["code"].is_string(), ANSWER).expect("stdin error");
+    assert_eq!(bad["code"], on_stdin["code"], "{bad} vs {on_stdin}");
+    assert_eq!(bad["code"], "INVALID_JSON");
+    let unknown = http::post_json(addr, "/command", r#"{"action":"fly_to_the_moon"}"#).json();
+    assert_eq!(unknown["code"], "UNKNOWN_ACTION", "{unknown}");
+
+    // Bad requests: a JSON error with a code, and the server keeps serving.
+    let cases: Vec<(Vec<u8>, u16, &str)> = vec![
+        (b"garbage\r\n\r\n".to_vec(), 400, "BAD_REQUEST"),
+        (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n".to_vec(), 400, "BAD_REQUEST"),
+        (format!("GET /nope HTTP/1.1\r\nHost: {addr}\r\n\r\n").into_bytes(), 404, "NOT_FOUND"),
+        (
+            format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\n\r\n").into_bytes(),
+            405,
+            "METHOD_NOT_ALLOWED",
+        ),
+        (format!("GET /command HTTP/1.1\r\nHost: {addr}\r\n\r\n").into_bytes(), 405, "METHOD_NOT_ALLOWED"),
+        (format!("GET / HTTP/1.1\r\nHost: evil.example:{}\r\n\r\n", addr.port()).into_bytes(), 403, "FORBIDDEN_HOST"),
+        (
+            format!("POST /command HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1000000000\r\n\r\n{{}}").into_bytes(),
+            413,
+            "TOO_LARGE",
+        ),
+        (
+            format!("POST /command HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+                .into_bytes(),
+            411,
+            "LENGTH_REQUIRED",
+        ),
+        (
+            [
+                format!("GET / HTTP/1.1\r\nHost: {addr}\r\nX-Big: ").into_bytes(),
+                vec![b'a'; 40_000],
+                b"\r\n\r\n".to_vec(),
+            ]
+            .concat(),
+            431,
+            "HEADERS_TOO_LARGE",
+        ),
+    ];
+    for (raw, status, code) in cases {
+        let a = http::raw(addr, &raw);
+        assert_eq!(a.status, status, "{}: {}", String::from_utf8_lossy(&raw[..raw.len().min(80)]), a.text());
+        assert_eq!(a.json()["code"], code, "{}", a.text());
+    }
+    let not_utf8 = http::request(addr, "POST", "/command", &[], &[0xff, 0xfe]);
+    assert_eq!((not_utf8.status, not_utf8.json()["code"].clone()), (400, json!("BAD_REQUEST")));
+    // A client that opens and says nothing, one that closes mid-request: no harm done.
+    drop(std::net::TcpStream::connect(addr).expect("connect"));
+    let a = http::get(addr, "/");
+    assert_eq!(a.status, 200, "still serving");
+    // The stream still flows.
+    assert!(next_event(&events, "frame", |_| true, ANSWER).is_some(), "frames keep coming");
+    drop(events);
+    // And the bot still plays.
+    assert!(bot.request(json!({"action":"pos"}), ANSWER).is_some_and(|r| r["pos"]["x"].is_number()));
+}
+
+#[test]
+fn a_token_guards_the_map_and_off_loopback_needs_one() {
+    let peer = Peer::start("flat");
+    let addr = map_addr();
+    let mut bot =
+        Bot::start_with(peer.port, "Guarded", &[("CLAWCRAFT_MAP", &addr.to_string()), ("CLAWCRAFT_TOKEN", "s3cret")]);
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawn event");
+    let refused = http::get(addr, "/");
+    assert_eq!((refused.status, refused.json()["code"].clone()), (401, json!("UNAUTHORIZED")));
+    assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(http::get(addr, "/?token=wrong").status, 401);
+    assert_eq!(http::get(addr, "/?token=s3cret").status, 200);
+    let (status, _) = http::sse(addr, "/stream", &[]);
+    assert_eq!(status, 401, "the stream too");
+    let (status, events) = http::sse(addr, "/stream?token=s3cret", &[]);
+    assert_eq!(status, 200);
+    assert!(next_event(&events, "init", |_| true, ANSWER).is_some());
+    let no = http::post_json(addr, "/command", r#"{"action":"pos"}"#);
+    assert_eq!(no.status, 401);
+    let yes = http::request(addr, "POST", "/command", &[("Authorization", "Bearer s3cret")], br#"{"action":"pos"}"#);
+    assert_eq!(yes.status, 200, "{}", yes.text());
+    assert!(yes.json()["pos"]["x"].is_number(), "{}", yes.text());
+    drop(bot);
+
+    // Off loopback without a token: the bot refuses to start (a CONFIG error, exit 2).
+    let mut open = Bot::start_with(peer.port, "Open", &[("CLAWCRAFT_MAP", "0.0.0.0:0")]);
+    let error = open.wait(|v| v["code"] == "CONFIG", ANSWER).expect("a CONFIG error");
+    assert!(error["error"].as_str().is_some_and(|e| e.contains("CLAWCRAFT_TOKEN")), "{error}");
+    assert_eq!(open.wait_exit(ANSWER).and_then(|s| s.code()), Some(2));
+}
