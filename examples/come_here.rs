@@ -24,7 +24,7 @@ use clawcraft::chat::ChatReceived;
 use clawcraft::chat::commands::Chat;
 use clawcraft::core::{ActionDone, Answer, BotCommands, CommandId, LocalBot, Position, TickSet};
 use clawcraft::entity::{EntityPosition, PlayerInfo, SeenBy};
-use clawcraft::movement::WalkDone;
+use clawcraft::pathfind::WalkDone;
 use clawcraft::pathfind::commands::WalkCmd;
 
 /// Walks under way, by request id: which bot walks to whom.

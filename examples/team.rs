@@ -26,7 +26,7 @@ use bevy_app::{App, Plugin, Update};
 use bevy_ecs::prelude::*;
 use clawcraft::core::{ActionDone, Answer, BotCommands, CommandId, Lifecycle, LocalBot, Position, TickSet, Vec3};
 use clawcraft::interact::mine::{Mine, MineDone};
-use clawcraft::movement::WalkDone;
+use clawcraft::pathfind::WalkDone;
 use clawcraft::pathfind::commands::WalkCmd;
 use clawcraft::team::{Team, TeamMessage};
 use clawcraft::world::commands::Find;

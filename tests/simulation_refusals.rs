@@ -315,7 +315,7 @@ fn a_plugins_request_in_a_busy_slot_is_refused_before_it_runs_too() {
     use bevy_ecs::message::Messages;
     use bevy_ecs::system::RunSystemOnce;
     use clawcraft::core::{Answer, BotCommands};
-    use clawcraft::movement::commands::MoveCmd;
+    use clawcraft::pathfind::commands::MoveCmd;
 
     let mut t = Twin::new();
     t.both(r#"{"action":"move","x":0.5,"y":-60,"z":-6.5,"id":"w"}"#);

@@ -104,7 +104,7 @@ pub struct InterruptActions {
 }
 
 /// An action slot: its name, the command that frees it, and that command's answer when it is
-/// free. Actions that share a slot share one constant (e.g. `clawcraft_movement::WALK_SLOT`).
+/// free. Actions that share a slot share one constant (e.g. `clawcraft_pathfind::WALK_SLOT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ActionSlot {
     /// The slot's name (`walk`).

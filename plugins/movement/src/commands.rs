@@ -1,9 +1,8 @@
-//! `move`, `setpos`, `tp`, `server_pos` and `movement_info`.
+//! `setpos`, `tp`, `server_pos` and `movement_info`.
 
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
-    AgentCommand, AsyncInfo, CommandCtx, CommandError, CommandResponse, DeferredReply, Position, Rotation, TickCount,
-    Vec3,
+    AgentCommand, CommandCtx, CommandError, CommandResponse, DeferredReply, Position, Rotation, TickCount, Vec3,
 };
 use clawcraft_network::Connection;
 use clawcraft_player::{InputState, ServerMoveKind, ServerMovement};
@@ -12,12 +11,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::mover::{Authority, Mover};
-use crate::walk::{MoveAction, WalkProgress, flat_distance};
 
-/// Walking speed in blocks per tick (4.317 blocks/s).
-const WALK_PER_TICK: f64 = 0.215_85;
-
-fn check_point(x: f64, y: f64, z: f64) -> Result<Vec3, CommandError> {
+/// A point the bot may be sent to (finite, inside the world's limits).
+pub fn check_point(x: f64, y: f64, z: f64) -> Result<Vec3, CommandError> {
     let ok = [x, y, z].iter().all(|v| v.is_finite()) && x.abs() <= 30_000_000.0 && z.abs() <= 30_000_000.0;
     if ok && (-2048.0..=2048.0).contains(&y) {
         Ok(Vec3::new(x, y, z))
@@ -32,50 +28,6 @@ fn feet(ctx: &CommandCtx<'_>) -> Result<Vec3, CommandError> {
 
 fn now(ctx: &CommandCtx<'_>) -> u64 {
     ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0)
-}
-
-/// `{"action":"move","x":10,"y":-60,"z":10}`: walk straight toward a point (no path finding);
-/// `walk_done` when within 0.15 blocks.
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MoveCmd {
-    pub x: f64,
-    /// Ignored for the straight line (kept for ClawCraft's shape); defaults to the feet height.
-    pub y: Option<f64>,
-    pub z: f64,
-    /// Sprint while more than 3 blocks away.
-    #[serde(default)]
-    pub sprint: bool,
-}
-
-/// Response of `move`.
-#[derive(Serialize, JsonSchema)]
-pub struct MoveResponse {
-    pub moving: bool,
-    /// Estimated ticks of walking.
-    pub steps: u32,
-    /// The target.
-    pub pos: Vec3,
-}
-
-impl AgentCommand for MoveCmd {
-    const NAME: &'static str = "move";
-    const SUMMARY: &'static str =
-        "Walk straight toward a point (no path finding; jumps one-block steps); walk_done when within 0.15 blocks";
-    const EXAMPLE: &'static str = r#"{"action":"move","x":5,"y":-60,"z":0.5}"#;
-    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<MoveAction>());
-    type Response = MoveResponse;
-
-    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<MoveResponse, CommandError> {
-        let here = feet(ctx)?;
-        let target = check_point(self.x, self.y.unwrap_or(here.y), self.z)?;
-        let d = flat_distance(here, target);
-        let steps = (d / WALK_PER_TICK).ceil() as u32;
-        let action = MoveAction { target, sprint: self.sprint, progress: WalkProgress::new(now(ctx)), now: now(ctx) };
-        // Watchdog: twice the walking time, at least 10 s.
-        ctx.start(Self::NAME, action, u64::from(steps).saturating_mul(2).max(200))?;
-        Ok(MoveResponse { moving: true, steps, pos: target.rounded() })
-    }
 }
 
 /// `{"action":"setpos","x":0.5,"y":-60,"z":0.5}`: move the bot's own idea of its position (no

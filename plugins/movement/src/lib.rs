@@ -22,12 +22,11 @@
 pub mod blocks;
 pub mod commands;
 mod mover;
-mod walk;
 
 use bevy_app::{App, Plugin, PostUpdate};
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::common_conditions::on_message;
-use clawcraft_core::{AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
+use clawcraft_core::{AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
 use clawcraft_player::{InputSet, PlayerSet};
 
 pub use blocks::{BlockTable, FULL_CUBE, WorldView};
@@ -37,16 +36,13 @@ pub use mover::{
     Authority, MovementIntent, Mover, PositionDesync, apply_server_movement, standing_on, step_movement,
     track_authority, track_speed, yaw_toward,
 };
-pub use walk::{
-    BlockChange, MoveAction, Progress, WALK_SLOT, WalkDone, WalkProgress, flat_distance, glide, step_move_actions,
-};
 
 /// Order inside `TickSet::HandlePackets`, after the player's own handlers.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MovementPackets;
 
-/// Movement: intent → physics → PlayerAuthInput, server corrections, and the `move`, `setpos`,
-/// `tp`, `server_pos` and `movement_info` commands.
+/// Movement: intent → physics → PlayerAuthInput, server corrections, and the `setpos`, `tp`,
+/// `server_pos` and `movement_info` commands.
 pub struct MovementPlugin;
 
 impl Plugin for MovementPlugin {
@@ -72,10 +68,6 @@ impl Plugin for MovementPlugin {
                 .in_set(MovementPackets),
         )
         .add_systems(
-            clawcraft_core::TickWork,
-            step_move_actions.in_set(clawcraft_core::ActionSet::Step).in_set(clawcraft_core::gate::Gate::Actions),
-        )
-        .add_systems(
             PostUpdate,
             step_movement
                 .in_set(InputSet::Simulate)
@@ -88,8 +80,6 @@ impl Plugin for MovementPlugin {
         .add_pending_work("server_pos waiting", clawcraft_core::gate::any_with::<commands::PendingServerPos>())
         .insert_resource(clawcraft_core::GroundProbe(mover::standing_on))
         .add_agent_event::<PositionDesync>()
-        .add_async_action::<MoveAction>()
-        .add_agent_command::<commands::MoveCmd>()
         .add_agent_command::<commands::SetPos>()
         .add_agent_command::<commands::Tp>()
         .add_agent_command::<ServerPos>()

@@ -25,7 +25,9 @@ use clawcraft_interact::mine::{
 };
 use clawcraft_interact::place::{PlaceTrace, Placing, advance_placing, observe_placing, prepare_place, send_stop};
 use clawcraft_inventory::{Inventory, InventoryJobs};
-use clawcraft_movement::{BlockChange, MovementIntent, Mover};
+use clawcraft_movement::{MovementIntent, Mover};
+
+use crate::slot::BlockChange;
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_player::InputExtras;
 use clawcraft_world::chunk::{BlockLookup, World as ChunkWorld};

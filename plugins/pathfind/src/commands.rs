@@ -1,4 +1,4 @@
-//! `path`, `reachable`, `walk` and `follow`.
+//! `path`, `reachable`, `walk`, `follow` and `move`.
 
 use bevy_ecs::prelude::*;
 use clawcraft_core::{
@@ -16,6 +16,7 @@ use crate::NavSettings;
 use crate::grid::NavGrid;
 use crate::plan::{Planned, Request, plan};
 use crate::search::{Goal, Options, SearchResult, Step, stand};
+use crate::slot::{MoveAction, WalkProgress, flat_distance};
 use crate::walk::{FollowAction, Navigator, WalkAction};
 
 /// A path point as ClawCraft gives it (the cell of the feet), with the move that reaches it.
@@ -524,6 +525,53 @@ impl AgentCommand for FollowCmd {
         // Until aborted: the watchdog only stops a follow after an hour.
         ctx.start(Self::NAME, FollowAction::new(nav, entity, name, distance, at), 72_000)?;
         Ok(WalkResponse { walking: true, complete: false, pos: Some(at.rounded()), ..WalkResponse::default() })
+    }
+}
+
+/// Walking speed in blocks per tick (4.317 blocks/s).
+const WALK_PER_TICK: f64 = 0.215_85;
+
+/// `{"action":"move","x":10,"y":-60,"z":10}`: walk straight toward a point (no path finding);
+/// `walk_done` when within 0.15 blocks.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveCmd {
+    pub x: f64,
+    /// Ignored for the straight line (kept for ClawCraft's shape); defaults to the feet height.
+    pub y: Option<f64>,
+    pub z: f64,
+    /// Sprint while more than 3 blocks away.
+    #[serde(default)]
+    pub sprint: bool,
+}
+
+/// Response of `move`.
+#[derive(Serialize, JsonSchema)]
+pub struct MoveResponse {
+    pub moving: bool,
+    /// Estimated ticks of walking.
+    pub steps: u32,
+    /// The target.
+    pub pos: Vec3,
+}
+
+impl AgentCommand for MoveCmd {
+    const NAME: &'static str = "move";
+    const SUMMARY: &'static str =
+        "Walk straight toward a point (no path finding; jumps one-block steps); walk_done when within 0.15 blocks";
+    const EXAMPLE: &'static str = r#"{"action":"move","x":5,"y":-60,"z":0.5}"#;
+    const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<MoveAction>());
+    type Response = MoveResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<MoveResponse, CommandError> {
+        let here = ctx.world.get::<Position>(ctx.bot).map(|p| p.0).ok_or_else(CommandError::not_spawned)?;
+        let target = clawcraft_movement::commands::check_point(self.x, self.y.unwrap_or(here.y), self.z)?;
+        let d = flat_distance(here, target);
+        let steps = (d / WALK_PER_TICK).ceil() as u32;
+        let action = MoveAction { target, sprint: self.sprint, progress: WalkProgress::new(now(ctx)), now: now(ctx) };
+        // Watchdog: twice the walking time, at least 10 s.
+        ctx.start(Self::NAME, action, u64::from(steps).saturating_mul(2).max(200))?;
+        Ok(MoveResponse { moving: true, steps, pos: target.rounded() })
     }
 }
 

@@ -11,20 +11,26 @@
 //!   plugin's `MovementIntent` and re-plan when the world or the target changes.
 //! - [`act`]: the world steps of a walk (open a door, dig, bridge, pillar) as sub-steps the walk
 //!   owns, run by the interaction layer's own mine/place/interact code.
-//! - `path`, `reachable`, `walk`, `follow` (and `abort_walk`, shared with `move`).
+//! - [`slot`]: the `walk` slot's shared pieces (`walk_done`, the progress watchdog) and `move`,
+//!   a straight line toward a point.
+//! - `path`, `reachable`, `walk`, `follow`, `move` and `abort_walk`.
 
 pub mod act;
 pub mod commands;
 pub mod grid;
 pub mod plan;
 pub mod search;
+pub mod slot;
 pub mod walk;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppCommandExt, AppWorkExt, CorePlugin, TickSet};
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppWorkExt, CorePlugin, TickSet};
 
 pub use search::{Goal, MoveKind, Options, SearchResult, Step, find_path};
+pub use slot::{
+    BlockChange, MoveAction, Progress, WALK_SLOT, WalkDone, WalkProgress, flat_distance, glide, step_move_actions,
+};
 pub use walk::{FollowAction, Navigator, WalkAction};
 
 /// What the navigator may do besides walking.
@@ -43,7 +49,6 @@ impl Plugin for NavigationPlugin {
         if !app.is_plugin_added::<CorePlugin>() {
             app.add_plugins(CorePlugin);
         }
-        // `walk_done` and `abort_walk` are registered by the movement plugin (`move` shares the slot).
         app.init_resource::<NavSettings>()
             .add_systems(
                 clawcraft_core::TickWork,
@@ -65,6 +70,10 @@ impl Plugin for NavigationPlugin {
                     .chain()
                     .in_set(ActionSet::Step)
                     .in_set(clawcraft_core::gate::Gate::Actions),
+            )
+            .add_systems(
+                clawcraft_core::TickWork,
+                step_move_actions.in_set(ActionSet::Step).in_set(clawcraft_core::gate::Gate::Actions),
             )
             // After the watchdog too, so every way a walk ended this tick is seen.
             .add_systems(
@@ -88,6 +97,9 @@ impl Plugin for NavigationPlugin {
                 "path search waiting",
                 clawcraft_core::gate::any_bot::<&commands::PendingSearches>(|p| !p.0.is_empty()),
             )
+            // `walk_done` and `abort_walk`, once for the slot `walk`, `follow` and `move` share.
+            .add_async_action::<MoveAction>()
+            .add_agent_command::<commands::MoveCmd>()
             .add_agent_command::<commands::PathCmd>()
             .add_agent_command::<commands::ReachableCmd>()
             .add_agent_command::<commands::WalkCmd>()

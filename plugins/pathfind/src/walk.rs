@@ -11,7 +11,9 @@ use clawcraft_core::{
     Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
-use clawcraft_movement::{BlockChange, MovementIntent, Mover, Progress, WALK_SLOT, WalkDone, WalkProgress};
+use clawcraft_movement::{MovementIntent, Mover};
+
+use crate::slot::{BlockChange, Progress, WALK_SLOT, WalkDone, WalkProgress};
 use clawcraft_world::BlockChanged;
 use clawcraft_world::chunk::World as ChunkWorld;
 use clawcraft_world::ids::BlockIds;
@@ -267,7 +269,7 @@ fn intent_for(s: &Step, feet: Vec3, mover: &Mover, sprint: bool, last: bool) -> 
     let d = flat(feet, target);
     let state = &mover.state;
     let mut intent = MovementIntent::default();
-    let glide = clawcraft_movement::glide(mover);
+    let glide = crate::slot::glide(mover);
     let stop_short = last && d <= glide + 0.05;
     if d > 0.1 && !stop_short {
         intent.direction = Some(clawcraft_movement::yaw_toward(target[0] - feet.x, target[2] - feet.z));

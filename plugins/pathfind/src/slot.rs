@@ -9,7 +9,7 @@ use clawcraft_core::{
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::mover::{MovementIntent, Mover, yaw_toward};
+use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 
 /// Ticks without progress after which a walk gives up (2 s).
 pub const STALL_TICKS: u32 = 40;
