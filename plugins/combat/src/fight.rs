@@ -29,8 +29,9 @@ use clawcraft_core::{
 use clawcraft_entity::{EntityPosition, SeenBy};
 use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, wire};
 use clawcraft_inventory::{HOTBAR_SLOTS, Inventory};
-use clawcraft_movement::{MovementIntent, Mover, WALK_SLOT, yaw_toward};
+use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 use clawcraft_network::{ClientboundPacket, Connection};
+use clawcraft_pathfind::WALK_SLOT;
 use clawcraft_protocol::packets::{
     Animate, EntityEvent, InventoryTransaction, RemoveEntity, UpdateAttributes, UseOnEntityData,
 };
