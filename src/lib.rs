@@ -34,6 +34,7 @@ pub use clawcraft_combat as combat;
 pub use clawcraft_containers as containers;
 pub use clawcraft_core as core;
 pub use clawcraft_entity as entity;
+pub use clawcraft_farming as farming;
 pub use clawcraft_interact as interact;
 pub use clawcraft_inventory as inventory;
 pub use clawcraft_io as io;
@@ -78,6 +79,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(reconnect::ReconnectPlugin)
             .add(swarm::SwarmPlugin)
             .add(clawcraft_containers::ContainersPlugin)
+            .add(clawcraft_farming::FarmingPlugin)
             .add(clawcraft_team::TeamPlugin)
             .add(clawcraft_view::ViewPlugin)
             .add(footprint::FootprintPlugin)

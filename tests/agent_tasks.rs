@@ -514,6 +514,64 @@ fn survival_tasks(out: &mut Vec<Outcome>) {
     );
 }
 
+/// Farm scenario: harvest the mature wheat of the field around the spawn and replant it.
+fn farm_tasks(out: &mut Vec<Outcome>) {
+    let mut peer = Peer::start("farm");
+    let mut agent = Agent::start(&peer, "TaskBot");
+    let ready = peer.wait_line(|v| v["event"] == "farm_ready", SPAWN).expect("farm ready");
+    // Setup (free): the field and the inventory have arrived.
+    let deadline = Instant::now() + ANSWER;
+    while agent.setup(json!({"action":"inventory","view":"summary"})).get("code").is_some()
+        || agent.setup(json!({"action":"block","x":1,"y":-60,"z":1}))["block"]["name"] != "minecraft:wheat"
+    {
+        assert!(Instant::now() < deadline, "no field or inventory");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // (9) Farm and replant a wheat field: harvest every mature crop in reach, replanting.
+    agent.begin();
+    let r = agent.call(json!({"action":"harvest","radius":4,"replant":true}));
+    assert_eq!(r["harvesting"], true, "{r}");
+    let id = r["id"].clone();
+    let events = agent.read_events_after("harvest_done", |v| v["type"] == "harvest_done" && v["id"] == id);
+    let done = events.iter().find(|e| e["type"] == "harvest_done" && e["id"] == id).expect("harvest_done read");
+    assert_eq!((done["status"].clone(), done["confirmed"].clone()), (json!("done"), json!(true)), "{done}");
+    // Truth: the peer's field — exactly its mature cells broken and planted again.
+    let mut mature: Vec<[i64; 3]> =
+        ready["field"].as_array().expect("field").iter().filter(|c| c["growth"] == 7).map(pos_of).collect();
+    mature.sort_unstable();
+    let mut harvested: Vec<[i64; 3]> = done["harvested"].as_array().expect("harvested").iter().map(pos_of).collect();
+    harvested.sort_unstable();
+    assert_eq!(harvested, mature, "{done}");
+    let mut replanted: Vec<[i64; 3]> = done["replanted"]
+        .as_array()
+        .expect("replanted")
+        .iter()
+        .map(|v| {
+            let p = pos_of(v);
+            [p[0], p[1] + 1, p[2]]
+        })
+        .collect();
+    replanted.sort_unstable();
+    assert_eq!(replanted, mature, "{done}");
+    let mut planted = Vec::new();
+    while planted.len() < mature.len() {
+        let p = peer.wait_line(|v| v["event"] == "planted", ANSWER).expect("the peer planted");
+        planted.push(pos_of(&p["pos"]));
+    }
+    planted.sort_unstable();
+    assert_eq!(planted, mature);
+    let wheat = done["gained"].as_array().into_iter().flatten().find(|g| g["name"] == "minecraft:wheat");
+    out.push(agent.end(
+        "farm and replant a wheat field",
+        format!(
+            "{} harvested and replanted, wheat {}",
+            harvested.len(),
+            wheat.map_or(json!(0), |w| w["count"].clone())
+        ),
+    ));
+}
+
 #[test]
 fn an_ideal_agent_solves_each_task_within_budget() {
     let mut out = Vec::new();
@@ -521,6 +579,7 @@ fn an_ideal_agent_solves_each_task_within_budget() {
     living_early_tasks(&mut out);
     living_late_tasks(&mut out);
     survival_tasks(&mut out);
+    farm_tasks(&mut out);
 
     eprintln!("\n| task | calls | chars | ok | answer | characters per call |\n|---|---|---|---|---|---|");
     let mut over = Vec::new();

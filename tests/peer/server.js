@@ -53,6 +53,7 @@ function parseArgs (argv) {
   if (out.scenario === 'survival') out.world = out.world || 'survival' // survival.js: the survival server side
   if (out.scenario === 'crafting') out.world = out.world || 'survival' // crafting.js: survival + containers, crafting, smelting
   if (out.scenario === 'combat' || out.scenario === 'night') out.world = out.world || 'survival' // combat.js: fighting, vitals
+  if (out.scenario === 'farm') out.world = out.world || 'survival' // farm.js: survival + a wheat field
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
@@ -1001,7 +1002,9 @@ const SCENARIOS = {
   // combat.js: survival with animated mobs (chase, melee), Bedrock's hit rules, armour, regeneration; /summon, /drop
   combat: (session) => require('./combat.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
   // combat.js at night: two zombies come a second after the spawn
-  night: (session) => require('./combat.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }, { night: true })
+  night: (session) => require('./combat.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }, { night: true }),
+  // farm.js: the survival scenario with a wheat field around the spawn (till, plant, bone meal, harvest)
+  farm: (session) => require('./farm.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

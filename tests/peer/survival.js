@@ -62,7 +62,7 @@ const THROWABLE = { snowball: 'minecraft:snowball', egg: 'minecraft:egg', ender_
 const INTERACTABLE = /(door|trapdoor|fence_gate|lever|button)$/
 
 // `ext` (optional) extends the scenario (crafting.js): a starting inventory, registry items, and hooks
-// called first — onClickBlock, stackAction (one item-stack request action), save/restore (around a
+// called first — onClickBlock, dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
 // request), onTick, onContainerClose, onSpawn; each returns true when it handled the packet.
 function scenario (session, deps, ext = {}) {
   const { flatScenario, emitEvent, diag, AIR_ITEM } = deps
@@ -258,8 +258,8 @@ function scenario (session, deps, ext = {}) {
       if (elapsed < b.expected) return refuse('too early')
       if (dist(s.eye, centre(pos)) > 6.5) return refuse('out of reach')
       const held = heldItem()
+      const drops = (ext.dropsOf && ext.dropsOf(blockAt(pos), held)) || dropsOf(b.block, held)
       setBlock(pos, 'air')
-      const drops = dropsOf(b.block, held)
       for (const d of drops) spawnItem(d, 1, { x: pos.x + 0.5, y: pos.y + 0.25, z: pos.z + 0.5 }, 'break')
       if (held && mcData.itemsByName[held.name].maxDurability) {
         held.damage += 1

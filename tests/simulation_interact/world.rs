@@ -23,6 +23,9 @@ pub const BREAD: i32 = 261;
 pub const SNOWBALL: i32 = 377;
 pub const OAK_DOOR: i32 = 324;
 pub const IRON_SWORD: i32 = 309;
+pub const WOODEN_HOE: i32 = 1290;
+pub const WHEAT_SEEDS: i32 = 1291;
+pub const BONE_MEAL: i32 = 1292;
 
 /// A block placed on the flat terrain (bedrock −64, dirt −63..−62, grass −61).
 pub type Placed = (&'static str, Vec<(&'static str, StateValue)>, [i32; 3]);
@@ -117,6 +120,9 @@ fn registry() -> ItemRegistry {
             st("minecraft:snowball", SNOWBALL),
             st("minecraft:wooden_door", OAK_DOOR),
             st("minecraft:iron_sword", IRON_SWORD),
+            st("minecraft:wooden_hoe", WOODEN_HOE),
+            st("minecraft:wheat_seeds", WHEAT_SEEDS),
+            st("minecraft:bone_meal", BONE_MEAL),
         ],
     }
 }

@@ -121,6 +121,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("NO_LINE_OF_SIGHT", "another block stands between the eye and every face of the target"),
     ("OCCUPIED", "place: the cell already holds a block (or you stand in it)"),
     ("NO_SUPPORT", "place: no block next to the cell to place against"),
+    ("NOT_MATURE", "harvest: the crop is still growing, or no mature crop is in the radius"),
     ("NO_TARGET", "no such entity or player in view"),
     ("NOT_HUNGRY", "eat: hunger is full and the food is not always edible"),
     ("NO_CONTAINER", "no container window is open (open one first), or it is not the kind the command needs"),

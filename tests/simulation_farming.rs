@@ -1,0 +1,184 @@
+//! Farming in simulation (plugins/farming): the exact packets a server reads — till and plant are
+//! `click_block` item-use transactions on the soil's top face with the hoe or seed held, harvest
+//! breaks with `start_break` + `predict_break` — and receipts built only from the server's
+//! answers; an immature crop is refused before anything is sent.
+
+#[path = "simulation_interact/world.rs"]
+mod world;
+
+use clawcraft::protocol::packets::{InventorySlot, InventoryTransaction, ItemInstance};
+use clawcraft::world::block::StateValue::Int;
+use serde_json::json;
+use world::*;
+
+fn wheat(growth: i32) -> Vec<(&'static str, clawcraft::world::block::StateValue)> {
+    vec![("growth", Int(growth))]
+}
+
+fn farmland() -> Vec<(&'static str, clawcraft::world::block::StateValue)> {
+    vec![("moisturized_amount", Int(0))]
+}
+
+/// Mature wheat east of the feet, wheat at growth 3 west, stone on the grass south-east; a hoe
+/// held, seeds and bone meal in the hotbar.
+fn field() -> Sim {
+    world(
+        &[
+            ("farmland", farmland(), [1, -61, 0]),
+            ("wheat", wheat(7), [1, -60, 0]),
+            ("farmland", farmland(), [-1, -61, 0]),
+            ("wheat", wheat(3), [-1, -60, 0]),
+            ("stone", vec![], [1, -60, 1]),
+        ],
+        &[(0, stack(WOODEN_HOE, 1, 1)), (1, stack(WHEAT_SEEDS, 5, 2)), (2, stack(BONE_MEAL, 3, 3))],
+    )
+}
+
+fn last(w: &Sim, kind: &str) -> serde_json::Map<String, serde_json::Value> {
+    w.events_of(kind).pop().unwrap_or_else(|| panic!("no {kind}"))
+}
+
+fn slot(w: &mut Sim, slot: u32, item: ItemInstance) {
+    w.sim.receive(&InventorySlot { window_id: "inventory".into(), slot, item, ..InventorySlot::default() });
+}
+
+#[test]
+fn till_clicks_the_top_face_with_the_hoe_and_is_confirmed_by_farmland() {
+    let mut w = field();
+    assert_eq!(w.code(r#"{"action":"till","x":1,"y":-61,"z":1}"#), "INVALID_TARGET", "stone on top");
+    assert_eq!(w.code(r#"{"action":"till","x":1,"y":-60,"z":1}"#), "INVALID_TARGET", "stone");
+    assert_eq!(w.code(r#"{"action":"till","x":0,"y":-61,"z":-1,"item":"wheat_seeds"}"#), "NO_ITEM", "not a hoe");
+    w.sim.sent();
+    w.ok(r#"{"action":"till","x":0,"y":-61,"z":-1,"id":"t1"}"#);
+    w.sim.tick();
+    let tx = w.sim.sent_as::<InventoryTransaction>();
+    assert_eq!(tx.len(), 1);
+    let data = tx[0].use_item_data().expect("item use");
+    assert_eq!((data.action_type.as_str(), data.face, data.hotbar_slot), ("click_block", 1, 0));
+    assert_eq!((data.block_position.x, data.block_position.y, data.block_position.z), (0, -61, -1));
+    assert_eq!(ItemInstance::of_stack(&data.held_item).network_id, WOODEN_HOE, "the hoe held");
+    assert_eq!(data.block_runtime_id, w.id("grass_block", &[]));
+    assert_eq!(data.click_pos.y, 1.0, "on the top face");
+    // Nothing from the server: no_change after a second.
+    w.sim.ticks(21);
+    let d = last(&w, "till_done");
+    assert_eq!((d["status"].clone(), d["reason"].clone()), (json!("failed"), json!("no_change")));
+
+    w.ok(r#"{"action":"till","x":0,"y":-61,"z":-1,"id":"t2"}"#);
+    w.sim.tick();
+    let tilled = w.id("farmland", &farmland());
+    w.set_block([0, -61, -1], tilled);
+    w.sim.tick();
+    let d = last(&w, "till_done");
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["confirmed"].clone()),
+        (json!("t2"), json!("done"), json!(true))
+    );
+    assert_eq!(
+        (d["before"]["block"].clone(), d["after"]["block"].clone(), d["item"].clone()),
+        (json!("minecraft:grass_block"), json!("minecraft:farmland"), json!("minecraft:wooden_hoe"))
+    );
+}
+
+#[test]
+fn plant_holds_the_seed_and_clicks_the_farmland_and_bone_meal_reports_the_growth() {
+    let mut w = field();
+    assert_eq!(w.code(r#"{"action":"plant","x":0,"y":-61,"z":-1}"#), "INVALID_TARGET", "grass is not farmland");
+    let air = w.id("air", &[]);
+    w.set_block([1, -60, 0], air);
+    w.sim.tick();
+    w.sim.sent();
+    w.ok(r#"{"action":"plant","x":1,"y":-61,"z":0,"id":"p1"}"#);
+    w.sim.tick();
+    let tx = w.sim.sent_as::<InventoryTransaction>();
+    let data = tx[0].use_item_data().expect("item use");
+    assert_eq!(data.hotbar_slot, 1, "the seeds' hotbar slot selected");
+    assert_eq!((data.block_position.x, data.block_position.y, data.face), (1, -61, 1));
+    assert_eq!(ItemInstance::of_stack(&data.held_item).network_id, WHEAT_SEEDS);
+    assert_eq!(data.block_runtime_id, w.id("farmland", &farmland()));
+    let young = w.id("wheat", &wheat(0));
+    w.set_block([1, -60, 0], young);
+    slot(&mut w, 1, stack(WHEAT_SEEDS, 4, 2));
+    w.sim.tick();
+    let d = last(&w, "plant_done");
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)));
+    assert_eq!(
+        (d["pos"].clone(), d["after"]["properties"]["growth"].clone()),
+        (json!({"x":1,"y":-60,"z":0}), json!(0))
+    );
+    assert_eq!(d["itemCount"], json!({"before": 5, "after": 4}));
+
+    // Bone meal on the growing crop: growth 3 → what the server says.
+    w.ok(r#"{"action":"bone_meal","x":-1,"y":-60,"z":0,"id":"b1"}"#);
+    w.sim.tick();
+    let tx = w.sim.sent_as::<InventoryTransaction>();
+    assert_eq!(ItemInstance::of_stack(&tx[0].use_item_data().expect("use").held_item).network_id, BONE_MEAL);
+    let grown = w.id("wheat", &wheat(6));
+    w.set_block([-1, -60, 0], grown);
+    slot(&mut w, 2, stack(BONE_MEAL, 2, 3));
+    w.sim.tick();
+    let d = last(&w, "bone_meal_done");
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)));
+    assert_eq!(
+        (d["before"]["properties"]["growth"].clone(), d["after"]["properties"]["growth"].clone()),
+        (json!(3), json!(6))
+    );
+    let mature = w.id("wheat", &wheat(7));
+    w.set_block([-1, -60, 0], mature);
+    w.sim.tick();
+    assert_eq!(w.code(r#"{"action":"bone_meal","x":-1,"y":-60,"z":0}"#), "INVALID_TARGET", "mature: harvest it");
+}
+
+#[test]
+fn harvest_refuses_immature_crops_and_breaks_then_replants_mature_ones() {
+    let mut w = field();
+    w.sim.sent();
+    let r = w.cmd(r#"{"action":"harvest","x":-1,"y":-60,"z":0}"#);
+    assert_eq!(r["code"], "NOT_MATURE", "{r:?}");
+    assert!(r["error"].as_str().is_some_and(|m| m.contains("growth 3 of 7")), "{r:?}");
+    w.sim.tick();
+    assert!(w.block_actions().iter().all(Vec::is_empty), "a refused harvest sends nothing");
+    assert_eq!(w.code(r#"{"action":"harvest","x":0,"y":-61,"z":0}"#), "INVALID_TARGET", "grass is no crop");
+
+    let r = w.ok(r#"{"action":"harvest","radius":2,"replant":true,"id":"h1"}"#);
+    assert_eq!(r["crops"], json!([{"x":1,"y":-60,"z":0,"block":"minecraft:wheat","growth":7,"mature":7}]));
+    assert_eq!(r["skipped"][0]["growth"], 3);
+    assert_eq!(w.code(r#"{"action":"till","x":0,"y":-61,"z":-1}"#), "BUSY", "one hand");
+    w.sim.tick();
+    let breaks = w.block_actions();
+    assert!(breaks.iter().any(|b| b == &["start_break", "predict_break"]), "an instant break: {breaks:?}");
+    let air = w.id("air", &[]);
+    w.set_block([1, -60, 0], air);
+    w.sim.tick();
+    w.sim.tick();
+    let tx = w.sim.sent_as::<InventoryTransaction>();
+    let data = tx.last().and_then(|t| t.use_item_data()).expect("the replant click");
+    assert_eq!((data.block_position.x, data.block_position.y, data.face), (1, -61, 1));
+    assert_eq!(ItemInstance::of_stack(&data.held_item).network_id, WHEAT_SEEDS);
+    let young = w.id("wheat", &wheat(0));
+    w.set_block([1, -60, 0], young);
+    w.sim.ticks(14);
+    let d = last(&w, "harvest_done");
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["confirmed"].clone()),
+        (json!("h1"), json!("done"), json!(true))
+    );
+    assert_eq!(d["harvested"][0]["x"], 1);
+    assert_eq!(d["replanted"], json!([{"x":1,"y":-61,"z":0}]));
+    assert_eq!(d["skipped"][0]["x"], -1);
+
+    // A break the server puts back fails the harvest with its reason.
+    let mature = w.id("wheat", &wheat(7));
+    w.set_block([1, -60, 0], mature);
+    w.sim.tick();
+    w.ok(r#"{"action":"harvest","x":1,"y":-60,"z":0,"id":"h2"}"#);
+    w.sim.ticks(2);
+    w.set_block([1, -60, 0], mature);
+    w.sim.ticks(45);
+    let d = last(&w, "harvest_done");
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["reason"].clone()),
+        (json!("h2"), json!("failed"), json!("rejected"))
+    );
+    assert_eq!(d["harvested"], json!([]));
+}
