@@ -14,7 +14,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount,
+    EntityIds, Evidence, Outcome, Position, TickCount,
 };
 use clawcraft_entity::ItemPickedUp;
 use clawcraft_interact::common::{
@@ -102,13 +102,9 @@ pub struct Harvesting {
 }
 
 /// `harvest_done`.
-#[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+#[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct HarvestDone {
-    #[serde(skip)]
-    pub bot: Entity,
-    #[serde(flatten)]
-    pub outcome: Outcome,
     /// Crops the server showed broken.
     pub harvested: Vec<CropSeen>,
     /// Soils the server showed replanted.
@@ -120,20 +116,17 @@ pub struct HarvestDone {
     /// True when every crop attempted was confirmed broken.
     pub confirmed: bool,
 }
-clawcraft_core::event_kind!(
-    HarvestDone,
-    "harvest_done",
-    "A harvest ended: harvested = mature crops the server showed broken (with growth), replanted soils, skipped immature crops, gained = items picked up"
-);
+impl Evidence for HarvestDone {
+    const EVENT: &'static str = "harvest_done";
+    const DESCRIPTION: &'static str = "A harvest ended: harvested = mature crops the server showed broken (with growth), replanted soils, skipped immature crops, gained = items picked up";
+}
 
 impl AsyncAction for Harvesting {
     const SLOT: ActionSlot = USE_SLOT;
-    type Done = HarvestDone;
+    type Evidence = HarvestDone;
 
-    fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> HarvestDone {
+    fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> HarvestDone {
         HarvestDone {
-            bot: bot.id(),
-            outcome,
             harvested: self.harvested.clone(),
             replanted: self.replanted.clone(),
             skipped: self.skipped.clone(),

@@ -14,7 +14,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Outcome, Position, TickCount,
+    EntityIds, Evidence, Outcome, Position, TickCount,
 };
 use clawcraft_interact::common::{
     Aim, BlockXyz, Ready, Senses, aim_at, block_updates, cell_of, click_block, face_centre, hand_free, hold_item,
@@ -100,14 +100,10 @@ macro_rules! tending {
         #[derive(Component, Debug, Clone)]
         pub struct $comp(pub Tend);
 
-        /// Its receipt.
-        #[derive(Message, Serialize, JsonSchema, Debug, Clone, PartialEq)]
+        /// Its receipt's evidence.
+        #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
         #[serde(rename_all = "camelCase")]
         pub struct $done {
-            #[serde(skip)]
-            pub bot: Entity,
-            #[serde(flatten)]
-            pub outcome: Outcome,
             /// The cell whose change is the evidence.
             pub pos: BlockXyz,
             /// The block clicked.
@@ -123,17 +119,18 @@ macro_rules! tending {
             /// The held stack before and after.
             pub item_count: ItemCount,
         }
-        clawcraft_core::event_kind!($done, $name, $desc);
+        impl Evidence for $done {
+            const EVENT: &'static str = $name;
+            const DESCRIPTION: &'static str = $desc;
+        }
 
         impl AsyncAction for $comp {
             const SLOT: ActionSlot = USE_SLOT;
-            type Done = $done;
+            type Evidence = $done;
 
-            fn done(&self, outcome: Outcome, bot: EntityRef<'_>) -> $done {
+            fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> $done {
                 let t = &self.0;
                 $done {
-                    bot: bot.id(),
-                    outcome,
                     pos: t.watch.into(),
                     clicked: t.clicked.into(),
                     item: t.item.clone(),
