@@ -50,8 +50,26 @@ pub fn raw(addr: SocketAddr, raw: &[u8]) -> Answer {
     s.set_read_timeout(Some(Duration::from_secs(70))).expect("timeout");
     // The server may answer (and close) before it read everything of an oversized request.
     let _ = s.write_all(raw);
+    // To the end of the body: `Content-Length` when given (a server may keep the connection
+    // open), else until the server closes.
     let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        if let Some(end) = out.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&out[..end]).to_ascii_lowercase();
+            let length = head
+                .split("\r\n")
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok());
+            if length.is_some_and(|n| out.len() >= end + 4 + n) {
+                break;
+            }
+        }
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&chunk[..n]),
+        }
+    }
     parse(&out)
 }
 

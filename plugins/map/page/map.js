@@ -18,6 +18,8 @@ const S = {
   frames: 0, connected: false,
   centre: { x: 0, z: 0 },
   lastAnswer: null,
+  paused: false,         // the view holds still; frames are kept and shown on resume
+  held: null,
 };
 window.clawcraftMap = S;
 
@@ -190,12 +192,21 @@ function applyFrame(f, init) {
     const south = S.tiles.get(key(t.d, t.x, t.z + 1));
     if (south) south.shadedFor = null;
   }
+  S.frames++;
+  if (S.paused) { S.held = f; return; }
   S.bots = f.bots || [];
   S.entities = f.entities || [];
-  S.frames++;
   fillBots();
   draw();
 }
+
+// Freezes or resumes the view (the stream keeps flowing; tiles stay current).
+S.pause = (on) => {
+  S.paused = on;
+  $('pause').textContent = on ? 'resume' : 'pause';
+  if (!on && S.held) { const f = S.held; S.held = null; S.bots = f.bots || []; S.entities = f.entities || []; fillBots(); }
+  draw();
+};
 
 function addEvents(list) {
   for (const e of list) { S.events.push(e); }
@@ -285,6 +296,7 @@ async function refreshPanel() {
   }
 }
 
+$('pause').addEventListener('click', () => S.pause(!S.paused));
 $('bots').addEventListener('change', (e) => { S.selected = e.target.value; draw(); showEvents(); refreshPanel(); });
 
 $('cmd').addEventListener('submit', async (e) => {
