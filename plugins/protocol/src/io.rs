@@ -27,6 +27,24 @@ pub struct Reader<'a> {
     pos: usize,
 }
 
+/// Readers of fixed-width numbers: `name: type::from_xx_bytes`.
+macro_rules! fixed_width {
+    ($($name:ident: $ty:ident::$from:ident,)*) => {$(
+        pub fn $name(&mut self) -> Result<$ty, ReadError> {
+            Ok($ty::$from(self.array()?))
+        }
+    )*};
+}
+
+/// Writers of fixed-width numbers: `name: type::to_xx_bytes`.
+macro_rules! put_fixed_width {
+    ($($name:ident: $ty:ident::$to:ident,)*) => {$(
+        fn $name(&mut self, v: $ty) {
+            self.put_bytes(&v.$to());
+        }
+    )*};
+}
+
 impl<'a> Reader<'a> {
     pub fn new(buf: &'a [u8]) -> Self {
         Self { buf, pos: 0 }
@@ -70,57 +88,27 @@ impl<'a> Reader<'a> {
     pub fn bool(&mut self) -> Result<bool, ReadError> {
         Ok(self.u8()? != 0)
     }
-    pub fn u16_be(&mut self) -> Result<u16, ReadError> {
-        Ok(u16::from_be_bytes(self.array()?))
-    }
-    pub fn u16_le(&mut self) -> Result<u16, ReadError> {
-        Ok(u16::from_le_bytes(self.array()?))
-    }
-    pub fn i16_le(&mut self) -> Result<i16, ReadError> {
-        Ok(i16::from_le_bytes(self.array()?))
-    }
-    pub fn i16_be(&mut self) -> Result<i16, ReadError> {
-        Ok(i16::from_be_bytes(self.array()?))
+    fixed_width! {
+        u16_be: u16::from_be_bytes,
+        u16_le: u16::from_le_bytes,
+        i16_le: i16::from_le_bytes,
+        i16_be: i16::from_be_bytes,
+        u32_be: u32::from_be_bytes,
+        u32_le: u32::from_le_bytes,
+        i32_be: i32::from_be_bytes,
+        i32_le: i32::from_le_bytes,
+        u64_be: u64::from_be_bytes,
+        u64_le: u64::from_le_bytes,
+        i64_be: i64::from_be_bytes,
+        i64_le: i64::from_le_bytes,
+        f32_le: f32::from_le_bytes,
+        f64_le: f64::from_le_bytes,
+        f32_be: f32::from_be_bytes,
+        f64_be: f64::from_be_bytes,
     }
     pub fn u24_le(&mut self) -> Result<u32, ReadError> {
         let b = self.array::<3>()?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], 0]))
-    }
-    pub fn u32_be(&mut self) -> Result<u32, ReadError> {
-        Ok(u32::from_be_bytes(self.array()?))
-    }
-    pub fn u32_le(&mut self) -> Result<u32, ReadError> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-    pub fn i32_be(&mut self) -> Result<i32, ReadError> {
-        Ok(i32::from_be_bytes(self.array()?))
-    }
-    pub fn i32_le(&mut self) -> Result<i32, ReadError> {
-        Ok(i32::from_le_bytes(self.array()?))
-    }
-    pub fn u64_be(&mut self) -> Result<u64, ReadError> {
-        Ok(u64::from_be_bytes(self.array()?))
-    }
-    pub fn u64_le(&mut self) -> Result<u64, ReadError> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-    pub fn i64_be(&mut self) -> Result<i64, ReadError> {
-        Ok(i64::from_be_bytes(self.array()?))
-    }
-    pub fn i64_le(&mut self) -> Result<i64, ReadError> {
-        Ok(i64::from_le_bytes(self.array()?))
-    }
-    pub fn f32_le(&mut self) -> Result<f32, ReadError> {
-        Ok(f32::from_le_bytes(self.array()?))
-    }
-    pub fn f64_le(&mut self) -> Result<f64, ReadError> {
-        Ok(f64::from_le_bytes(self.array()?))
-    }
-    pub fn f32_be(&mut self) -> Result<f32, ReadError> {
-        Ok(f32::from_be_bytes(self.array()?))
-    }
-    pub fn f64_be(&mut self) -> Result<f64, ReadError> {
-        Ok(f64::from_be_bytes(self.array()?))
     }
     /// Unsigned LEB128, at most 5 bytes.
     pub fn var_u32(&mut self) -> Result<u32, ReadError> {
@@ -187,41 +175,21 @@ pub trait WriteExt {
     fn put_bool(&mut self, v: bool) {
         self.put_u8(u8::from(v));
     }
-    fn put_u16_be(&mut self, v: u16) {
-        self.put_bytes(&v.to_be_bytes());
-    }
-    fn put_u16_le(&mut self, v: u16) {
-        self.put_bytes(&v.to_le_bytes());
+    put_fixed_width! {
+        put_u16_be: u16::to_be_bytes,
+        put_u16_le: u16::to_le_bytes,
+        put_u32_be: u32::to_be_bytes,
+        put_u32_le: u32::to_le_bytes,
+        put_i32_be: i32::to_be_bytes,
+        put_i32_le: i32::to_le_bytes,
+        put_u64_be: u64::to_be_bytes,
+        put_u64_le: u64::to_le_bytes,
+        put_i64_be: i64::to_be_bytes,
+        put_i64_le: i64::to_le_bytes,
+        put_f32_le: f32::to_le_bytes,
     }
     fn put_u24_le(&mut self, v: u32) {
         self.put_bytes(&v.to_le_bytes()[..3]);
-    }
-    fn put_u32_be(&mut self, v: u32) {
-        self.put_bytes(&v.to_be_bytes());
-    }
-    fn put_u32_le(&mut self, v: u32) {
-        self.put_bytes(&v.to_le_bytes());
-    }
-    fn put_i32_be(&mut self, v: i32) {
-        self.put_bytes(&v.to_be_bytes());
-    }
-    fn put_i32_le(&mut self, v: i32) {
-        self.put_bytes(&v.to_le_bytes());
-    }
-    fn put_u64_be(&mut self, v: u64) {
-        self.put_bytes(&v.to_be_bytes());
-    }
-    fn put_u64_le(&mut self, v: u64) {
-        self.put_bytes(&v.to_le_bytes());
-    }
-    fn put_i64_be(&mut self, v: i64) {
-        self.put_bytes(&v.to_be_bytes());
-    }
-    fn put_i64_le(&mut self, v: i64) {
-        self.put_bytes(&v.to_le_bytes());
-    }
-    fn put_f32_le(&mut self, v: f32) {
-        self.put_bytes(&v.to_le_bytes());
     }
     fn put_var_u32(&mut self, mut v: u32) {
         loop {

@@ -427,38 +427,26 @@ impl ser::SerializeSeq for SeqSer {
     }
 }
 
-impl ser::SerializeTuple for SeqSer {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> R<()> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> R<Value> {
-        ser::SerializeSeq::end(self)
-    }
+/// Tuples, tuple structs and tuple variants serialize as sequences.
+macro_rules! seq_like {
+    ($($trait:ident::$method:ident),*) => {$(
+        impl ser::$trait for SeqSer {
+            type Ok = Value;
+            type Error = SerdeError;
+            fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> R<()> {
+                ser::SerializeSeq::serialize_element(self, v)
+            }
+            fn end(self) -> R<Value> {
+                ser::SerializeSeq::end(self)
+            }
+        }
+    )*};
 }
-
-impl ser::SerializeTupleStruct for SeqSer {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> R<()> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> R<Value> {
-        ser::SerializeSeq::end(self)
-    }
-}
-
-impl ser::SerializeTupleVariant for SeqSer {
-    type Ok = Value;
-    type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> R<()> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> R<Value> {
-        ser::SerializeSeq::end(self)
-    }
-}
+seq_like!(
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for MapSer {
     type Ok = Value;
