@@ -443,15 +443,7 @@ pub fn advance_work<A: Navigates>(
             Stage::Open(a) => {
                 observe_interacting(a, &updates, ids);
                 let ended = advance_interacting(a, inv, &mut conn, rid, pos.0, now);
-                let change = BlockChange {
-                    change: "opened",
-                    block: a.block.clone(),
-                    x: a.pos[0],
-                    y: a.pos[1],
-                    z: a.pos[2],
-                    item: None,
-                    ticks: now.saturating_sub(work.since),
-                };
+                let change = BlockChange::new("opened", a.block.clone(), a.pos, None, now.saturating_sub(work.since));
                 (ended, change)
             }
             Stage::Mine(m) => {
@@ -469,15 +461,8 @@ pub fn advance_work<A: Navigates>(
                         }
                     });
                 }
-                let change = BlockChange {
-                    change: "mined",
-                    block: m.block.clone(),
-                    x: m.pos[0],
-                    y: m.pos[1],
-                    z: m.pos[2],
-                    item: m.tool.clone(),
-                    ticks: now.saturating_sub(work.since),
-                };
+                let change =
+                    BlockChange::new("mined", m.block.clone(), m.pos, m.tool.clone(), now.saturating_sub(work.since));
                 (ended, change)
             }
             Stage::Place(p) => {
@@ -487,15 +472,13 @@ pub fn advance_work<A: Navigates>(
                     send_stop(p, &mut conn, rid);
                 }
                 place_trace.follow(p);
-                let change = BlockChange {
-                    change: "placed",
-                    block: p.block.clone().unwrap_or_default(),
-                    x: p.pos[0],
-                    y: p.pos[1],
-                    z: p.pos[2],
-                    item: Some(p.item.clone()),
-                    ticks: now.saturating_sub(work.since),
-                };
+                let change = BlockChange::new(
+                    "placed",
+                    p.block.clone().unwrap_or_default(),
+                    p.pos,
+                    Some(p.item.clone()),
+                    now.saturating_sub(work.since),
+                );
                 (ended, change)
             }
             Stage::Idle | Stage::Want(_) => continue,

@@ -61,6 +61,12 @@ impl Evidence for WalkDone {
     const DESCRIPTION: &'static str = "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks";
 }
 
+impl BlockChange {
+    pub fn new(change: &'static str, block: String, pos: [i32; 3], item: Option<String>, ticks: u64) -> Self {
+        Self { change, block, x: pos[0], y: pos[1], z: pos[2], item, ticks }
+    }
+}
+
 /// Progress bookkeeping every action of the `walk` slot keeps: distance travelled, and the
 /// no-progress watchdog (the remaining distance must shrink, or the action ends).
 #[derive(Debug, Clone, PartialEq)]
