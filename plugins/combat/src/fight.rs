@@ -24,7 +24,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, ActiveActions, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError,
-    EYE_HEIGHT, EndActionExt, EntityIds, EventBatch, Evidence, Outcome, Position, TickCount, Vec3,
+    EYE_HEIGHT, EndActionExt, EntityIds, EventBatch, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
 use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, wire};
@@ -122,10 +122,11 @@ pub struct FightDone {
     /// Where the target was last seen.
     pub target_pos: Vec3,
 }
-impl Evidence for FightDone {
-    const EVENT: &'static str = "fight_done";
-    const DESCRIPTION: &'static str = "A fight ended: killed (done), low_health after a retreat, time_limit, target_lost; hits, hurts, crits, damage dealt and taken as the server showed them";
-}
+clawcraft_core::evidence!(
+    FightDone,
+    "fight_done",
+    "A fight ended: killed (done), low_health after a retreat, time_limit, target_lost; hits, hurts, crits, damage dealt and taken as the server showed them"
+);
 
 fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0

@@ -10,7 +10,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount,
+    EntityIds, Outcome, Position, TickCount,
 };
 use clawcraft_interact::common::{Aim, BlockXyz, Senses, aim_at, cell_of, click_block, swing, turn_to};
 use clawcraft_inventory::{
@@ -197,11 +197,11 @@ pub struct OpenDone {
     /// Slots of the window (27 for a chest, 3 for furnaces, 0 for a crafting table).
     pub size: usize,
 }
-impl Evidence for OpenDone {
-    const EVENT: &'static str = "open_done";
-    const DESCRIPTION: &'static str =
-        "An open ended: the window the server opened (ContainerOpen) with its items, or why not";
-}
+clawcraft_core::evidence!(
+    OpenDone,
+    "open_done",
+    "An open ended: the window the server opened (ContainerOpen) with its items, or why not"
+);
 
 impl AsyncAction for Opening {
     const SLOT: ActionSlot = CONTAINER_SLOT;
@@ -468,22 +468,22 @@ pub struct TakeDone {
     #[serde(flatten)]
     pub done: TransferDone,
 }
-impl Evidence for TakeDone {
-    const EVENT: &'static str = "take_done";
-    const DESCRIPTION: &'static str =
-        "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after";
-}
+clawcraft_core::evidence!(
+    TakeDone,
+    "take_done",
+    "A take ended: the moves from the open container the server accepted (its ItemStackResponse), counts after"
+);
 /// `put_done`.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
 pub struct PutDone {
     #[serde(flatten)]
     pub done: TransferDone,
 }
-impl Evidence for PutDone {
-    const EVENT: &'static str = "put_done";
-    const DESCRIPTION: &'static str =
-        "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after";
-}
+clawcraft_core::evidence!(
+    PutDone,
+    "put_done",
+    "A put ended: the moves into the open container the server accepted (its ItemStackResponse), counts after"
+);
 
 fn transfer_done(t: &Transfer, bot: EntityRef<'_>) -> TransferDone {
     let confirmed = matches!(t.result, Some(Ok(())));
@@ -1041,11 +1041,11 @@ pub struct CraftDone {
     /// Items the inventory spent, by name.
     pub spent: Vec<ItemCount>,
 }
-impl Evidence for CraftDone {
-    const EVENT: &'static str = "craft_done";
-    const DESCRIPTION: &'static str =
-        "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent";
-}
+clawcraft_core::evidence!(
+    CraftDone,
+    "craft_done",
+    "A craft ended: confirmed by the server's ItemStackResponse, with the items gained and spent"
+);
 
 impl AsyncAction for Crafting {
     const SLOT: ActionSlot = CONTAINER_SLOT;

@@ -130,7 +130,7 @@ impl ActionSlot {
 /// 1. **The component** — the action's state, present on the bot only while it runs.
 /// 2. **Its evidence** — the fields its completion event carries besides `id`/`status`/`reason`:
 ///    a `Serialize + JsonSchema` struct implementing [`Evidence`] (the event's `type` and
-///    description). The event itself is [`ActionDone<E>`]: bot, [`Outcome`] and evidence, its
+///    description; [`evidence!`](crate::evidence) in one line). The event itself is [`ActionDone<E>`]: bot, [`Outcome`] and evidence, its
 ///    kind, JSON shape and schema generic. Actions may share one evidence type (`walk`, `move`
 ///    and `follow` all end in `walk_done`).
 /// 3. **This trait** — the slot, the evidence type, and [`AsyncAction::evidence`], read from the
@@ -146,7 +146,7 @@ impl ActionSlot {
 /// ```
 /// use bevy_ecs::prelude::*;
 /// use bevy_ecs::world::EntityRef;
-/// use clawcraft_core::{ActionSlot, AsyncAction, Evidence, Outcome};
+/// use clawcraft_core::{ActionSlot, AsyncAction, Outcome};
 ///
 /// #[derive(Component)]
 /// pub struct Waving {
@@ -159,10 +159,7 @@ impl ActionSlot {
 ///     /// Waves made.
 ///     pub waves: u32,
 /// }
-/// impl Evidence for WaveEvidence {
-///     const EVENT: &'static str = "wave_done";
-///     const DESCRIPTION: &'static str = "A wave ended";
-/// }
+/// clawcraft_core::evidence!(WaveEvidence, "wave_done", "A wave ended");
 ///
 /// impl AsyncAction for Waving {
 ///     const SLOT: ActionSlot = ActionSlot::new("wave", "abort_wave", "Not waving");
@@ -198,6 +195,18 @@ pub trait Evidence: Serialize + JsonSchema + Clone + Send + Sync + 'static {
     const EVENT: &'static str;
     /// One line for the schema and the skill.
     const DESCRIPTION: &'static str;
+}
+
+/// Implements [`Evidence`] in one line, as [`event_kind!`](crate::event_kind) does for events:
+/// `evidence!(EatDone, "eat_done", "An eat/drink ended: …");`.
+#[macro_export]
+macro_rules! evidence {
+    ($ty:ty, $event:expr, $description:expr $(,)?) => {
+        impl $crate::Evidence for $ty {
+            const EVENT: &'static str = $event;
+            const DESCRIPTION: &'static str = $description;
+        }
+    };
 }
 
 /// A completion event: `{"type": E::EVENT, "id", "status", "reason"?, …evidence}`. Reads as its

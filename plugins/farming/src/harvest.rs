@@ -14,7 +14,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount,
+    EntityIds, Outcome, Position, TickCount,
 };
 use clawcraft_entity::ItemPickedUp;
 use clawcraft_interact::common::{
@@ -116,10 +116,11 @@ pub struct HarvestDone {
     /// True when every crop attempted was confirmed broken.
     pub confirmed: bool,
 }
-impl Evidence for HarvestDone {
-    const EVENT: &'static str = "harvest_done";
-    const DESCRIPTION: &'static str = "A harvest ended: harvested = mature crops the server showed broken (with growth), replanted soils, skipped immature crops, gained = items picked up";
-}
+clawcraft_core::evidence!(
+    HarvestDone,
+    "harvest_done",
+    "A harvest ended: harvested = mature crops the server showed broken (with growth), replanted soils, skipped immature crops, gained = items picked up"
+);
 
 impl AsyncAction for Harvesting {
     const SLOT: ActionSlot = USE_SLOT;

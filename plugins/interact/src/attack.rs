@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
+    EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityCategory, EntityKind, EntityPosition, NameTag, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::Inventory;
@@ -61,10 +61,11 @@ pub struct AttackDone {
     /// The server's death animation (or removal after it) for the target.
     pub killed: bool,
 }
-impl Evidence for AttackDone {
-    const EVENT: &'static str = "attack_done";
-    const DESCRIPTION: &'static str = "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise";
-}
+clawcraft_core::evidence!(
+    AttackDone,
+    "attack_done",
+    "An attack ended: confirmed by the server's hurt animation or health change, killed when it died; failed no_hit otherwise"
+);
 
 impl AsyncAction for Attacking {
     const SLOT: ActionSlot = USE_SLOT;

@@ -17,7 +17,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AgentEvent, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT,
-    EndActionExt, EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
+    EndActionExt, EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -88,11 +88,11 @@ pub struct InteractDone {
     /// Where the change showed (the clicked cell, or a door's other half).
     pub changed_at: Option<BlockXyz>,
 }
-impl Evidence for InteractDone {
-    const EVENT: &'static str = "interact_done";
-    const DESCRIPTION: &'static str =
-        "An interact ended: confirmed by the server's block update, previous → properties as evidence";
-}
+clawcraft_core::evidence!(
+    InteractDone,
+    "interact_done",
+    "An interact ended: confirmed by the server's block update, previous → properties as evidence"
+);
 
 impl AsyncAction for Interacting {
     const SLOT: ActionSlot = USE_SLOT;
@@ -437,10 +437,11 @@ pub struct SleepDone {
     /// The server's refusal message (its key, e.g. `tile.bed.notSafe`); null unless it refused.
     pub message: Option<String>,
 }
-impl Evidence for SleepDone {
-    const EVENT: &'static str = "sleep_done";
-    const DESCRIPTION: &'static str = "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing";
-}
+clawcraft_core::evidence!(
+    SleepDone,
+    "sleep_done",
+    "A sleep ended: confirmed by the server's sleeping state, position = where the server put you; failed when it refused, reason not_night / monsters_nearby / occupied / too_far / obstructed / refused (message = its key), unconfirmed when it said nothing"
+);
 
 impl AsyncAction for Sleeping {
     const SLOT: ActionSlot = USE_SLOT;
@@ -581,10 +582,7 @@ pub struct WakeDone {
     /// True only when the server cleared the sleeping state.
     pub confirmed: bool,
 }
-impl Evidence for WakeDone {
-    const EVENT: &'static str = "wake_done";
-    const DESCRIPTION: &'static str = "A wake ended: confirmed when the server cleared the sleeping state";
-}
+clawcraft_core::evidence!(WakeDone, "wake_done", "A wake ended: confirmed when the server cleared the sleeping state");
 
 impl AsyncAction for Waking {
     const SLOT: ActionSlot = USE_SLOT;
@@ -694,10 +692,11 @@ pub struct UseDone {
     /// The server's CompletedUsingItem method, if it sent one.
     pub completed: Option<String>,
 }
-impl Evidence for UseDone {
-    const EVENT: &'static str = "use_done";
-    const DESCRIPTION: &'static str = "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise";
-}
+clawcraft_core::evidence!(
+    UseDone,
+    "use_done",
+    "A use ended: confirmed when the server showed an effect (block changes, the held stack changing, a completed use); failed no_effect otherwise"
+);
 
 impl Using {
     fn effect(&self) -> bool {

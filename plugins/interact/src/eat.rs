@@ -13,7 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    Evidence, Outcome, Position, TickCount,
+    Outcome, Position, TickCount,
 };
 use clawcraft_inventory::{Inventory, InventoryJobs, ItemIds};
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -79,10 +79,11 @@ pub struct EatDone {
     /// The stack before and after (InventorySlot).
     pub item_count: ItemCount,
 }
-impl Evidence for EatDone {
-    const EVENT: &'static str = "eat_done";
-    const DESCRIPTION: &'static str = "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence";
-}
+clawcraft_core::evidence!(
+    EatDone,
+    "eat_done",
+    "An eat/drink ended: confirmed by the server's CompletedUsingItem, with the hunger and item-count change as evidence"
+);
 
 impl AsyncAction for Eating {
     const SLOT: ActionSlot = ActionSlot::new("eat", "abort_eat", "Not eating");

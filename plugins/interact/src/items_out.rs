@@ -8,7 +8,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
+    EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::{Inventory, InventoryJobs, JobResult, Move, SlotRef};
@@ -81,11 +81,11 @@ pub struct ThrowDone {
     /// The projectile the server spawned.
     pub projectile: Option<Spawned>,
 }
-impl Evidence for ThrowDone {
-    const EVENT: &'static str = "throw_done";
-    const DESCRIPTION: &'static str =
-        "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise";
-}
+clawcraft_core::evidence!(
+    ThrowDone,
+    "throw_done",
+    "A throw ended: confirmed by the stack shrinking or the projectile appearing; failed unconfirmed otherwise"
+);
 
 impl Throwing {
     fn confirmed(&self) -> bool {
@@ -252,10 +252,11 @@ pub struct DropDone {
     /// The item entity that appeared.
     pub entity: Option<Spawned>,
 }
-impl Evidence for DropDone {
-    const EVENT: &'static str = "drop_done";
-    const DESCRIPTION: &'static str = "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared";
-}
+clawcraft_core::evidence!(
+    DropDone,
+    "drop_done",
+    "A drop ended: confirmed when the server accepted it (the items left the inventory); entity = the item entity that appeared"
+);
 
 /// `give_done`.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -271,10 +272,11 @@ pub struct GiveDone {
     /// The receiver picked the item up (TakeItemEntity naming them).
     pub picked_up: bool,
 }
-impl Evidence for GiveDone {
-    const EVENT: &'static str = "give_done";
-    const DESCRIPTION: &'static str = "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it";
-}
+clawcraft_core::evidence!(
+    GiveDone,
+    "give_done",
+    "A give ended: confirmed when the items left the inventory and an item entity appeared; pickedUp when the receiver took it"
+);
 
 /// Registers the drop slot's action under both completion events: `drop` and `give` differ only
 /// in their receipt, so they are two component types around one state.

@@ -17,7 +17,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, EntityIds,
-    Evidence, Outcome, Position, TickCount, Vec3,
+    Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{ByBot, EntityPosition, ItemEntity, ItemPickedUp, SeenBy, WorldEntity};
 use clawcraft_inventory::{AQUA_AFFINITY, EFFICIENCY, Inventory, InventoryJobs, ItemIds, JobResult, Move, SlotRef};
@@ -123,10 +123,11 @@ pub struct MineDone {
     /// Items that dropped at the block.
     pub drops: Vec<DropSeen>,
 }
-impl Evidence for MineDone {
-    const EVENT: &'static str = "mine_done";
-    const DESCRIPTION: &'static str = "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)";
-}
+clawcraft_core::evidence!(
+    MineDone,
+    "mine_done",
+    "A mine ended: confirmed only when the server's block update showed the block broken; ticks vs expectedTicks, drops (pickedUp when we took them)"
+);
 
 impl AsyncAction for Mining {
     const SLOT: ActionSlot = ActionSlot::new("mine", "abort_mine", "Not mining");

@@ -13,7 +13,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount,
+    EntityIds, Outcome, Position, TickCount,
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -86,10 +86,11 @@ pub struct PlaceDone {
     /// The held stack before and after (the inventory change the server sent).
     pub item_count: ItemCount,
 }
-impl Evidence for PlaceDone {
-    const EVENT: &'static str = "place_done";
-    const DESCRIPTION: &'static str = "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise";
-}
+clawcraft_core::evidence!(
+    PlaceDone,
+    "place_done",
+    "A place ended: confirmed when the server's block update showed the block; itemCount shows the stack shrinking; reason rejected/unconfirmed otherwise"
+);
 
 impl AsyncAction for Placing {
     const SLOT: ActionSlot = USE_SLOT;

@@ -3,9 +3,7 @@
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
-use clawcraft_core::{
-    ActionSlot, ActionStatus, AsyncAction, EndActionExt, Evidence, Outcome, Position, TickCount, Vec3,
-};
+use clawcraft_core::{ActionSlot, ActionStatus, AsyncAction, EndActionExt, Outcome, Position, TickCount, Vec3};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -56,10 +54,11 @@ pub struct BlockChange {
     pub ticks: u64,
 }
 
-impl Evidence for WalkDone {
-    const EVENT: &'static str = "walk_done";
-    const DESCRIPTION: &'static str = "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks";
-}
+clawcraft_core::evidence!(
+    WalkDone,
+    "walk_done",
+    "A walk, move or follow ended: id, status (done/aborted/failed/timeout), reason, walked (steps), pos, distance, ticks"
+);
 
 impl BlockChange {
     pub fn new(change: &'static str, block: String, pos: [i32; 3], item: Option<String>, ticks: u64) -> Self {

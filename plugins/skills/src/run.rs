@@ -21,7 +21,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, ActiveActions, AgentEvent, AsyncAction, CommandRegistry, CommandResponse, DoneOf,
-    Evidence, Outcome, TickCount, end_action, event::now_ms,
+    Outcome, TickCount, end_action, event::now_ms,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -114,10 +114,11 @@ pub struct SkillFinished {
     pub helper_calls: u32,
 }
 
-impl Evidence for SkillFinished {
-    const EVENT: &'static str = "skill_finished";
-    const DESCRIPTION: &'static str = "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence";
-}
+clawcraft_core::evidence!(
+    SkillFinished,
+    "skill_finished",
+    "A skill trial or run ended: run status, verdict with every check, failure (matched against known_failure_modes), lifecycle change, evidence"
+);
 
 /// A skill's declared failure modes: the closed codes of the project's dialect, or the seed's
 /// free text.
