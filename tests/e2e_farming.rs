@@ -147,3 +147,49 @@ fn a_field_is_tended_and_harvested_with_every_step_confirmed_by_the_server() {
         );
     }
 }
+
+#[test]
+fn animals_are_bred_milked_and_sheared_as_the_server_shows() {
+    let (mut peer, mut bot, ready) = farm();
+    let deadline = Instant::now() + DONE;
+    while ok(&mut bot, json!({"action":"nearby"}))["nearby"]["mobs"].as_array().is_none_or(|m| m.len() < 3) {
+        assert!(Instant::now() < deadline, "the animals never arrived");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let cows: BTreeSet<String> = ready["animals"]
+        .as_array()
+        .expect("animals")
+        .iter()
+        .filter(|a| a["type"] == "cow")
+        .map(|a| a["runtime_id"].as_str().expect("id").to_owned())
+        .collect();
+
+    // Breed the two cows with wheat: both in love, then the baby the peer spawned.
+    let r = ok(&mut bot, json!({"action":"breed","entity":"cow"}));
+    assert_eq!(r["item"], "minecraft:wheat", "{r}");
+    let d = done(&mut bot, "breed_done", &r["id"]);
+    let fed: BTreeSet<String> = d["inLove"].as_array().expect("inLove").iter().map(|v| v.to_string()).collect();
+    assert_eq!(fed, cows, "{d}");
+    let bred = peer_event(&mut peer, "bred", |_| true);
+    assert_eq!(d["baby"].to_string(), bred["baby"].as_str().expect("baby"), "{d} vs {bred}");
+    assert_eq!(d["itemCount"], json!({"before": 4, "after": 2}), "{d}");
+
+    // Milk a cow: the bucket the server turned into milk.
+    let r = ok(&mut bot, json!({"action":"milk"}));
+    let d = done(&mut bot, "milk_done", &r["id"]);
+    assert_eq!(d["heldAfter"], "minecraft:milk_bucket", "{d}");
+    peer_event(&mut peer, "milked", |_| true);
+
+    // Shear the sheep: the sheared flag and the wool the peer dropped.
+    let r = ok(&mut bot, json!({"action":"shear"}));
+    let d = done(&mut bot, "shear_done", &r["id"]);
+    let p = peer_event(&mut peer, "sheared", |_| true);
+    assert_eq!(d["sheared"], true, "{d}");
+    let wool: u64 = d["drops"].as_array().expect("drops").iter().map(|x| x["count"].as_u64().unwrap_or(0)).sum();
+    assert_eq!(wool, p["wool"].as_u64().expect("wool"), "{d} vs {p}");
+    // Once sheared, the peer refuses; the bot reports no change.
+    let r = ok(&mut bot, json!({"action":"shear"}));
+    let d = bot.wait(|v| v["type"] == "shear_done" && v["id"] == r["id"], DONE).expect("shear_done");
+    assert_eq!((d["status"].clone(), d["reason"].clone()), (json!("failed"), json!("no_change")), "{d}");
+    peer_event(&mut peer, "entity_use_refused", |v| v["why"] == "already sheared");
+}

@@ -6,7 +6,10 @@
 #[path = "simulation_interact/world.rs"]
 mod world;
 
-use clawcraft::protocol::packets::{InventorySlot, InventoryTransaction, ItemInstance};
+use clawcraft::protocol::codec::Value as WireValue;
+use clawcraft::protocol::packets::{
+    AddEntity, InventorySlot, InventoryTransaction, ItemInstance, MetadataEntry, SetEntityData, Vec3,
+};
 use clawcraft::world::block::StateValue::Int;
 use serde_json::json;
 use world::*;
@@ -181,4 +184,71 @@ fn harvest_refuses_immature_crops_and_breaks_then_replants_mature_ones() {
         (json!("h2"), json!("failed"), json!("rejected"))
     );
     assert_eq!(d["harvested"], json!([]));
+}
+
+fn cow(w: &mut Sim, runtime_id: u64, x: f32) {
+    w.sim.receive(&AddEntity {
+        unique_id: runtime_id as i64,
+        runtime_id,
+        entity_type: "minecraft:cow".into(),
+        position: Vec3 { x, y: -60.0, z: 2.5 },
+        ..AddEntity::default()
+    });
+}
+
+fn in_love(w: &mut Sim, runtime_id: u64) {
+    w.sim.receive(&SetEntityData {
+        runtime_entity_id: runtime_id,
+        metadata: vec![MetadataEntry {
+            key: "flags".into(),
+            kind: "long".into(),
+            legacy_type: 7,
+            value: WireValue::Object(vec![("inlove".into(), WireValue::Bool(true))]),
+        }],
+        tick: 0,
+    });
+}
+
+#[test]
+fn breed_feeds_each_cow_with_an_interact_and_waits_for_love_and_the_baby() {
+    let mut w = world(&[], &[(0, stack(WOODEN_HOE, 1, 1)), (3, stack(WHEAT, 4, 9))]);
+    assert_eq!(w.code(r#"{"action":"breed","entity":"cow"}"#), "NOT_FOUND");
+    cow(&mut w, 70, 1.5);
+    w.sim.tick();
+    assert_eq!(w.code(r#"{"action":"breed","entity":"cow"}"#), "NOT_FOUND", "one cow is no pair");
+    cow(&mut w, 71, -0.5);
+    cow(&mut w, 72, 20.5);
+    w.sim.tick();
+    w.sim.sent();
+    let r = w.ok(r#"{"action":"breed","entity":"cow","id":"b1"}"#);
+    assert_eq!(r["item"], "minecraft:wheat");
+    let ids: Vec<u64> =
+        r["animals"].as_array().expect("animals").iter().map(|a| a["runtimeId"].as_u64().expect("id")).collect();
+    assert_eq!(ids, [70, 71], "the two nearest in reach");
+    w.sim.ticks(2);
+    let uses: Vec<_> =
+        w.sim.sent_as::<InventoryTransaction>().iter().filter_map(InventoryTransaction::use_on_entity_data).collect();
+    assert_eq!(uses.len(), 2, "one interact per cow");
+    for (u, id) in uses.iter().zip([70, 71]) {
+        assert_eq!((u.action_type.as_str(), u.entity_runtime_id, u.hotbar_slot), ("interact", id, 3));
+        assert_eq!(u.held_item.network_id, WHEAT, "the wheat held");
+    }
+    in_love(&mut w, 70);
+    in_love(&mut w, 71);
+    w.sim.tick();
+    assert!(w.events_of("breed_done").is_empty(), "love alone is not a baby");
+    cow(&mut w, 73, 0.5);
+    w.sim.tick();
+    let d = last(&w, "breed_done");
+    assert_eq!(
+        (d["status"].clone(), d["confirmed"].clone(), d["baby"].clone()),
+        (json!("done"), json!(true), json!(73))
+    );
+    assert_eq!(d["inLove"], json!([70, 71]));
+
+    // No love within a second: failed, not_in_love.
+    w.ok(r#"{"action":"breed","entity":"cow","id":"b2"}"#);
+    w.sim.ticks(25);
+    let d = last(&w, "breed_done");
+    assert_eq!((d["status"].clone(), d["reason"].clone()), (json!("failed"), json!("not_in_love")));
 }

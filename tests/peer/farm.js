@@ -19,8 +19,23 @@ const START_INVENTORY = {
   1: ['wheat_seeds', 8],
   2: ['bone_meal', 6],
   3: ['bread', 2],
+  4: ['wheat', 4],
+  5: ['bucket', 1],
+  6: ['shears', 1],
   9: ['carrot', 4]
 }
+// Animals around the field (feet positions), adults.
+const ANIMALS = [
+  { type: 'cow', position: { x: 2.5, y: -60, z: 2.5 } },
+  { type: 'cow', position: { x: 2.5, y: -60, z: 3.5 } },
+  { type: 'sheep', position: { x: -2.5, y: -60, z: -0.5 } }
+]
+// What each animal eats to breed (minecraft.wiki "Breeding"; the ones the scenario has and a few more).
+const BREEDING_FOOD = {
+  cow: ['wheat'], mooshroom: ['wheat'], sheep: ['wheat'], goat: ['wheat'],
+  pig: ['carrot', 'potato', 'beetroot'], chicken: ['wheat_seeds', 'pumpkin_seeds', 'melon_seeds', 'beetroot_seeds']
+}
+const BABY_AFTER_MS = 1000 // the pair meet and the baby appears
 // Crops: block → the seed item, the drops of a mature crop (besides its seeds).
 const CROPS = {
   wheat: { seed: 'wheat_seeds', mature: 7, produce: ['wheat', 1, 1] },
@@ -44,7 +59,8 @@ function scenario (session, deps) {
   const { emitEvent } = deps
   let api = null
   const items = ['wooden_hoe', 'stone_hoe', 'iron_hoe', 'wheat_seeds', 'wheat', 'bone_meal', 'carrot', 'potato',
-    'beetroot_seeds', 'beetroot', 'bread']
+    'beetroot_seeds', 'beetroot', 'bread', 'bucket', 'milk_bucket', 'shears', 'white_wool']
+  const animals = new Map() // runtime id (string) -> { type, runtime, position, baby, inLove, bred, sheared }
 
   const ext = {
     startInventory: START_INVENTORY,
@@ -55,7 +71,12 @@ function scenario (session, deps) {
         api.setBlock({ x, y: SOIL_Y, z }, 'farmland', { moisturized_amount: 0 })
         api.setBlock({ x, y: SOIL_Y + 1, z }, 'wheat', { growth })
       }
-      emitEvent({ event: 'farm_ready', field: FIELD.map(([x, z, growth]) => ({ x, y: SOIL_Y + 1, z, growth })) })
+      for (const a of ANIMALS) addAnimal(a.type, a.position, false)
+      emitEvent({
+        event: 'farm_ready',
+        field: FIELD.map(([x, z, growth]) => ({ x, y: SOIL_Y + 1, z, growth })),
+        animals: [...animals.values()].map(a => ({ type: a.type, runtime_id: String(a.runtime), position: a.position }))
+      })
     },
     onClickBlock (d, held, clicked) {
       const name = held?.name || ''
@@ -64,6 +85,7 @@ function scenario (session, deps) {
       if (name === 'bone_meal') return boneMeal(d, held, clicked)
       return false
     },
+    onEntityUse (d, held) { return useOnAnimal(d, held) },
     // A broken crop drops its seed when immature; when mature its produce and 0–3 more seeds (wheat: 1 wheat,
     // 0–3 seeds; carrots/potatoes 1–3 of themselves (those are their seed); beetroot 1 beetroot, 0–3 seeds).
     dropsOf (block) {
@@ -132,7 +154,78 @@ function scenario (session, deps) {
     return true
   }
 
+  // --- animals ------------------------------------------------------------------------------------------------------
+  function addAnimal (type, position, baby) {
+    const rid = api.s.nextEntity++
+    const a = { type, runtime: rid, position: { ...position }, baby, inLove: false, bred: false, sheared: false }
+    animals.set(String(rid), a)
+    session.write('add_entity', {
+      unique_id: rid, runtime_id: rid, entity_type: `minecraft:${type}`, position: a.position,
+      velocity: { x: 0, y: 0, z: 0 }, pitch: 0, yaw: 0, head_yaw: 0, body_yaw: 0, attributes: [],
+      metadata: baby ? [flags({ baby: true })] : [], properties: { ints: [], floats: [] }, links: []
+    })
+    return a
+  }
+  function flags (value) { return { key: 'flags', type: 'long', legacy_type: 7, value } }
+  function setFlags (a, value) {
+    session.write('set_entity_data', { runtime_entity_id: a.runtime, metadata: [flags(value)], properties: { ints: [], floats: [] }, tick: 0n })
+  }
+
+  // An interact on an animal with the held item: breeding food, a bucket on a cow, shears on a sheep.
+  function useOnAnimal (d, held) {
+    const a = animals.get(String(d.entity_runtime_id))
+    const refuse = (why) => { emitEvent({ event: 'entity_use_refused', runtime_id: String(d.entity_runtime_id), why }); return true }
+    if (!a) return refuse('no such animal')
+    if (api.dist(api.s.eye, a.position) > 6) return refuse('out of reach')
+    const name = held?.name || ''
+    if ((BREEDING_FOOD[a.type] || []).includes(name)) {
+      if (a.baby) return refuse('a baby does not breed')
+      if (a.inLove || a.bred) return refuse('not ready to breed')
+      spend(held)
+      a.inLove = true
+      setFlags(a, { inlove: true })
+      session.write('entity_event', { runtime_entity_id: a.runtime, event_id: 'love_particles', data: 0 })
+      emitEvent({ event: 'fed', runtime_id: String(a.runtime), type: a.type, item: name })
+      const mate = [...animals.values()].find(m => m !== a && m.type === a.type && m.inLove)
+      if (mate) {
+        session.later(BABY_AFTER_MS, () => {
+          for (const p of [a, mate]) { p.inLove = false; p.bred = true; setFlags(p, { inlove: false }) }
+          const at = { x: (a.position.x + mate.position.x) / 2, y: a.position.y, z: (a.position.z + mate.position.z) / 2 }
+          const baby = addAnimal(a.type, at, true)
+          emitEvent({ event: 'bred', type: a.type, parents: [String(a.runtime), String(mate.runtime)], baby: String(baby.runtime) })
+        })
+      }
+      return true
+    }
+    if (name === 'bucket' && (a.type === 'cow' || a.type === 'mooshroom' || a.type === 'goat')) {
+      if (a.baby) return refuse('a calf gives no milk')
+      const slot = api.s.held
+      if (held.count === 1) {
+        api.s.inv[slot] = api.stack('milk_bucket', 1)
+        api.sendSlot('inventory', slot, api.s.inv[slot])
+      } else {
+        spend(held)
+        const free = api.s.inv.findIndex(x => !x)
+        if (free >= 0) { api.s.inv[free] = api.stack('milk_bucket', 1); api.sendSlot('inventory', free, api.s.inv[free]) }
+      }
+      emitEvent({ event: 'milked', runtime_id: String(a.runtime), slot })
+      return true
+    }
+    if (name === 'shears' && a.type === 'sheep') {
+      if (a.baby || a.sheared) return refuse(a.baby ? 'a lamb has no wool' : 'already sheared')
+      a.sheared = true
+      setFlags(a, { sheared: true })
+      const n = rand(1, 3)
+      for (let i = 0; i < n; i++) api.spawnItem('white_wool', 1, { x: a.position.x, y: a.position.y + 0.5, z: a.position.z }, 'shear')
+      held.damage += 1
+      api.sendSlot('inventory', api.s.held, held)
+      emitEvent({ event: 'sheared', runtime_id: String(a.runtime), wool: n })
+      return true
+    }
+    return refuse(`${name || 'the hand'} does nothing to a ${a.type}`)
+  }
+
   return survival.scenario(session, deps, ext)
 }
 
-module.exports = { scenario, FIELD, SOIL_Y, START_INVENTORY }
+module.exports = { scenario, FIELD, SOIL_Y, START_INVENTORY, ANIMALS }

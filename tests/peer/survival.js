@@ -62,7 +62,7 @@ const THROWABLE = { snowball: 'minecraft:snowball', egg: 'minecraft:egg', ender_
 const INTERACTABLE = /(door|trapdoor|fence_gate|lever|button)$/
 
 // `ext` (optional) extends the scenario (crafting.js): a starting inventory, registry items, and hooks
-// called first — onClickBlock, dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
+// called first — onClickBlock, onEntityUse (an interact on an entity), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
 // request), onTick, onContainerClose, onSpawn; each returns true when it handled the packet.
 function scenario (session, deps, ext = {}) {
   const { flatScenario, emitEvent, diag, AIR_ITEM } = deps
@@ -693,6 +693,7 @@ function scenario (session, deps, ext = {}) {
           const t = p.transaction
           if (t.transaction_type === 'item_use') onItemUse(t.transaction_data)
           else if (t.transaction_type === 'item_use_on_entity' && t.transaction_data.action_type === 'attack') onAttack(t.transaction_data)
+          else if (t.transaction_type === 'item_use_on_entity' && t.transaction_data.action_type === 'interact' && ext.onEntityUse) ext.onEntityUse(t.transaction_data, heldItem())
           else if (t.transaction_type === 'item_release') {
             if (s.using) emitEvent({ event: 'use_released', item: s.using.item })
             s.using = null

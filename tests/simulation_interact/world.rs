@@ -26,6 +26,7 @@ pub const IRON_SWORD: i32 = 309;
 pub const WOODEN_HOE: i32 = 1290;
 pub const WHEAT_SEEDS: i32 = 1291;
 pub const BONE_MEAL: i32 = 1292;
+pub const WHEAT: i32 = 1293;
 
 /// A block placed on the flat terrain (bedrock −64, dirt −63..−62, grass −61).
 pub type Placed = (&'static str, Vec<(&'static str, StateValue)>, [i32; 3]);
@@ -123,6 +124,7 @@ fn registry() -> ItemRegistry {
             st("minecraft:wooden_hoe", WOODEN_HOE),
             st("minecraft:wheat_seeds", WHEAT_SEEDS),
             st("minecraft:bone_meal", BONE_MEAL),
+            st("minecraft:wheat", WHEAT),
         ],
     }
 }

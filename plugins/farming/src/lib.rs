@@ -1,13 +1,16 @@
 //! `FarmingPlugin`: farming with server-confirmed receipts — `till`, `plant`, `bone_meal`,
-//! `harvest` (mature crops only, by growth state; optionally replanting).
+//! `harvest` (mature crops only, by growth state; optionally replanting) — and animals: `breed`,
+//! `milk`, `shear`.
 //!
 //! Its own crate (not `interact`): the farming rules ([`crops`]: what a hoe tills, what each
 //! seed grows on, when a crop is mature) and the actions that check them belong together, and
 //! they build on `interact`'s public pieces (aiming, holding an item, the item-use transaction,
 //! `mine`'s break) rather than adding to it. Every action runs in the hand's `use` slot
 //! (`abort_use`), so it excludes mining, eating and every other use of the hand, and ends in
-//! exactly one receipt (`till_done`, `plant_done`, `bone_meal_done`, `harvest_done`).
+//! exactly one receipt (`till_done`, `plant_done`, `bone_meal_done`, `harvest_done`, `breed_done`,
+//! `milk_done`, `shear_done`).
 
+pub mod animals;
 pub mod crops;
 pub mod harvest;
 pub mod tend;
@@ -31,6 +34,9 @@ impl Plugin for FarmingPlugin {
                 tend::step_tending::<tend::Planting>,
                 tend::step_tending::<tend::BoneMealing>,
                 harvest::step_harvesting,
+                animals::step_husbandry::<animals::Breeding>,
+                animals::step_husbandry::<animals::Milking>,
+                animals::step_husbandry::<animals::Shearing>,
             )
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),
@@ -42,6 +48,12 @@ impl Plugin for FarmingPlugin {
         .add_agent_command::<tend::BoneMeal>()
         .add_async_action::<tend::BoneMealing>()
         .add_agent_command::<harvest::Harvest>()
-        .add_async_action::<harvest::Harvesting>();
+        .add_async_action::<harvest::Harvesting>()
+        .add_agent_command::<animals::Breed>()
+        .add_async_action::<animals::Breeding>()
+        .add_agent_command::<animals::Milk>()
+        .add_async_action::<animals::Milking>()
+        .add_agent_command::<animals::Shear>()
+        .add_async_action::<animals::Shearing>();
     }
 }
