@@ -14,7 +14,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount, Vec3,
+    EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityKind, EntityPosition, ItemEntity, SeenBy, WorldEntity};
 use clawcraft_interact::common::{
@@ -149,10 +149,11 @@ pub struct BreedDone {
     pub confirmed: bool,
     pub item_count: ItemCount,
 }
-impl Evidence for BreedDone {
-    const EVENT: &'static str = "breed_done";
-    const DESCRIPTION: &'static str = "A breed ended: confirmed when the server showed both animals in love and the baby it spawned; failed not_in_love / no_baby otherwise";
-}
+clawcraft_core::evidence!(
+    BreedDone,
+    "breed_done",
+    "A breed ended: confirmed when the server showed both animals in love and the baby it spawned; failed not_in_love / no_baby otherwise"
+);
 
 /// `milk_done`.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -165,11 +166,11 @@ pub struct MilkDone {
     /// True when the bucket became a milk bucket.
     pub confirmed: bool,
 }
-impl Evidence for MilkDone {
-    const EVENT: &'static str = "milk_done";
-    const DESCRIPTION: &'static str =
-        "A milk ended: confirmed when the server turned the held bucket into a milk bucket; failed no_change otherwise";
-}
+clawcraft_core::evidence!(
+    MilkDone,
+    "milk_done",
+    "A milk ended: confirmed when the server turned the held bucket into a milk bucket; failed no_change otherwise"
+);
 
 /// `shear_done`.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq)]
@@ -183,10 +184,11 @@ pub struct ShearDone {
     pub drops: Vec<Drop>,
     pub confirmed: bool,
 }
-impl Evidence for ShearDone {
-    const EVENT: &'static str = "shear_done";
-    const DESCRIPTION: &'static str = "A shear ended: confirmed by the server's sheared flag on the sheep or the wool it dropped; failed no_change otherwise";
-}
+clawcraft_core::evidence!(
+    ShearDone,
+    "shear_done",
+    "A shear ended: confirmed by the server's sheared flag on the sheep or the wool it dropped; failed no_change otherwise"
+);
 
 macro_rules! husbanding {
     ($comp:ident, $kind:expr, $done:ident, |$h:ident| $body:expr) => {

@@ -14,7 +14,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, Evidence, Outcome, Position, TickCount,
+    EntityIds, Outcome, Position, TickCount,
 };
 use clawcraft_interact::common::{
     Aim, BlockXyz, Ready, Senses, aim_at, block_updates, cell_of, click_block, face_centre, hand_free, hold_item,
@@ -119,10 +119,7 @@ macro_rules! tending {
             /// The held stack before and after.
             pub item_count: ItemCount,
         }
-        impl Evidence for $done {
-            const EVENT: &'static str = $name;
-            const DESCRIPTION: &'static str = $desc;
-        }
+        clawcraft_core::evidence!($done, $name, $desc);
 
         impl AsyncAction for $comp {
             const SLOT: ActionSlot = USE_SLOT;
