@@ -212,3 +212,37 @@ fn a_token_guards_the_map_and_off_loopback_needs_one() {
     assert!(error["error"].as_str().is_some_and(|e| e.contains("CLAWCRAFT_TOKEN")), "{error}");
     assert_eq!(open.wait_exit(ANSWER).and_then(|s| s.code()), Some(2));
 }
+
+#[test]
+fn every_bot_of_a_swarm_is_on_the_map_and_the_page_addresses_each() {
+    let peer = Peer::start("flat");
+    let addr = map_addr();
+    let mut bots = Bot::start_with(
+        peer.port,
+        "unused",
+        &[("CLAWCRAFT_MAP", &addr.to_string()), ("CLAWCRAFT_SWARM", r#"{"bots":["Ann","Bob"]}"#)],
+    );
+    bots.wait(|v| v["type"] == "spawn" && v["bot"] == "Ann", SPAWN_TIMEOUT).expect("Ann spawns");
+    bots.wait(|v| v["type"] == "spawn" && v["bot"] == "Bob", SPAWN_TIMEOUT).expect("Bob spawns");
+    let (_, events) = http::sse(addr, "/stream", &[]);
+    let frame = next_event(
+        &events,
+        "frame",
+        |f| {
+            let names: Vec<&str> = f["bots"]
+                .as_array()
+                .map(|b| b.iter().filter(|b| b["pos"].is_array()).filter_map(|b| b["name"].as_str()).collect())
+                .unwrap_or_default();
+            names.contains(&"Ann") && names.contains(&"Bob")
+        },
+        ANSWER,
+    );
+    assert!(frame.is_some(), "both bots, placed, in one frame");
+    // The panel asks for the selected bot by name, as an agent would.
+    for name in ["Ann", "Bob"] {
+        let status = http::post_json(addr, "/command", &json!({"action":"status","bot":name}).to_string()).json();
+        assert_eq!(status["username"], name, "{status}");
+    }
+    let nobody = http::post_json(addr, "/command", r#"{"action":"status","bot":"Nobody"}"#).json();
+    assert!(nobody["code"].is_string(), "an unknown bot is an error with a code: {nobody}");
+}

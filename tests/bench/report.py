@@ -48,6 +48,8 @@ BENCHES = [
      ["cargo", "bench", "--bench", "tcp_latency"]),
     ("figures", "connect → spawn against bedrock-protocol's own client; idle RSS and CPU",
      ["python3", "tests/bench/figures.py"]),
+    ("map", "the live map page (--map) open and updating in headless Chromium vs closed: peer tick interval, bot CPU",
+     ["python3", "tests/bench/map.py"]),
     ("agent_tasks", "calls and characters a scripted agent needs per task, without and with wait",
      ["cargo", "test", "--release", "--test", "agent_tasks", "--", "--nocapture", "--test-threads", "1"]),
     # (its tables go to stderr, which libtest does not capture with --nocapture)

@@ -222,7 +222,7 @@ pub fn spawn(
     snapshots: Receiver<Snapshot>,
     events: Receiver<Arc<[StampedEvent]>>,
 ) -> std::io::Result<()> {
-    std::thread::Builder::new().name("clawcraft-map".into()).spawn(move || run(&hub, &snapshots, &events))?;
+    std::thread::Builder::new().name("map-frames".into()).spawn(move || run(&hub, &snapshots, &events))?;
     Ok(())
 }
 

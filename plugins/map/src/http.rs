@@ -40,7 +40,7 @@ const KEEPALIVE: Duration = Duration::from_secs(15);
 pub fn spawn(listener: TcpListener, settings: MapSettings, shared: Arc<Shared>, hub: Arc<Hub>) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let server = Arc::new(Server { settings, addr, shared, hub, open: AtomicUsize::new(0) });
-    std::thread::Builder::new().name("clawcraft-map-http".into()).spawn(move || server.accept(&listener))?;
+    std::thread::Builder::new().name("map-http".into()).spawn(move || server.accept(&listener))?;
     Ok(())
 }
 
@@ -267,7 +267,7 @@ impl Server {
                 continue;
             }
             let server = self.clone();
-            let spawned = std::thread::Builder::new().name("clawcraft-map-conn".into()).spawn(move || {
+            let spawned = std::thread::Builder::new().name("map-conn".into()).spawn(move || {
                 server.serve(stream);
                 server.open.fetch_sub(1, Ordering::AcqRel);
             });

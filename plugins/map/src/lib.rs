@@ -128,6 +128,30 @@ pub struct MapLink {
 }
 
 impl MapLink {
+    /// Both ends: the link, and the frame builder's receivers of snapshots and events.
+    pub fn new(waker: CommandWaker) -> (Self, Receiver<Snapshot>, Receiver<Arc<[StampedEvent]>>) {
+        let (requests, requests_rx) = crossbeam_channel::unbounded();
+        let (snapshots, snapshots_rx) = crossbeam_channel::unbounded();
+        let (events, events_rx) = crossbeam_channel::unbounded();
+        let shared = Arc::new(Shared {
+            clients: AtomicUsize::new(0),
+            wanted: AtomicBool::new(false),
+            reset: AtomicBool::new(false),
+            next_origin: AtomicU64::new(0),
+            waiting: Mutex::new(HashMap::new()),
+            requests,
+            waker,
+            snapshots,
+            events,
+        });
+        (Self { shared, requests: requests_rx }, snapshots_rx, events_rx)
+    }
+
+    /// The state shared with the map's threads.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
     fn wants_snapshot(&self) -> bool {
         self.shared.wanted.load(Ordering::Acquire)
     }
@@ -168,21 +192,9 @@ impl MapPlugin {
 impl Plugin for MapPlugin {
     fn build(&self, app: &mut App) {
         let waker = app.world().resource::<CommandWaker>().clone();
-        let (requests, requests_rx) = crossbeam_channel::unbounded();
-        let (snapshots, snapshots_rx) = crossbeam_channel::unbounded();
-        let (events, events_rx) = crossbeam_channel::unbounded();
-        let shared = Arc::new(Shared {
-            clients: AtomicUsize::new(0),
-            wanted: AtomicBool::new(false),
-            reset: AtomicBool::new(false),
-            next_origin: AtomicU64::new(0),
-            waiting: Mutex::new(HashMap::new()),
-            requests,
-            waker,
-            snapshots,
-            events,
-        });
-        app.insert_resource(MapLink { shared: shared.clone(), requests: requests_rx })
+        let (link, snapshots_rx, events_rx) = MapLink::new(waker);
+        let shared = link.shared.clone();
+        app.insert_resource(link)
             .init_resource::<snapshot::Handed>()
             .configure_sets(Interim, (MapSet::Read.in_set(InterimSet::Read), MapSet::Route.in_set(IoSet::Route)))
             .add_systems(clawcraft_core::TickWork, read_map.in_set(clawcraft_core::gate::Gate::Channels))

@@ -238,3 +238,71 @@ pub fn take_snapshot(
     }
     link.hand_over(shot);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy_app::App;
+    use bevy_ecs::system::RunSystemOnce;
+    use clawcraft_core::{CommandWaker, CorePlugin, Vec3};
+    use clawcraft_world::chunk::ChunkColumn;
+
+    fn column(n: usize) -> ChunkColumn {
+        let mut c = ChunkColumn::empty(n);
+        c.sub_chunks[4] = Some(Arc::new(SubChunk::uniform(7)));
+        c
+    }
+
+    #[test]
+    fn only_changed_columns_are_handed_over_again() {
+        let mut app = App::new();
+        app.add_plugins(CorePlugin);
+        let waker = app.world().resource::<CommandWaker>().clone();
+        let (link, snapshots, _events) = MapLink::new(waker);
+        let shared = link.shared().clone();
+        app.insert_resource(link).init_resource::<Handed>();
+        let mut world = ChunkWorld::new(0);
+        let n = world.heights().sub_chunk_count();
+        world.insert_column(0, 0, column(n));
+        world.insert_column(1, 0, column(n));
+        let ids = BlockIds::fallback().expect("block data");
+        let bot = app
+            .world_mut()
+            .spawn((LocalBot { username: "Ann".into() }, Position(Vec3::new(1.5, -60.0, 2.5)), world, BlockIds(ids)))
+            .id();
+        let mut take = |app: &mut App| {
+            app.world_mut().run_system_once(take_snapshot).expect("runs");
+            snapshots.try_recv().expect("a snapshot")
+        };
+        let keys = |s: &Snapshot| {
+            let mut k: Vec<ColumnKey> = s.columns.iter().map(|c| c.key).collect();
+            k.sort_unstable();
+            k
+        };
+        shared.want_snapshot(true);
+        let first = take(&mut app);
+        assert!(first.full);
+        assert_eq!(keys(&first), [(0, 0, 0), (0, 1, 0)]);
+        assert_eq!(first.bots.len(), 1);
+        assert_eq!((first.bots[0].name.as_str(), first.bots[0].pos), ("Ann", Some([1.5, -60.0, 2.5])));
+        drop(first);
+        let second = take(&mut app);
+        assert!(!second.full && second.columns.is_empty() && second.removed.is_empty(), "nothing changed");
+        // A block changes in column (1, 0): the sub-chunk the map holds is copied, so it differs.
+        let y = 4 * 16 + world_min_y(&app, bot);
+        app.world_mut().get_mut::<ChunkWorld>(bot).expect("world").set_block(17, y, 3, 0, 9).expect("loaded");
+        let third = take(&mut app);
+        assert_eq!(keys(&third), [(0, 1, 0)], "only the changed column");
+        app.world_mut().get_mut::<ChunkWorld>(bot).expect("world").remove_column(0, 0);
+        let fourth = take(&mut app);
+        assert!(fourth.columns.is_empty());
+        assert_eq!(fourth.removed, [(0, 0, 0)]);
+        // Asked for a full one again (a page opened after none was): every column.
+        shared.want_snapshot(true);
+        assert_eq!(keys(&take(&mut app)), [(0, 1, 0)]);
+    }
+
+    fn world_min_y(app: &App, bot: Entity) -> i32 {
+        app.world().get::<ChunkWorld>(bot).expect("world").heights().min_y
+    }
+}
