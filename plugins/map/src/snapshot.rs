@@ -270,7 +270,7 @@ mod tests {
             .world_mut()
             .spawn((LocalBot { username: "Ann".into() }, Position(Vec3::new(1.5, -60.0, 2.5)), world, BlockIds(ids)))
             .id();
-        let mut take = |app: &mut App| {
+        let take = |app: &mut App| {
             app.world_mut().run_system_once(take_snapshot).expect("runs");
             snapshots.try_recv().expect("a snapshot")
         };
