@@ -19,6 +19,9 @@
 //! [`MAX_WAIT_CALLS`] calls and [`MAX_WAIT_CHARS`] characters in total; README.md's Figures carry
 //! both columns.
 //!
+//! The farm peer's task (issue 35): harvest and replant the wheat field around the spawn, checked
+//! against the peer's field and its `planted` lines.
+//!
 //! `cargo test --test agent_tasks -- --nocapture` prints the tables.
 
 mod common;
