@@ -92,3 +92,48 @@ fn fight_kills_a_zombie_with_the_damage_the_peer_ruled() {
     assert!(lines.iter().any(|v| v["event"] == "held" && v["slot"] == 4), "the sword was taken in hand");
     eprintln!("fight: {} hits, {crits} critical, {dealt} dealt, {taken} taken", hurts.len());
 }
+
+/// The `policy_action` of `policy`, then the completion event `done` its action ended in.
+fn policy_receipt(bot: &mut Bot, policy: &str, done: &str, timeout: Duration) -> (Value, Value) {
+    let act = bot.wait(|v| v["type"] == "policy_action" && v["policy"] == policy, timeout);
+    let act = act.unwrap_or_else(|| panic!("{policy} never acted"));
+    let id = act["actionId"].clone();
+    let d = bot.wait(|v| v["type"] == done && v["id"] == id, timeout).unwrap_or_else(|| panic!("no {done} for {act}"));
+    (act, d)
+}
+
+#[test]
+fn auto_eat_eats_the_most_saturating_food_and_auto_armour_wears_a_picked_up_piece() {
+    let (mut peer, mut bot) = start("combat", "Keeper");
+    // Hunger 14 at spawn: at the threshold.
+    let r = ok(&mut bot, json!({"action": "policy", "name": "auto_eat", "hunger": 14}));
+    assert_eq!((r["name"].clone(), r["enabled"].clone(), r["hunger"].clone()), (json!("auto_eat"), json!(true), json!(14.0)));
+    let (act, d) = policy_receipt(&mut bot, "auto_eat", "eat_done", FIGHT);
+    assert_eq!(act["command"], "eat");
+    assert_eq!(act["params"]["item"], "minecraft:cooked_beef", "beef restores 12.8 saturation, bread 6: {act}");
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    let ate = peer.wait_line(|v| v["event"] == "ate", ANSWER).expect("the peer fed the bot");
+    assert_eq!((ate["item"].clone(), ate["hunger"].clone()), (json!("cooked_beef"), json!(20)), "{ate}");
+    assert_eq!(d["hunger"]["after"], 20.0, "{d}");
+
+    let r = ok(&mut bot, json!({"action": "policy", "name": "auto_armour"}));
+    assert_eq!(r["enabled"], true);
+    let r = ok(&mut bot, json!({"action": "cmd", "cmd": "/drop iron_chestplate"}));
+    assert_eq!(r["success"], true, "{r}");
+    peer.wait_line(|v| v["event"] == "picked_up" && v["name"] == "iron_chestplate", ANSWER).expect("picked up");
+    let (act, d) = policy_receipt(&mut bot, "auto_armour", "wear_done", FIGHT);
+    assert_eq!(act["params"]["item"], "minecraft:iron_chestplate", "{act}");
+    assert_eq!((d["status"].clone(), d["confirmed"].clone(), d["slot"].clone()), (json!("done"), json!(true), json!("chestplate")), "{d}");
+    assert_eq!(d["defence"], json!({"before": 2, "after": 8}), "the iron helmet's 2 and the chestplate's 6: {d}");
+    peer.wait_line(|v| v["event"] == "stack_ok", ANSWER).expect("the peer moved it");
+    let inv = ok(&mut bot, json!({"action": "inventory"}));
+    assert_eq!(inv["armor"][1]["name"], "minecraft:iron_chestplate", "{inv}");
+    let p = ok(&mut bot, json!({"action": "policies"}));
+    let acted: Vec<(Value, Value)> =
+        p["policies"].as_array().expect("list").iter().map(|x| (x["name"].clone(), x["acted"].clone())).collect();
+    assert_eq!(
+        acted,
+        vec![(json!("auto_eat"), json!(1)), (json!("auto_armour"), json!(1)), (json!("auto_defend"), json!(0))],
+        "{p}"
+    );
+}

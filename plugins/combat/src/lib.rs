@@ -5,6 +5,11 @@
 //! - [`data`]: the Bedrock attack damage of weapons and defence points of armour pieces (the item
 //!   data carries neither).
 //! - [`target`]: naming an entity (name, custom name or runtime id) as `attack` does.
+//! - [`wear`]: `wear` / `abort_wear` — put on an armour piece, ending in `wear_done`.
+//! - [`policy`]: `policy` / `policies` — auto_eat, auto_armour, auto_defend. They live here, not
+//!   in a crate of their own, because they are this crate's users: they decide with its tables
+//!   (armour defence) and its targets (hostile mobs), and act through its commands (`fight`,
+//!   `wear`) and interact's `eat`; a policy crate would depend on all of this and own nothing.
 //!
 //! Bedrock's rules, not Java's: there is no attack cooldown (an axe hits as often as a sword), a
 //! hit entity is invulnerable for 10 ticks (a hit during them counts only when stronger, as the
@@ -12,11 +17,13 @@
 
 pub mod data;
 pub mod fight;
+pub mod policy;
 pub mod target;
+pub mod wear;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, CorePlugin, TickSet};
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, CorePlugin, TickSet};
 
 pub use fight::{FIGHT_SLOT, Fight, FightDone, Fighting};
 
@@ -30,8 +37,7 @@ impl Plugin for CombatPlugin {
         }
         app.add_systems(
             clawcraft_core::TickWork,
-            (fight::watch_fights, fight::step_fights)
-                .chain()
+            ((fight::watch_fights, fight::step_fights).chain(), wear::step_wearing)
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),
         )
@@ -43,7 +49,24 @@ impl Plugin for CombatPlugin {
                 .run_if(clawcraft_core::gate::action_ended_lately)
                 .after(ActionSet::Watchdog),
         )
+        .add_systems(
+            clawcraft_core::TickWork,
+            policy::track_hurts
+                .in_set(TickSet::HandlePackets)
+                .in_set(clawcraft_core::gate::Gate::Packets)
+                .run_if(policy::any_policy),
+        )
+        // After the watchdog: an action that ended this tick frees its slot for the next one.
+        .add_systems(
+            clawcraft_core::TickWork,
+            policy::run_policies.in_set(TickSet::Actions).after(ActionSet::Watchdog).run_if(policy::any_policy),
+        )
         .add_agent_command::<fight::Fight>()
-        .add_async_action::<fight::Fighting>();
+        .add_async_action::<fight::Fighting>()
+        .add_agent_command::<wear::Wear>()
+        .add_async_action::<wear::Wearing>()
+        .add_agent_command::<policy::PolicyCmd>()
+        .add_agent_command::<policy::PoliciesCmd>()
+        .add_agent_event::<policy::PolicyAction>();
     }
 }
