@@ -575,6 +575,63 @@ fn farm_tasks(out: &mut Vec<Outcome>) {
     ));
 }
 
+/// (9) Survive a night with two zombies: the agent turns auto_defend and auto_eat on and comes
+/// back when the night's zombies are dead; the peer's account (both killed, the bot never died,
+/// it ate) is the truth.
+fn night_tasks(out: &mut Vec<Outcome>) {
+    let mut peer = Peer::start("night");
+    let mut agent = Agent::start(&peer, "NightBot");
+    peer.wait_line(|v| v["event"] == "combat_ready", SPAWN).expect("combat ready");
+    agent.begin();
+    let r = agent.call(json!({"action":"policy","name":"auto_defend"}));
+    assert_eq!(r["enabled"], true, "{r}");
+    let r = agent.call(json!({"action":"policy","name":"auto_eat"}));
+    assert_eq!(r["enabled"], true, "{r}");
+    // Truth: the peer's two zombies die, the bot never does, and it ate.
+    let mut peer_lines = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let killed = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let v = peer.lines.recv_timeout(left).unwrap_or_else(|_| panic!("the night never ended: {peer_lines:?}"));
+        if v["event"] == "player_died" {
+            let mine: Vec<String> = agent
+                .file_events()
+                .iter()
+                .filter(|e| ["policy_action", "fight_done", "eat_done"].contains(&e["type"].as_str().unwrap_or("")))
+                .map(|e| e.to_string())
+                .collect();
+            panic!("the bot died: {peer_lines:?}; it did {mine:#?}");
+        }
+        peer_lines.push(v);
+        let killed: Vec<String> = peer_lines
+            .iter()
+            .filter(|l| l["event"] == "zombie_killed")
+            .filter_map(|l| l["runtime_id"].as_str().map(String::from))
+            .collect();
+        if killed.len() == 2 {
+            break killed;
+        }
+    };
+    let night = peer_lines.iter().find(|l| l["event"] == "night_started").expect("night started");
+    let mut zombies: Vec<String> =
+        night["zombies"].as_array().into_iter().flatten().filter_map(|z| z.as_str().map(String::from)).collect();
+    zombies.sort();
+    let mut dead = killed.clone();
+    dead.sort();
+    assert_eq!(dead, zombies, "both of the night's zombies died");
+    assert!(peer_lines.iter().any(|l| l["event"] == "ate"), "the bot ate: {peer_lines:?}");
+    let last: u64 = killed[1].parse().expect("runtime id");
+    let events = agent.read_events_after("fight_done,eat_done", |v| {
+        v["type"] == "fight_done" && v["killed"] == true && v["entity"]["runtimeId"] == last
+    });
+    let kills: Vec<&Value> = events.iter().filter(|e| e["type"] == "fight_done" && e["killed"] == true).collect();
+    assert_eq!(kills.len(), 2, "two fights, two kills: {events:?}");
+    assert!(events.iter().any(|e| e["type"] == "eat_done" && e["status"] == "done"), "{events:?}");
+    let health = kills[1]["health"].clone();
+    assert!(num(&health) > 0.0, "{events:?}");
+    out.push(agent.end("survive a night with two zombies", format!("2 zombies killed, health {health}, ate")));
+}
+
 #[test]
 fn an_ideal_agent_solves_each_task_within_budget() {
     let mut out = Vec::new();
@@ -583,6 +640,7 @@ fn an_ideal_agent_solves_each_task_within_budget() {
     living_late_tasks(&mut out);
     survival_tasks(&mut out);
     farm_tasks(&mut out);
+    night_tasks(&mut out);
 
     eprintln!("\n| task | calls | chars | ok | answer | characters per call |\n|---|---|---|---|---|---|");
     let mut over = Vec::new();

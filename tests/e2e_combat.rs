@@ -107,7 +107,10 @@ fn auto_eat_eats_the_most_saturating_food_and_auto_armour_wears_a_picked_up_piec
     let (mut peer, mut bot) = start("combat", "Keeper");
     // Hunger 14 at spawn: at the threshold.
     let r = ok(&mut bot, json!({"action": "policy", "name": "auto_eat", "hunger": 14}));
-    assert_eq!((r["name"].clone(), r["enabled"].clone(), r["hunger"].clone()), (json!("auto_eat"), json!(true), json!(14.0)));
+    assert_eq!(
+        (r["name"].clone(), r["enabled"].clone(), r["hunger"].clone()),
+        (json!("auto_eat"), json!(true), json!(14.0))
+    );
     let (act, d) = policy_receipt(&mut bot, "auto_eat", "eat_done", FIGHT);
     assert_eq!(act["command"], "eat");
     assert_eq!(act["params"]["item"], "minecraft:cooked_beef", "beef restores 12.8 saturation, bread 6: {act}");
@@ -123,7 +126,11 @@ fn auto_eat_eats_the_most_saturating_food_and_auto_armour_wears_a_picked_up_piec
     peer.wait_line(|v| v["event"] == "picked_up" && v["name"] == "iron_chestplate", ANSWER).expect("picked up");
     let (act, d) = policy_receipt(&mut bot, "auto_armour", "wear_done", FIGHT);
     assert_eq!(act["params"]["item"], "minecraft:iron_chestplate", "{act}");
-    assert_eq!((d["status"].clone(), d["confirmed"].clone(), d["slot"].clone()), (json!("done"), json!(true), json!("chestplate")), "{d}");
+    assert_eq!(
+        (d["status"].clone(), d["confirmed"].clone(), d["slot"].clone()),
+        (json!("done"), json!(true), json!("chestplate")),
+        "{d}"
+    );
     assert_eq!(d["defence"], json!({"before": 2, "after": 8}), "the iron helmet's 2 and the chestplate's 6: {d}");
     peer.wait_line(|v| v["event"] == "stack_ok", ANSWER).expect("the peer moved it");
     let inv = ok(&mut bot, json!({"action": "inventory"}));

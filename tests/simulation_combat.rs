@@ -181,3 +181,43 @@ fn fight_retreats_when_health_is_low_and_refuses_what_it_cannot_do() {
     // The hand is free again.
     assert_ne!(w.cmd(r#"{"action":"eat","item":"bread"}"#)["code"], "BUSY");
 }
+
+#[test]
+fn auto_defend_fights_the_nearest_hostile_then_the_next_one_that_hurts() {
+    let mut w = arena(2.5);
+    w.sim.receive(&AddEntity {
+        unique_id: 601,
+        runtime_id: 61,
+        entity_type: "minecraft:zombie".into(),
+        position: Vec3 { x: -5.5, y: -60.0, z: 0.5 },
+        ..AddEntity::default()
+    });
+    w.sim.tick();
+    let r = w.ok(r#"{"action":"policy","name":"auto_defend","range":8}"#);
+    assert_eq!(
+        (r["enabled"].clone(), r["range"].clone(), r["minHealth"].clone()),
+        (json!(true), json!(8.0), json!(6.0))
+    );
+    assert_eq!(w.code(r#"{"action":"policy","name":"auto_defend","hunger":3}"#), "INVALID_PARAMS");
+    w.sim.ticks(3);
+    let acts = w.events_of("policy_action");
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert_eq!((acts[0]["policy"].clone(), acts[0]["params"]["entity"].clone()), (json!("auto_defend"), json!(ZOMBIE)));
+    // The first zombie dies and is removed.
+    w.sim.receive(&event(ZOMBIE, "hurt_animation"));
+    w.sim.receive(&event(ZOMBIE, "death_animation"));
+    w.sim.ticks(2);
+    let d = last(&w, "fight_done");
+    assert_eq!((d["id"].clone(), d["killed"].clone()), (acts[0]["actionId"].clone(), json!(true)), "{d:?}");
+    w.sim.receive(&clawcraft::protocol::packets::RemoveEntity { entity_id_self: 600 });
+    w.sim.ticks(5);
+    assert_eq!(w.events_of("policy_action").len(), 1, "the other zombie is 6 blocks away and has not hurt the bot");
+    // It hurts the bot: fought back.
+    w.sim.receive(&event(SIM_RUNTIME_ID, "hurt_animation"));
+    w.sim.ticks(3);
+    let acts = w.events_of("policy_action");
+    assert_eq!(acts.len(), 2, "{acts:?}");
+    assert_eq!(acts[1]["params"]["entity"], 61, "{acts:?}");
+    let p = w.ok(r#"{"action":"policy","name":"auto_defend","enabled":false}"#);
+    assert_eq!(p["enabled"], false);
+}

@@ -99,9 +99,11 @@ function scenario (session, deps, opts = {}) {
     Object.assign(m, { health: rules.health, max: rules.health, rules, ai: true, lastHurt: -1e9, lastDamage: 0, nextAttack: 0n })
     return m
   }
+  // Angles go as bytes (256 = 360°).
+  const byteAngle = (deg) => Math.round((((deg % 360) + 360) % 360) / 360 * 256) & 255
   const moveMob = (m, yaw) => session.write('move_entity_delta', {
     runtime_entity_id: BigInt(m.runtime), x: m.position.x, y: m.position.y, z: m.position.z,
-    rot_x: 0, rot_y: yaw, rot_z: yaw, on_ground: true, force_move: false, force_move_local_entity: false, force_completion: false
+    rot_x: 0, rot_y: byteAngle(yaw), rot_z: byteAngle(yaw), on_ground: true, force_move: false, force_move_local_entity: false, force_completion: false
   })
 
   function hurtPlayer (m) {

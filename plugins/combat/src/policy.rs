@@ -127,11 +127,13 @@ pub struct Policies {
     pub defend: Rule,
     /// The tick the bot was last hurt.
     last_hurt: Option<u64>,
+    /// Mobs the server showed dying (their removal follows): never a target again.
+    dead: Vec<u64>,
 }
 
 impl Default for Policies {
     fn default() -> Self {
-        Self { eat: Rule::new(), armour: Rule::new(), defend: Rule::new(), last_hurt: None }
+        Self { eat: Rule::new(), armour: Rule::new(), defend: Rule::new(), last_hurt: None, dead: Vec::new() }
     }
 }
 
@@ -210,7 +212,9 @@ pub struct PolicyCmd {
 
 fn check(v: Option<f64>, name: &str, lo: f64, hi: f64) -> Result<Option<f64>, CommandError> {
     match v {
-        Some(x) if !(lo..=hi).contains(&x) => Err(CommandError::out_of_range(format!("{name} must be within {lo}-{hi}"))),
+        Some(x) if !(lo..=hi).contains(&x) => {
+            Err(CommandError::out_of_range(format!("{name} must be within {lo}-{hi}")))
+        }
         _ => Ok(v),
     }
 }
@@ -283,7 +287,8 @@ pub struct PoliciesResponse {
 
 impl AgentCommand for PoliciesCmd {
     const NAME: &'static str = "policies";
-    const SUMMARY: &'static str = "Every policy (auto_eat, auto_armour, auto_defend): on or off, its settings, the actions it started";
+    const SUMMARY: &'static str =
+        "Every policy (auto_eat, auto_armour, auto_defend): on or off, its settings, the actions it started";
     const EXAMPLE: &'static str = r#"{"action":"policies"}"#;
     const QUERY: bool = true;
     type Response = PoliciesResponse;
@@ -331,7 +336,10 @@ fn best_food(inv: &Inventory, ids: &ItemIds) -> Option<String> {
         .map(|(n, _)| n)
 }
 
-/// Remembers when each bot was hurt (its own hurt animation).
+/// Dead mobs remembered per bot (a death's removal comes within a second).
+const DEAD_KEPT: usize = 16;
+
+/// Remembers when each bot was hurt (its own hurt animation) and which mobs died.
 pub fn track_hurts(
     mut packets: MessageReader<ClientboundPacket>,
     mut bots: Query<(&mut Policies, &EntityIds)>,
@@ -339,11 +347,14 @@ pub fn track_hurts(
 ) {
     for pkt in packets.read() {
         let Ok((mut p, ids)) = bots.get_mut(pkt.bot) else { continue };
-        if let Some(e) = pkt.view::<EntityEvent>()
-            && e.runtime_entity_id == ids.runtime_id
-            && e.event_id == "hurt_animation"
-        {
+        let Some(e) = pkt.view::<EntityEvent>() else { continue };
+        if e.runtime_entity_id == ids.runtime_id && e.event_id == "hurt_animation" {
             p.last_hurt = Some(ticks.0);
+        } else if e.event_id == "death_animation" && !p.dead.contains(&e.runtime_entity_id) {
+            if p.dead.len() >= DEAD_KEPT {
+                p.dead.remove(0);
+            }
+            p.dead.push(e.runtime_entity_id);
         }
     }
 }
@@ -402,7 +413,11 @@ pub fn run_policies(
         }
         let busy = |slot: &str| actions.is_some_and(|a| a.is_busy(slot));
         // A pending action is over once its slot is free again (its answer came, or it ended).
-        let slots = [(PolicyName::AutoEat, "eat"), (PolicyName::AutoArmour, WEAR_SLOT.name), (PolicyName::AutoDefend, FIGHT_SLOT.name)];
+        let slots = [
+            (PolicyName::AutoEat, "eat"),
+            (PolicyName::AutoArmour, WEAR_SLOT.name),
+            (PolicyName::AutoDefend, FIGHT_SLOT.name),
+        ];
         for (name, slot) in slots {
             let rule = p.rule_mut(name);
             if rule.pending.is_some() && !busy(slot) && rule.retry_at <= now && rule.acted > 0 {
@@ -419,7 +434,9 @@ pub fn run_policies(
             let hurt = p.last_hurt.is_some_and(|t| now <= t + HURT_MEMORY_TICKS);
             let nearest = mobs
                 .iter()
-                .filter(|(seen, _, _, kind)| seen.0 == bot && kind.category == EntityCategory::Hostile)
+                .filter(|(seen, w, _, kind)| {
+                    seen.0 == bot && kind.category == EntityCategory::Hostile && !p.dead.contains(&w.runtime_id)
+                })
                 .map(|(_, w, at, kind)| (w.runtime_id, at.0.distance(pos.0), kind.name.clone()))
                 .filter(|(_, d, _)| *d <= r.range)
                 .min_by(|a, b| a.1.total_cmp(&b.1));
@@ -427,12 +444,21 @@ pub fn run_policies(
                 && health >= r.min_health
                 && (hurt || d <= CLOSE_HOSTILE)
             {
-                let why = if hurt { format!("hurt; {name} {d:.1} blocks away") } else { format!("{name} {d:.1} blocks away") };
+                let why = if hurt {
+                    format!("hurt; {name} {d:.1} blocks away")
+                } else {
+                    format!("{name} {d:.1} blocks away")
+                };
                 acts.push(Act::Fight(rid, why));
             }
         }
         let r = &p.eat;
-        if r.enabled && r.pending.is_none() && now >= r.retry_at && !fighting && !hand_busy && acts.is_empty()
+        if r.enabled
+            && r.pending.is_none()
+            && now >= r.retry_at
+            && !fighting
+            && !hand_busy
+            && acts.is_empty()
             && let (Some(v), Some(inv), Some(ids)) = (vitals, inv, ids)
         {
             let why = if v.hunger <= r.hunger {
@@ -465,7 +491,13 @@ pub fn run_policies(
                 }
                 Act::Wear(item) => {
                     let id = run.run(bot, Wear { item: Some(item.clone()) });
-                    (PolicyName::AutoArmour, "wear", serde_json::json!({"item": item}), format!("{item} beats what is worn"), id)
+                    (
+                        PolicyName::AutoArmour,
+                        "wear",
+                        serde_json::json!({"item": item}),
+                        format!("{item} beats what is worn"),
+                        id,
+                    )
                 }
                 Act::Fight(rid, why) => {
                     let min_health = p.defend.min_health;
