@@ -6,8 +6,7 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
-    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, Evidence,
-    Outcome,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EndActionExt, Outcome,
 };
 use clawcraft_inventory::{INVENTORY_SLOTS, Inventory, InventoryJobs, JobResult, Move, SlotRef};
 use schemars::JsonSchema;
@@ -69,11 +68,11 @@ pub struct DefenceChange {
     pub after: u32,
 }
 
-impl Evidence for WearDone {
-    const EVENT: &'static str = "wear_done";
-    const DESCRIPTION: &'static str =
-        "A wear ended: confirmed when the server accepted the armour move, with the defence points before and after";
-}
+clawcraft_core::evidence!(
+    WearDone,
+    "wear_done",
+    "A wear ended: confirmed when the server accepted the armour move, with the defence points before and after"
+);
 
 impl AsyncAction for Wearing {
     const SLOT: ActionSlot = WEAR_SLOT;
