@@ -21,6 +21,7 @@
 //!
 //! The farm peer's task (issue 35): harvest and replant the wheat field around the spawn, checked
 //! against the peer's field and its `planted` lines.
+//!
 //! Surviving a night (issue 35) runs on the `night` peer: two zombies come a second after spawn;
 //! the agent turns `auto_defend` and `auto_eat` on and reads the receipts once both are dead.
 //!
