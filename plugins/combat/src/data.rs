@@ -4,6 +4,8 @@
 //! "Armor" pages (Bedrock's values differ from Java's: a sword does one more, an axe has no
 //! cooldown trade-off). Names are bare (`iron_sword`); a namespaced name is looked up bare.
 
+use clawcraft_core::bare_name;
+
 /// Attack damage of the bare hand.
 pub const FIST_DAMAGE: f64 = 1.0;
 
@@ -16,13 +18,9 @@ const PICKAXE: [f64; 6] = [2.0, 2.0, 3.0, 4.0, 5.0, 6.0];
 const SHOVEL: [f64; 6] = [2.0, 2.0, 3.0, 4.0, 5.0, 6.0];
 const HOE: [f64; 6] = [2.0, 2.0, 3.0, 4.0, 5.0, 6.0];
 
-fn bare(name: &str) -> &str {
-    name.strip_prefix("minecraft:").unwrap_or(name)
-}
-
 /// The attack damage of a hit with `item` held (`None`: the hand), on Bedrock.
 pub fn attack_damage(item: Option<&str>) -> f64 {
-    let Some(name) = item.map(bare) else { return FIST_DAMAGE };
+    let Some(name) = item.map(bare_name) else { return FIST_DAMAGE };
     match name {
         "trident" => return 9.0,
         "mace" => return 6.0,
@@ -49,7 +47,7 @@ const DEFENCE: [[u32; 4]; 6] = [[1, 3, 2, 1], [2, 5, 3, 1], [2, 5, 4, 1], [2, 6,
 
 /// An armour piece: which armour slot it goes to and its defence points.
 pub fn armour(item: &str) -> Option<(usize, u32)> {
-    let name = bare(item);
+    let name = bare_name(item);
     if name == "turtle_helmet" {
         return Some((0, 2));
     }

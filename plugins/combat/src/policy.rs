@@ -327,7 +327,7 @@ fn best_food(inv: &Inventory, ids: &ItemIds) -> Option<String> {
     inv.slots
         .iter()
         .flatten()
-        .filter(|i| !NOT_FOOD.contains(&i.name.strip_prefix("minecraft:").unwrap_or(&i.name)))
+        .filter(|i| !NOT_FOOD.contains(&clawcraft_core::bare_name(&i.name)))
         .filter_map(|i| {
             let food = data.info(&i.name)?.food?;
             Some((i.name.to_string(), f64::from(food.nutrition) * f64::from(food.saturation) * 2.0))

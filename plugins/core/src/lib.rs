@@ -57,6 +57,12 @@ pub use math::Vec3;
 pub use probe::{EntitySight, GroundProbe, NamedCell, SightRay, SightedEntity, entity_on_ray, standing_on};
 pub use subscription::{OptIn, Subscriptions};
 
+/// A block, item or entity name without its `minecraft:` namespace (`minecraft:iron_sword` →
+/// `iron_sword`), for matching against bare names in rule tables.
+pub fn bare_name(name: &str) -> &str {
+    name.strip_prefix("minecraft:").unwrap_or(name)
+}
+
 /// The order of work inside one tick. `Receive` runs in `PreUpdate`; `HandlePackets`, `Commands`
 /// and `Actions` in [`TickWork`] (clawcraft's own systems, run in busy ticks only) and again in
 /// `Update` (user systems, every tick); `Input` and `Send` in `PostUpdate`. A packet that

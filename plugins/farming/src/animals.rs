@@ -28,7 +28,7 @@ use clawcraft_protocol::packets::{AddEntity, EntityEvent, InventoryTransaction, 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::crops::bare;
+use clawcraft_core::bare_name;
 
 /// Ticks to wait for the server's answer to a use.
 const CONFIRM_TICKS: u64 = 20;
@@ -39,7 +39,7 @@ const EQUIP_TICKS: u64 = 60;
 
 /// What an animal eats to breed.
 pub fn breeding_food(animal: &str) -> &'static [&'static str] {
-    match bare(animal) {
+    match bare_name(animal) {
         "cow" | "mooshroom" | "sheep" | "goat" => &["wheat"],
         "pig" => &["carrot", "potato", "beetroot"],
         "chicken" => &["wheat_seeds", "pumpkin_seeds", "melon_seeds", "beetroot_seeds", "torchflower_seeds"],
@@ -122,7 +122,7 @@ impl Husbandry {
     fn confirmed(&self, kind: Kind) -> bool {
         match kind {
             Kind::Breed => self.in_love.len() >= 2 && self.baby.is_some(),
-            Kind::Milk => self.held_after.as_deref().is_some_and(|h| bare(h) == "milk_bucket"),
+            Kind::Milk => self.held_after.as_deref().is_some_and(|h| bare_name(h) == "milk_bucket"),
             Kind::Shear => self.sheared || !self.drops.is_empty(),
         }
     }
@@ -271,7 +271,7 @@ fn animals_in_reach(
         serde_json::Value::String(s) => s.trim().parse::<u64>().ok(),
         _ => return Err(CommandError::invalid_params("entity must be a kind or a runtime id")),
     };
-    let query = entity.as_str().map(|s| bare(s.trim()).to_ascii_lowercase()).unwrap_or_default();
+    let query = entity.as_str().map(|s| bare_name(s.trim()).to_ascii_lowercase()).unwrap_or_default();
     let bot = ctx.bot;
     let mut q = ctx.world.query::<(&SeenBy, &WorldEntity, &EntityPosition, &EntityKind)>();
     let mut found: Vec<(Animal, String, Vec3)> = q
@@ -337,11 +337,13 @@ fn start<A: Husbanding>(
             }
             near.truncate(2);
         }
-        Kind::Milk if !matches!(bare(&kind_name), "cow" | "mooshroom" | "goat") => {
+        Kind::Milk if !matches!(bare_name(&kind_name), "cow" | "mooshroom" | "goat") => {
             return Err(CommandError::new("INVALID_TARGET", format!("a {kind_name} gives no milk")));
         }
         Kind::Shear
-            if bare(&kind_name) != "sheep" && bare(&kind_name) != "mooshroom" && bare(&kind_name) != "snow_golem" =>
+            if bare_name(&kind_name) != "sheep"
+                && bare_name(&kind_name) != "mooshroom"
+                && bare_name(&kind_name) != "snow_golem" =>
         {
             return Err(CommandError::new("INVALID_TARGET", format!("shears do nothing to a {kind_name}")));
         }

@@ -24,14 +24,11 @@ pub const CROPS: [Crop; 5] = [
     Crop { block: "nether_wart", state: "age", mature: 3, seed: "nether_wart" },
 ];
 
-/// A name without `minecraft:`.
-pub fn bare(name: &str) -> &str {
-    name.strip_prefix("minecraft:").unwrap_or(name)
-}
+use clawcraft_core::bare_name;
 
 /// The crop a block is, if it is one.
 pub fn crop(block: &str) -> Option<&'static Crop> {
-    let b = bare(block);
+    let b = bare_name(block);
     CROPS.iter().find(|c| c.block == b)
 }
 
@@ -47,7 +44,7 @@ pub fn int_state(state: &BlockState<'_>, key: &str) -> Option<i64> {
 /// Blocks a hoe turns into farmland (with air above): grass, dirt, a dirt path; coarse dirt
 /// becomes dirt first.
 pub fn tillable(block: &str) -> bool {
-    matches!(bare(block), "grass_block" | "dirt" | "grass_path" | "dirt_path" | "coarse_dirt")
+    matches!(bare_name(block), "grass_block" | "dirt" | "grass_path" | "dirt_path" | "coarse_dirt")
 }
 
 /// What a planted item grows into, and the soils it takes.
@@ -83,14 +80,14 @@ pub const PLANTS: [Plant; 16] = [
 
 /// The plant an item grows, if it is a seed or sapling.
 pub fn plant(item: &str) -> Option<&'static Plant> {
-    let i = bare(item);
+    let i = bare_name(item);
     PLANTS.iter().find(|p| p.item == i)
 }
 
 /// Whether bone meal works on a block: a crop not yet mature, a sapling, a stem, a berry bush,
 /// grass.
 pub fn bone_mealable(block: &str, state: Option<&BlockState<'_>>) -> Result<(), String> {
-    let b = bare(block);
+    let b = bare_name(block);
     if let Some(c) = crop(b) {
         let growth = state.and_then(|s| int_state(s, c.state)).unwrap_or(0);
         return if growth < c.mature {

@@ -31,8 +31,9 @@ use clawcraft_world::raycast::Face;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::crops::{Crop, bare, crop, int_state};
+use crate::crops::{Crop, crop, int_state};
 use crate::tend::top_face;
+use clawcraft_core::bare_name;
 
 /// Ticks to wait for the server to show a replanted crop.
 const REPLANT_TICKS: u64 = 20;
@@ -371,7 +372,7 @@ pub fn step_harvesting(
                         h.harvested.push(c.clone());
                         let soil = neighbour([c.x, c.y, c.z], Face::Down);
                         let seed = crop(&c.block).map_or("", |k| k.seed);
-                        let holds_seed = inv.held().is_some_and(|i| bare(&i.name) == seed);
+                        let holds_seed = inv.held().is_some_and(|i| bare_name(&i.name) == seed);
                         let soil_id = match blocks.get_block(soil[0], soil[1], soil[2]) {
                             clawcraft_world::chunk::BlockLookup::Loaded(id, _) => Some(id),
                             clawcraft_world::chunk::BlockLookup::Unloaded => None,

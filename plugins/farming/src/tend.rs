@@ -30,7 +30,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::crops::{bare, bone_mealable, plant, tillable};
+use crate::crops::{bone_mealable, plant, tillable};
+use clawcraft_core::bare_name;
 
 /// Ticks to wait for the server's block update.
 const CONFIRM_TICKS: u64 = 20;
@@ -73,8 +74,8 @@ impl Tend {
     fn wanted(&self, kind: Kind) -> bool {
         let Some(after) = &self.after else { return false };
         match kind {
-            Kind::Till => bare(&after.block) == "farmland",
-            Kind::Plant => bare(&after.block) != "air",
+            Kind::Till => bare_name(&after.block) == "farmland",
+            Kind::Plant => bare_name(&after.block) != "air",
             Kind::BoneMeal => *after != self.before,
         }
     }
@@ -232,9 +233,9 @@ fn start<A: Tending>(
     hand_free(ctx)?;
     let cell = cell_of(t.x, t.y, t.z)?;
     let item = match A::KIND {
-        Kind::Till => pick_item(ctx, t.item.as_deref(), |n| bare(n).ends_with("_hoe"))?,
+        Kind::Till => pick_item(ctx, t.item.as_deref(), |n| bare_name(n).ends_with("_hoe"))?,
         Kind::Plant => pick_item(ctx, t.item.as_deref(), |n| plant(n).is_some())?,
-        Kind::BoneMeal => pick_item(ctx, t.item.as_deref(), |n| bare(n) == "bone_meal")?,
+        Kind::BoneMeal => pick_item(ctx, t.item.as_deref(), |n| bare_name(n) == "bone_meal")?,
     };
     let s = Senses::of(ctx)?;
     let id = s.id_at(cell)?;
@@ -244,7 +245,7 @@ fn start<A: Tending>(
     let above_free = above_id == s.world.air_id() || s.ids.is_air(above_id);
     let watch = match A::KIND {
         Kind::Till => {
-            if !bare(&item).ends_with("_hoe") {
+            if !bare_name(&item).ends_with("_hoe") {
                 return Err(CommandError::new("NO_ITEM", format!("{item} is not a hoe")));
             }
             if !tillable(&name) {
@@ -258,7 +259,7 @@ fn start<A: Tending>(
         Kind::Plant => {
             let p =
                 plant(&item).ok_or_else(|| CommandError::new("NO_ITEM", format!("{item} is not a seed or sapling")))?;
-            if !p.soils.contains(&bare(&name)) {
+            if !p.soils.contains(&bare_name(&name)) {
                 return Err(CommandError::new(
                     "INVALID_TARGET",
                     format!("{} does not grow on {name} (needs {})", p.block, p.soils.join(" or ")),
