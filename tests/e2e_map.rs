@@ -1,8 +1,10 @@
 //! The live map's HTTP endpoints (`--map ADDR`), with the real `clawcraft` binary against the
 //! peer's `living` scenario: the page is served, the event stream carries the whole map, the
-//! bot at its position and the scripted mobs, a command sent by the page is answered exactly as
-//! on stdin, bad requests get JSON errors with a stable `code` and the server keeps serving; a
-//! token guards it when set, and an address off loopback without one is refused at start-up.
+//! bot at its position, the scripted mobs and the side panel (status, vitals, inventory, as
+//! they change), a command sent by the page is answered exactly as on stdin, bad requests get
+//! JSON errors with a stable `code` and the server keeps serving; a token guards it when set,
+//! and an address off loopback without one is refused at start-up. A frame carries only what
+//! changed: while nothing does, no frame comes.
 
 mod common;
 
@@ -38,6 +40,51 @@ fn next_event(rx: &Receiver<Sse>, kind: &str, pred: impl Fn(&Value) -> bool, tim
         }
     }
     None
+}
+
+/// What a page knows, made of `init` and the frames that followed (each carries only what
+/// changed).
+#[derive(Default)]
+struct View {
+    bots: Value,
+    entities: Value,
+    panels: serde_json::Map<String, Value>,
+    frames: u64,
+}
+
+impl View {
+    fn apply(&mut self, f: &Value) {
+        if f["full"] == true {
+            self.panels.clear();
+        }
+        if let Some(b) = f.get("bots") {
+            self.bots = b.clone();
+        }
+        if let Some(e) = f.get("entities") {
+            self.entities = e.clone();
+        }
+        if let Some(p) = f.get("panels").and_then(Value::as_object) {
+            self.panels.extend(p.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        self.frames += 1;
+    }
+
+    fn bot(&self, name: &str) -> Option<&Value> {
+        self.bots.as_array()?.iter().find(|b| b["name"] == name)
+    }
+
+    /// Applies frames until `pred` holds; whether it did within `timeout`.
+    fn until(&mut self, rx: &Receiver<Sse>, pred: impl Fn(&View) -> bool, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        while !pred(self) {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else { return false };
+            match next_event(rx, "frame", |_| true, left) {
+                Some(f) => self.apply(&f),
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 #[test]
@@ -85,35 +132,41 @@ fn the_map_serves_its_page_stream_and_commands_and_refuses_bad_requests() {
     let i = (((bz & 15) * 16 + (bx & 15)) * 5) as usize;
     assert_eq!(i16::from_le_bytes([cells[i + 3], cells[i + 4]]), -61, "the top under the bot");
     assert_eq!(cells[i..i + 3], ColorTable::get().color("grass_block").top, "grass-coloured");
-    let frame = next_event(
-        &events,
-        "frame",
-        |f| {
-            f["bots"].as_array().is_some_and(|b| {
-                b.iter().any(|b| {
-                    b["name"] == "Mapper"
-                        && (b["pos"][0].as_f64().unwrap_or(f64::NAN) - x).abs() < 0.01
-                        && (b["pos"][2].as_f64().unwrap_or(f64::NAN) - z).abs() < 0.01
-                })
-            })
-        },
-        ANSWER,
-    )
-    .unwrap_or_else(|| panic!("a frame with Mapper at ({x}, {z})"));
-    assert!(frame["frame"].as_u64().is_some_and(|n| n >= 2), "{frame}");
-    assert_eq!(frame["full"], false, "later frames carry changed columns only");
+    // It carries everything: the bots, the entities and each bot's panel.
+    let mut view = View::default();
+    view.apply(&full);
+    assert!(view.bot("Mapper").is_some(), "the bot comes with the full frame: {}", full["bots"]);
+    assert!(full["entities"].is_array(), "{}", full["entities"]);
+    let panel = &view.panels["Mapper"];
+    assert_eq!(panel["status"]["state"], "spawned", "{panel}");
+    assert!(panel["status"]["chunks"].as_u64().is_some_and(|n| n as usize >= tiles.len()), "{panel}");
+    assert!(panel["vitals"]["maxHealth"].as_f64().is_some_and(|h| h > 0.0), "vitals in the panel: {panel}");
+    assert!(panel.get("inventory").is_some(), "{panel}");
+    // Later frames move the bot to where `pos` says it is (if it was still settling).
+    let placed = |v: &View| {
+        v.bot("Mapper").is_some_and(|b| {
+            (b["pos"][0].as_f64().unwrap_or(f64::NAN) - x).abs() < 0.01
+                && (b["pos"][2].as_f64().unwrap_or(f64::NAN) - z).abs() < 0.01
+        })
+    };
+    assert!(view.until(&events, placed, ANSWER), "Mapper at ({x}, {z}) on the map: {}", view.bots);
     // The scripted zombie, as a hostile mark, once the script added it.
-    let zombie = next_event(
-        &events,
-        "frame",
-        |f| {
-            f["entities"]
-                .as_array()
-                .is_some_and(|e| e.iter().any(|e| e["kind"] == "minecraft:zombie" && e["mark"] == "hostile"))
-        },
-        ANSWER,
-    );
-    assert!(zombie.is_some(), "the zombie is on the map");
+    let zombie = |v: &View| {
+        v.entities
+            .as_array()
+            .is_some_and(|e| e.iter().any(|e| e["kind"] == "minecraft:zombie" && e["mark"] == "hostile"))
+    };
+    assert!(view.until(&events, zombie, ANSWER), "the zombie is on the map: {}", view.entities);
+    // The script hurts the bot (health 14) and makes it hungry (18): the panel follows, through
+    // the stream alone, and says what `vitals` answers.
+    let hurt = |v: &View| {
+        v.panels.get("Mapper").is_some_and(|p| p["vitals"]["health"] == 14.0 && p["vitals"]["hunger"] == 18.0)
+    };
+    assert!(view.until(&events, hurt, ANSWER), "the hurt in the panel: {:?}", view.panels.get("Mapper"));
+    let vitals = bot.request(json!({"action":"vitals"}), ANSWER).expect("vitals");
+    assert_eq!((vitals["health"].as_f64(), vitals["hunger"].as_f64()), (Some(14.0), Some(18.0)), "{vitals}");
+    let first_frames = view.frames;
+    assert!(first_frames >= 2, "frames came: {first_frames}");
 
     // A command from the page: the same answer as on stdin.
     let answer = http::post_json(addr, "/command", r#"{"action":"pos","id":"page-1"}"#);
@@ -175,8 +228,15 @@ fn the_map_serves_its_page_stream_and_commands_and_refuses_bad_requests() {
     drop(std::net::TcpStream::connect(addr).expect("connect"));
     let a = http::get(addr, "/");
     assert_eq!(a.status, 200, "still serving");
-    // The stream still flows.
-    assert!(next_event(&events, "frame", |_| true, ANSWER).is_some(), "frames keep coming");
+    // The stream still flows: the bot turns to face +x (yaw −90), a frame carries its heading.
+    let faced = bot.request(json!({"action":"face","x": x + 10.0, "y": -58.4, "z": z}), ANSWER).expect("face");
+    assert!(faced["code"].is_null(), "{faced}");
+    let east = |v: &View| {
+        v.bot("Mapper")
+            .and_then(|b| b["yaw"].as_f64())
+            .is_some_and(|y| ((y + 90.0).rem_euclid(360.0)).min((-y - 90.0).rem_euclid(360.0)) < 1.0)
+    };
+    assert!(view.until(&events, east, ANSWER), "the new heading on the map: {}", view.bots);
     drop(events);
     // And the bot still plays.
     assert!(bot.request(json!({"action":"pos"}), ANSWER).is_some_and(|r| r["pos"]["x"].is_number()));
@@ -214,7 +274,7 @@ fn a_token_guards_the_map_and_off_loopback_needs_one() {
 }
 
 #[test]
-fn every_bot_of_a_swarm_is_on_the_map_and_the_page_addresses_each() {
+fn every_bot_of_a_swarm_is_on_the_map_with_its_panel_and_idle_bots_send_no_frames() {
     let peer = Peer::start("flat");
     let addr = map_addr();
     let mut bots = Bot::start_with(
@@ -225,20 +285,31 @@ fn every_bot_of_a_swarm_is_on_the_map_and_the_page_addresses_each() {
     bots.wait(|v| v["type"] == "spawn" && v["bot"] == "Ann", SPAWN_TIMEOUT).expect("Ann spawns");
     bots.wait(|v| v["type"] == "spawn" && v["bot"] == "Bob", SPAWN_TIMEOUT).expect("Bob spawns");
     let (_, events) = http::sse(addr, "/stream", &[]);
-    let frame = next_event(
-        &events,
-        "frame",
-        |f| {
-            let names: Vec<&str> = f["bots"]
-                .as_array()
-                .map(|b| b.iter().filter(|b| b["pos"].is_array()).filter_map(|b| b["name"].as_str()).collect())
-                .unwrap_or_default();
-            names.contains(&"Ann") && names.contains(&"Bob")
-        },
-        ANSWER,
-    );
-    assert!(frame.is_some(), "both bots, placed, in one frame");
-    // The panel asks for the selected bot by name, as an agent would.
+    let mut view = View::default();
+    let placed = |v: &View| ["Ann", "Bob"].iter().all(|n| v.bot(n).is_some_and(|b| b["pos"].is_array()));
+    assert!(view.until(&events, placed, ANSWER), "both bots, placed: {}", view.bots);
+    // Each bot's panel, so the page's follows the one selected.
+    let panels =
+        |v: &View| ["Ann", "Bob"].iter().all(|n| v.panels.get(*n).is_some_and(|p| p["status"]["state"] == "spawned"));
+    assert!(view.until(&events, panels, ANSWER), "both panels: {:?}", view.panels);
+
+    // Idle bots: once the world has come in and settled, no frame is sent at all (nothing
+    // changed), while the game loop ticks on.
+    let quiet = Duration::from_millis(1500);
+    let deadline = Instant::now() + ANSWER;
+    while next_event(&events, "frame", |_| true, quiet).is_some() {
+        assert!(Instant::now() < deadline, "frames kept coming from idle bots");
+    }
+    let tick = |bots: &mut Bot| {
+        let s = bots.request(json!({"action":"status","bot":"Ann"}), ANSWER).expect("status");
+        s["inputTick"].as_u64().unwrap_or_else(|| panic!("inputTick: {s}"))
+    };
+    let t0 = tick(&mut bots);
+    let idle = next_event(&events, "frame", |_| true, Duration::from_secs(3));
+    let ticks = tick(&mut bots) - t0;
+    assert!(idle.is_none(), "a frame while nothing changed: {idle:?}");
+    assert!(ticks >= 40, "the game loop ticked meanwhile ({ticks} ticks), with no frame over them");
+    // The command box addresses a bot by name, as an agent would.
     for name in ["Ann", "Bob"] {
         let status = http::post_json(addr, "/command", &json!({"action":"status","bot":name}).to_string()).json();
         assert_eq!(status["username"], name, "{status}");

@@ -1,7 +1,9 @@
 //! The live map in a real browser: Debian's headless Chromium, driven through chromedriver's
 //! WebDriver API, loads the page of a bot on the peer's `living` scenario (mixed world) and takes screenshots
 //! of the map: the bot drawn at its position, the scripted zombie moved between two screenshots,
-//! a walk (sent from the page's command box) drawn as a path. The screenshots are kept under
+//! a walk (sent from the page's command box) drawn as a path; the side panel shows the bot's
+//! status, vitals (the script's hurt among them) and inventory from the event stream alone, with
+//! no command sent for it. The screenshots are kept under
 //! `target/test-artefacts/map/`. Needs `chromium` and `chromium-driver` (`.ci/run` installs
 //! them).
 
@@ -202,6 +204,20 @@ fn chromium_draws_the_bot_a_moving_mob_and_a_walk() {
     );
     let columns = browser.eval("return window.clawcraftMap.tiles.size");
     assert!(columns.as_u64().is_some_and(|n| n > 0), "columns drawn: {columns}");
+    // Every request the page makes from now on is counted.
+    browser
+        .eval("window.posts = 0; const f = window.fetch; window.fetch = (...a) => { window.posts++; return f(...a); }");
+    // The side panel, from the stream: status, vitals, inventory; then the script's hurt.
+    let panel = "const t = (id) => document.getElementById(id).textContent; \
+         return t('status').includes('spawned') && t('vitals').includes('maxHealth') && t('inventory').length > 0 \
+         && {status: t('status'), vitals: t('vitals'), inventory: t('inventory')}";
+    let shown = browser.wait_for(panel, "status, vitals and inventory in the panel");
+    assert!(shown["status"].as_str().is_some_and(|s| s.contains("chunks")), "{shown}");
+    browser.wait_for(
+        "const d = [...document.querySelectorAll('#vitals dt')].find(d => d.textContent === 'health'); \
+         return d && d.nextElementSibling.textContent === '14'",
+        "the hurt (health 14) in the panel",
+    );
 
     // The zombie: frozen where the page last drew it, screenshot, then again after it walked.
     let zombie_script = "const S = window.clawcraftMap; const z = S.entities.find(e => e.kind === 'minecraft:zombie'); \
@@ -235,6 +251,9 @@ fn chromium_draws_the_bot_a_moving_mob_and_a_walk() {
     assert!(moved >= 16.0, "moved {moved} px on the screen between the screenshots");
     browser.eval("window.clawcraftMap.pause(false)");
 
+    // Seconds of a live panel, and the page sent nothing for it.
+    assert_eq!(browser.eval("return window.posts"), json!(0), "the panel polls no command");
+
     // A walk typed into the command box, as an agent would send it.
     let walk = json!({"action":"walk","x":12.5,"y":-60,"z":0.5,"id":"from-the-page"}).to_string();
     let line = browser.element("#line");
@@ -243,6 +262,7 @@ fn chromium_draws_the_bot_a_moving_mob_and_a_walk() {
     let send = browser.element("#send");
     browser.session_call("POST", &format!("/element/{send}/click"), Some(json!({})));
     let answer = browser.wait_for("return window.clawcraftMap.lastAnswer", "the walk's answer");
+    assert_eq!(browser.eval("return window.posts"), json!(1), "the command box's line, once");
     assert_eq!(answer["id"], "from-the-page", "{answer}");
     assert!(answer["code"].is_null(), "the walk started: {answer}");
     browser.wait_for(

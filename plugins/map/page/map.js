@@ -1,4 +1,6 @@
-// clawcraft live map: draws the frames of /stream on a canvas, sends commands to /command.
+// clawcraft live map: draws the frames of /stream on a canvas and its side panel, sends the
+// command box's lines to /command. A frame carries only what changed (bots, entities, panels,
+// columns); no frame comes while nothing changes.
 'use strict';
 
 const COLORS = {
@@ -13,13 +15,14 @@ const withToken = (path) => token ? `${path}?token=${encodeURIComponent(token)}`
 const S = {
   tiles: new Map(),      // "d,x,z" → {d, x, z, loaded, total, rgb, h, canvas, shadedFor}
   bots: [], entities: [], events: [],
+  panels: {},            // bot name → {status, vitals, inventory}, from the stream
   selected: null,        // a bot's name
   scale: 8,              // pixels per block
   frames: 0, connected: false,
   centre: { x: 0, z: 0 },
   lastAnswer: null,
   paused: false,         // the view holds still; frames are kept and shown on resume
-  held: null,
+  held: null,            // {bots, entities} that came while paused
 };
 window.clawcraftMap = S;
 
@@ -184,7 +187,7 @@ function fillBots() {
 }
 
 function applyFrame(f, init) {
-  if (init || f.full) S.tiles.clear();
+  if (init || f.full) { S.tiles.clear(); S.panels = {}; }
   for (const k of f.removed || []) S.tiles.delete(key(k[0], k[1], k[2]));
   for (const t of f.tiles || []) {
     S.tiles.set(key(t.d, t.x, t.z), decodeTile(t));
@@ -192,19 +195,32 @@ function applyFrame(f, init) {
     const south = S.tiles.get(key(t.d, t.x, t.z + 1));
     if (south) south.shadedFor = null;
   }
+  if (f.panels) Object.assign(S.panels, f.panels);
   S.frames++;
-  if (S.paused) { S.held = f; return; }
-  S.bots = f.bots || [];
-  S.entities = f.entities || [];
-  fillBots();
-  draw();
+  if (S.paused) {
+    S.held = S.held || {};
+    if (f.bots) S.held.bots = f.bots;
+    if (f.entities) S.held.entities = f.entities;
+  } else {
+    if (f.bots) S.bots = f.bots;
+    if (f.entities) S.entities = f.entities;
+    fillBots();
+    draw();
+  }
+  if (f.panels || f.bots) showPanel();
 }
 
 // Freezes or resumes the view (the stream keeps flowing; tiles stay current).
 S.pause = (on) => {
   S.paused = on;
   $('pause').textContent = on ? 'resume' : 'pause';
-  if (!on && S.held) { const f = S.held; S.held = null; S.bots = f.bots || []; S.entities = f.entities || []; fillBots(); }
+  if (!on && S.held) {
+    const h = S.held; S.held = null;
+    if (h.bots) S.bots = h.bots;
+    if (h.entities) S.entities = h.entities;
+    fillBots();
+    showPanel();
+  }
   draw();
 };
 
@@ -253,11 +269,10 @@ function withBot(obj) {
   return obj;
 }
 
-function pairs(dl, obj, skip) {
+function pairs(dl, obj) {
   dl.innerHTML = '';
-  if (!obj || obj.error) { dl.textContent = obj ? `${obj.code}: ${obj.error}` : ''; return; }
+  if (!obj) { dl.textContent = '—'; return; }
   for (const [k, v] of Object.entries(obj)) {
-    if (skip.includes(k)) continue;
     const dt = document.createElement('dt'); dt.textContent = k;
     const dd = document.createElement('dd');
     dd.textContent = typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
@@ -265,39 +280,36 @@ function pairs(dl, obj, skip) {
   }
 }
 
-const SKIP = ['type', 'id', 'ok'];
-
-async function refreshPanel() {
-  if (!S.selected) return;
-  const bot = S.selected;
-  try {
-    const [status, vitals, inv] = await Promise.all(
-      ['status', 'vitals', 'inventory'].map((a) => command(JSON.stringify({ action: a, bot }))),
-    );
-    if (bot !== S.selected) return;
-    pairs($('status'), status, SKIP);
-    pairs($('vitals'), vitals, SKIP);
-    const ul = $('inventory');
-    ul.innerHTML = '';
-    const items = inv && (inv.items || inv.slots || inv.inventory);
-    if (Array.isArray(items)) {
-      for (const it of items) {
-        if (!it || !it.name) continue;
-        const li = document.createElement('li');
-        li.textContent = `${it.name.replace('minecraft:', '')} ×${it.count ?? 1}${it.slot != null ? ` (slot ${it.slot})` : ''}`;
-        ul.appendChild(li);
-      }
-      if (!ul.children.length) ul.textContent = 'empty';
-    } else {
-      ul.textContent = inv && inv.error ? `${inv.code}: ${inv.error}` : JSON.stringify(inv);
-    }
-  } catch (e) {
-    $('status').textContent = `no answer: ${e}`;
+// The selected bot's panel, from the stream: its status (with where it is and what it does,
+// from its map entry), vitals and inventory.
+function showPanel() {
+  const bot = selectedBot();
+  const p = bot ? S.panels[bot.name] : null;
+  if (!p) { pairs($('status'), null); pairs($('vitals'), null); $('inventory').textContent = '—'; return; }
+  const round = (v) => Math.round(v * 100) / 100;
+  pairs($('status'), {
+    state: p.status.state,
+    pos: bot.pos ? bot.pos.map(round).join(', ') : null,
+    dimension: bot.dimension,
+    chunks: p.status.chunks,
+    ...p.status.entities,
+    actions: bot.actions && bot.actions.length ? bot.actions.join(', ') : 'none',
+  });
+  pairs($('vitals'), p.vitals);
+  const ul = $('inventory');
+  ul.innerHTML = '';
+  if (!p.inventory) { ul.textContent = 'not synced yet'; return; }
+  for (const it of p.inventory.items) {
+    const li = document.createElement('li');
+    const held = it.slot === p.inventory.heldSlot ? ' (held)' : '';
+    li.textContent = `${it.name.replace('minecraft:', '')} ×${it.count} (slot ${it.slot})${held}`;
+    ul.appendChild(li);
   }
+  if (!ul.children.length) ul.textContent = 'empty';
 }
 
 $('pause').addEventListener('click', () => S.pause(!S.paused));
-$('bots').addEventListener('change', (e) => { S.selected = e.target.value; draw(); showEvents(); refreshPanel(); });
+$('bots').addEventListener('change', (e) => { S.selected = e.target.value; draw(); showEvents(); showPanel(); });
 
 $('cmd').addEventListener('submit', async (e) => {
   e.preventDefault();
@@ -331,4 +343,3 @@ canvas.addEventListener('wheel', (e) => {
 }, { passive: false });
 
 connect();
-setInterval(refreshPanel, 1000);

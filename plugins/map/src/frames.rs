@@ -1,7 +1,9 @@
 //! The frame builder: its own thread turns the game loop's snapshots into what pages draw —
-//! each changed column's 16×16 top colours and heights, the bots and entities as JSON — and
-//! sends it to every open event stream. It keeps every column's tile, the last frame and the
-//! latest events, so a page that opens gets the whole map at once.
+//! each changed column's 16×16 top colours and heights, the bots, entities and side panels as
+//! JSON — and sends it to every open event stream. A snapshot carries only what changed, so a
+//! frame does too (and there is no frame when nothing changed). It keeps every column's tile,
+//! the bots, entities and panels last sent and the latest events, so a page that opens gets the
+//! whole map at once.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -18,7 +20,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use crate::Shared;
-use crate::snapshot::{BotView, ColumnKey, ColumnShot, EntityView, Snapshot};
+use crate::snapshot::{BotView, ColumnKey, ColumnShot, EntityView, Panel, Snapshot};
 
 /// How often a page is updated.
 pub const FRAME_EVERY: Duration = Duration::from_millis(250);
@@ -79,6 +81,50 @@ fn bot_json(b: &BotView) -> Value {
     })
 }
 
+/// A bot's side panel: `status` (a summary), `vitals` and `inventory`, named as those commands
+/// answer (null before the bot has them).
+fn panel_json(p: &Panel) -> Value {
+    let state = match p.state {
+        clawcraft_core::Lifecycle::Connecting => "connecting",
+        clawcraft_core::Lifecycle::Joining => "joining",
+        clawcraft_core::Lifecycle::Spawned => "spawned",
+        clawcraft_core::Lifecycle::Disconnected => "disconnected",
+    };
+    let vitals = p.vitals.as_ref().map(|v| {
+        json!({
+            "health": v.health,
+            "maxHealth": v.max_health,
+            "hunger": v.hunger,
+            "maxHunger": v.max_hunger,
+            "saturation": v.saturation,
+            "absorption": v.absorption,
+            "level": v.level,
+            "experience": v.experience,
+            "alive": v.alive,
+            "effects": v.effects.iter().map(|(name, amplifier, duration)| {
+                json!({"name": name, "amplifier": amplifier, "duration": duration})
+            }).collect::<Vec<_>>(),
+        })
+    });
+    let inventory = p.inventory.as_ref().map(|i| {
+        json!({
+            "heldSlot": i.held_slot,
+            "items": i.slots.iter().map(|(slot, name, count)| {
+                json!({"slot": slot, "name": &**name, "count": count})
+            }).collect::<Vec<_>>(),
+        })
+    });
+    json!({
+        "status": {
+            "state": state,
+            "chunks": p.chunks,
+            "entities": {"players": p.players, "mobs": p.mobs, "items": p.items},
+        },
+        "vitals": vitals,
+        "inventory": inventory,
+    })
+}
+
 fn entity_json(e: &EntityView) -> Value {
     json!({
         "id": e.runtime_id,
@@ -103,6 +149,8 @@ struct State {
     tiles: FxHashMap<ColumnKey, Tile>,
     bots: Value,
     entities: Value,
+    /// Each bot's panel, by name.
+    panels: serde_json::Map<String, Value>,
     events: VecDeque<Arc<str>>,
     pages: Vec<Sender<Arc<str>>>,
     frames: u64,
@@ -134,6 +182,7 @@ impl Hub {
             "frame": state.frames,
             "bots": state.bots,
             "entities": state.entities,
+            "panels": state.panels,
             "tiles": tiles,
         });
         let _ = tx.try_send(sse("init", &init.to_string()));
@@ -162,16 +211,19 @@ impl Hub {
         self.shared.clients.store(state.pages.len(), Ordering::Release);
     }
 
-    /// Turns a snapshot into a frame and sends it.
+    /// Turns a snapshot into a frame and sends it: the changed columns, the removed ones and,
+    /// when they changed, the bots, the entities and the panels.
     pub fn frame(&self, shot: Snapshot) {
-        let Snapshot { bots, entities, columns, removed, full } = shot;
+        let Snapshot { bots, entities, panels, columns, removed, full } = shot;
         // Off the lock: the drawing is the work.
         let tiles: Vec<Tile> = columns.into_iter().map(tile).collect();
-        let bots = Value::Array(bots.iter().map(bot_json).collect());
-        let entities = Value::Array(entities.iter().map(entity_json).collect());
+        let bots = bots.map(|b| Value::Array(b.iter().map(bot_json).collect()));
+        let entities = entities.map(|e| Value::Array(e.iter().map(entity_json).collect()));
+        let panels: serde_json::Map<String, Value> = panels.iter().map(|(n, p)| (n.clone(), panel_json(p))).collect();
         let mut state = self.state();
         if full {
             state.tiles.clear();
+            state.panels.clear();
         }
         for k in &removed {
             state.tiles.remove(k);
@@ -181,17 +233,29 @@ impl Hub {
             state.tiles.insert(t.key, t);
         }
         state.frames += 1;
-        let frame = json!({
-            "frame": state.frames,
-            "full": full,
-            "bots": bots,
-            "entities": entities,
-            "tiles": tile_json,
-            "removed": removed.iter().map(|(d, x, z)| json!([d, x, z])).collect::<Vec<_>>(),
-        });
-        state.bots = bots;
-        state.entities = entities;
-        self.broadcast(&mut state, sse("frame", &frame.to_string()));
+        let mut frame = serde_json::Map::new();
+        frame.insert("frame".into(), json!(state.frames));
+        frame.insert("full".into(), json!(full));
+        frame.insert("tiles".into(), Value::Array(tile_json));
+        frame.insert("removed".into(), removed.iter().map(|(d, x, z)| json!([d, x, z])).collect());
+        if let Some(bots) = bots {
+            // The panels of bots that are gone go with them.
+            let names: Vec<&str> = bots.as_array().into_iter().flatten().filter_map(|b| b["name"].as_str()).collect();
+            state.panels.retain(|n, _| names.contains(&n.as_str()));
+            frame.insert("bots".into(), bots.clone());
+            state.bots = bots;
+        }
+        if let Some(entities) = entities {
+            frame.insert("entities".into(), entities.clone());
+            state.entities = entities;
+        }
+        if !panels.is_empty() {
+            for (n, p) in &panels {
+                state.panels.insert(n.clone(), p.clone());
+            }
+            frame.insert("panels".into(), Value::Object(panels));
+        }
+        self.broadcast(&mut state, sse("frame", &Value::Object(frame).to_string()));
     }
 
     /// New events: kept for pages that open later, sent to the open ones.

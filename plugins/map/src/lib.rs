@@ -160,10 +160,13 @@ impl MapLink {
         self.shared.reset.swap(false, Ordering::AcqRel)
     }
 
-    fn hand_over(&self, shot: Snapshot) {
+    /// Answers the frame builder's request: what changed, or nothing (no frame then).
+    fn hand_over(&self, shot: Option<Snapshot>) {
         self.shared.wanted.store(false, Ordering::Release);
-        // The frame builder is gone only when the process is ending.
-        let _ = self.shared.snapshots.send(shot);
+        if let Some(shot) = shot {
+            // The frame builder is gone only when the process is ending.
+            let _ = self.shared.snapshots.send(shot);
+        }
     }
 }
 
