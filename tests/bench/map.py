@@ -2,18 +2,24 @@
 """What the live map page costs the bot (a bench script; run by tests/bench/report.py, README's
 live map row).
 
-  python3 tests/bench/map.py [--seconds 30] [--bin PATH]
+  python3 tests/bench/map.py [--runs 3] [--seconds 20] [--bin PATH]
 
-One release `clawcraft --map` bot on the peer's mixed world, idle, measured twice for --seconds:
-with no page open, then with the page open and updating in headless Chromium (Debian's
-`chromium` and `chromium-driver`, driven through chromedriver's WebDriver API). Each phase gives
-the tick interval observed at the peer (the gaps between the PlayerAuthInput packets it logs:
-p50, p99, max), the bot's CPU (% of one core: the whole process, the game thread, the map's
-threads) and, with the page open, how many frames the page drew per second (read back from it).
+Each run starts one release `clawcraft --map` bot on the peer's mixed world and measures it for
+--seconds in each phase, in this order: idle with no page open, idle with the page open in
+headless Chromium (Debian's `chromium` and `chromium-driver`, driven through chromedriver's
+WebDriver API), idle with the page closed again; then walking back and forth between two points
+12 blocks apart (so the map changes and the page updates a few times a second) with no page,
+with the page open, with no page again. Each phase gives the tick interval observed at the peer
+(the gaps between the PlayerAuthInput packets it logs: mean, p50, p99, max), the bot's CPU (% of
+one core: the whole process, the game thread, the map's threads) and, with the page open, how
+many frames the page received per second (read back from it).
 
-Prints one JSON object. Needs `cargo build --release` done and the peer installed.
+Prints one JSON object: for each phase and figure the mean over the runs, the standard
+deviation and the range (`mean ± sd [min–max]`), and for each workload the page's cost — open
+minus the mean of the two closed phases around it, per run — next to the closed phases' own
+run-to-run spread.
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time, urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PEER = os.path.join(ROOT, "tests", "peer")
@@ -107,6 +113,49 @@ def measure(pid, log, seconds, page=None):
     return out
 
 
+class Walker:
+    """Reads the bot's stdout; while walking, sends the next walk when one ends."""
+
+    POINTS = [(12.5, -60, 0.5), (0.5, -60, 0.5)]
+
+    def __init__(self, bot):
+        self.bot = bot
+        self.walking = threading.Event()
+        self.walks = 0
+        self.next = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def send(self):
+        x, y, z = self.POINTS[self.next % 2]
+        self.next += 1
+        with self.lock:
+            self.bot.stdin.write(json.dumps({"action": "walk", "x": x, "y": y, "z": z, "id": f"walk-{self.next}"}) + "\n")
+            self.bot.stdin.flush()
+
+    def read(self):
+        for line in self.bot.stdout:
+            try:
+                v = json.loads(line)
+            except ValueError:
+                continue
+            failed = v.get("type") == "response" and str(v.get("id", "")).startswith("walk-") and v.get("code")
+            if v.get("type") == "walk_done" or failed:
+                self.walks += 1
+                if self.walking.is_set():
+                    if failed:
+                        time.sleep(0.5)
+                    self.send()
+
+    def start(self):
+        self.walking.set()
+        self.send()
+
+    def stop(self):
+        """Stops after the walk under way."""
+        self.walking.clear()
+
+
 class Page:
     """Headless Chromium showing the map, through chromedriver."""
 
@@ -126,9 +175,11 @@ class Page:
         self.session = self.call("POST", "/session", caps)["sessionId"]
         self.call("POST", f"/session/{self.session}/url", {"url": url})
         deadline = time.time() + 30
-        while not self.eval("const S = window.clawcraftMap; return !!S && S.frames > 2"):
+        # The whole map, the bot and its panel drawn.
+        while not self.eval("const S = window.clawcraftMap; return !!S && S.frames > 0 && S.tiles.size > 0 "
+                            "&& S.bots.length > 0 && Object.keys(S.panels).length > 0"):
             if time.time() > deadline:
-                raise RuntimeError("the page never drew a frame")
+                raise RuntimeError("the page never drew the map")
             time.sleep(0.2)
 
     def call(self, method, path, body=None):
@@ -150,13 +201,8 @@ class Page:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=int, default=30)
-    ap.add_argument("--bin")
-    a = ap.parse_args()
-    binary = os.path.abspath(a.bin) if a.bin else BIN
-    subprocess.run(["bash", os.path.join(PEER, "install.sh")], check=True, stdout=subprocess.DEVNULL)
+def one_run(binary, seconds):
+    """One bot, its six phases."""
     work = tempfile.mkdtemp(prefix="clawcraft-bench-map-")
     log = os.path.join(work, "packets.jsonl")
     port, map_port = free_port(socket.SOCK_DGRAM), free_port()
@@ -176,19 +222,31 @@ def main():
         for line in bot.stdout:
             if json.loads(line).get("type") == "spawn":
                 break
-        # The peer's stdout and the bot's are drained so neither blocks.
-        for stream in (peer.stdout, bot.stdout):
-            subprocess.Popen(["cat"], stdin=stream, stdout=subprocess.DEVNULL)
+        # The peer's stdout is drained so it never blocks; the bot's is read by the walker.
+        subprocess.Popen(["cat"], stdin=peer.stdout, stdout=subprocess.DEVNULL)
+        walker = Walker(bot)
         time.sleep(3)  # the chunks are in, the bot stands idle
-        out = {"closed": measure(bot.pid, log, a.seconds)}
+        out = {"idle_closed": measure(bot.pid, log, seconds)}
         page = Page(f"http://127.0.0.1:{map_port}/")
         time.sleep(2)  # the page's first full frame is drawn
-        out["open"] = measure(bot.pid, log, a.seconds, page)
+        out["idle_open"] = measure(bot.pid, log, seconds, page)
         page.close()
         page = None
         time.sleep(2)
-        out["closed_again"] = measure(bot.pid, log, a.seconds)
-        print(json.dumps(out))
+        out["idle_closed_again"] = measure(bot.pid, log, seconds)
+        walker.start()
+        time.sleep(2)
+        out["walking_closed"] = measure(bot.pid, log, seconds)
+        page = Page(f"http://127.0.0.1:{map_port}/")
+        time.sleep(2)
+        out["walking_open"] = measure(bot.pid, log, seconds, page)
+        page.close()
+        page = None
+        time.sleep(2)
+        out["walking_closed_again"] = measure(bot.pid, log, seconds)
+        walker.stop()
+        out["walks"] = walker.walks
+        return out
     finally:
         if page:
             page.close()
@@ -200,6 +258,64 @@ def main():
                 bot.kill()
         peer.kill()
         shutil.rmtree(work, ignore_errors=True)
+
+
+FIGURES = [("tick_interval_ms", "mean"), ("tick_interval_ms", "p50"), ("tick_interval_ms", "p99"),
+           ("tick_interval_ms", "max"), ("cpu_percent_of_one_core",), ("game_thread_cpu_percent",),
+           ("map_threads_cpu_percent",), ("page_frames_per_s",)]
+
+
+def figure(phase, path):
+    v = phase
+    for k in path:
+        v = v.get(k) if isinstance(v, dict) else None
+    return v
+
+
+def spread(values):
+    """`mean ± sd [min–max]` of some runs' values."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.3g} ± {sd:.2g} [{min(values):.3g}–{max(values):.3g}]"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--seconds", type=int, default=20)
+    ap.add_argument("--bin")
+    a = ap.parse_args()
+    binary = os.path.abspath(a.bin) if a.bin else BIN
+    subprocess.run(["bash", os.path.join(PEER, "install.sh")], check=True, stdout=subprocess.DEVNULL)
+    runs = [one_run(binary, a.seconds) for _ in range(a.runs)]
+    out = {"runs": a.runs, "seconds_per_phase": a.seconds, "walks_per_run": [r["walks"] for r in runs]}
+    phases = [k for k in runs[0] if k != "walks"]
+    for phase in phases:
+        row = {}
+        for path in FIGURES:
+            s = spread([figure(r[phase], path) for r in runs])
+            if s is not None:
+                row[".".join(path)] = s
+        out[phase] = row
+    # The page's cost per run: open minus the mean of the closed phases before and after it.
+    for work in ("idle", "walking"):
+        cost = {}
+        for path in [("cpu_percent_of_one_core",), ("game_thread_cpu_percent",), ("tick_interval_ms", "p99")]:
+            diffs, closed = [], []
+            for r in runs:
+                c = [figure(r[f"{work}_closed"], path), figure(r[f"{work}_closed_again"], path)]
+                o = figure(r[f"{work}_open"], path)
+                if None in c or o is None:
+                    continue
+                diffs.append(o - statistics.mean(c))
+                closed += c
+            key = ".".join(path)
+            cost[f"{key} open minus closed"] = spread(diffs)
+            cost[f"{key} closed phases' spread (sd)"] = round(statistics.stdev(closed), 3) if len(closed) > 1 else None
+        out[f"{work}_page_cost"] = cost
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
