@@ -7,8 +7,8 @@
 mod world;
 
 use clawcraft::protocol::packets::{
-    AddEntity, Animate, Attribute, EntityEvent, InventoryTransaction, MobEquipment, PlayerAuthInput, UpdateAttributes,
-    Vec3,
+    AddEntity, Animate, Attribute, ContainerOpen, EntityEvent, InventoryTransaction, ItemStackRequest,
+    ItemStackResponse, MobEquipment, PlayerAuthInput, ResponseSlot, UpdateAttributes, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
 use serde_json::{Map, Value, json};
@@ -120,6 +120,47 @@ fn fight_takes_the_best_weapon_and_hits_once_per_invulnerability_window_until_th
     assert_eq!(d["damageTaken"], 0.0);
     assert_eq!(d["weapon"], "minecraft:iron_sword");
     assert_eq!(w.code(r#"{"action":"abort_fight"}"#), "NOT_ACTIVE");
+}
+
+#[test]
+fn fight_swaps_a_better_weapon_from_the_main_inventory_and_holds_its_hits_until_the_server_confirms() {
+    let mut w = world::world(&[], &[(0, stack(WOOD_PICK, 1, 1)), (20, stack(IRON_SWORD, 1, 2))]);
+    w.sim.receive(&AddEntity {
+        unique_id: 600,
+        runtime_id: ZOMBIE,
+        entity_type: "minecraft:zombie".into(),
+        position: Vec3 { x: 2.5, y: -60.0, z: 0.5 },
+        ..AddEntity::default()
+    });
+    w.sim.tick();
+    w.sim.sent();
+    let r = w.ok(r#"{"action":"fight","entity":"zombie","crits":false,"id":"f3"}"#);
+    assert_eq!((r["weapon"].clone(), r["switched"].clone()), (json!("minecraft:iron_sword"), json!(true)));
+    assert!(attacks_over(&mut w, 2).is_empty(), "no hit with the pickaxe while the sword is on its way");
+    w.sim.receive(&ContainerOpen {
+        window_id: "inventory".into(),
+        window_type: "inventory".into(),
+        ..ContainerOpen::default()
+    });
+    w.sim.tick();
+    let req = w.sim.sent_as::<ItemStackRequest>();
+    assert_eq!(req[0].requests[0].actions[0].type_id, "swap", "the sword swapped into the held slot");
+    assert!(attacks_over(&mut w, 5).is_empty(), "no hit before the server confirmed the swap");
+    w.sim.receive(&ItemStackResponse::ok(
+        req[0].requests[0].request_id,
+        vec![("hotbar", vec![ResponseSlot::stack(0, 1, 2)]), ("inventory", vec![ResponseSlot::stack(20, 1, 1)])],
+    ));
+    w.sim.sent();
+    let mut first = None;
+    for _ in 0..6 {
+        w.sim.tick();
+        let sent = w.sim.sent_bodies();
+        if let Some(d) = w.sim.decode_all::<InventoryTransaction>(&sent).iter().find_map(|t| t.use_on_entity_data()) {
+            first = Some((d.hotbar_slot, d.held_item.network_id));
+            break;
+        }
+    }
+    assert_eq!(first, Some((0, IRON_SWORD)), "the first hit carries the sword from the held slot");
 }
 
 #[test]

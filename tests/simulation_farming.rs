@@ -8,7 +8,8 @@ mod world;
 
 use clawcraft::protocol::codec::Value as WireValue;
 use clawcraft::protocol::packets::{
-    AddEntity, InventorySlot, InventoryTransaction, ItemInstance, MetadataEntry, SetEntityData, Vec3,
+    AddEntity, ContainerOpen, InventorySlot, InventoryTransaction, ItemInstance, ItemStackRequest, ItemStackResponse,
+    MetadataEntry, ResponseSlot, SetEntityData, Vec3,
 };
 use clawcraft::world::block::StateValue::Int;
 use serde_json::json;
@@ -184,6 +185,50 @@ fn harvest_refuses_immature_crops_and_breaks_then_replants_mature_ones() {
         (json!("h2"), json!("failed"), json!("rejected"))
     );
     assert_eq!(d["harvested"], json!([]));
+}
+
+#[test]
+fn harvest_swaps_seeds_from_the_main_inventory_into_the_hand_before_breaking() {
+    let mut w = world(
+        &[("farmland", farmland(), [1, -61, 0]), ("wheat", wheat(7), [1, -60, 0])],
+        &[(0, stack(WOODEN_HOE, 1, 1)), (20, stack(WHEAT_SEEDS, 5, 2))],
+    );
+    w.sim.sent();
+    w.ok(r#"{"action":"harvest","radius":2,"replant":true,"id":"h3"}"#);
+    w.sim.ticks(2);
+    w.sim.receive(&ContainerOpen {
+        window_id: "inventory".into(),
+        window_type: "inventory".into(),
+        ..ContainerOpen::default()
+    });
+    w.sim.tick();
+    let req = w.sim.sent_as::<ItemStackRequest>();
+    assert_eq!(req[0].requests[0].actions[0].type_id, "swap", "the seeds swapped into the held slot");
+    w.sim.ticks(3);
+    assert!(w.block_actions().iter().all(Vec::is_empty), "no break before the seeds are in hand");
+    w.sim.receive(&ItemStackResponse::ok(
+        req[0].requests[0].request_id,
+        vec![("hotbar", vec![ResponseSlot::stack(0, 5, 2)]), ("inventory", vec![ResponseSlot::stack(20, 1, 1)])],
+    ));
+    w.sim.ticks(5);
+    let breaks = w.block_actions();
+    assert!(
+        breaks.iter().any(|b| b == &["start_break", "predict_break"]),
+        "breaks once held: {breaks:?} {:?}",
+        w.events_of("harvest_done")
+    );
+    let air = w.id("air", &[]);
+    w.set_block([1, -60, 0], air);
+    w.sim.ticks(2);
+    let tx = w.sim.sent_as::<InventoryTransaction>();
+    let data = tx.last().and_then(|t| t.use_item_data()).expect("the replant click");
+    assert_eq!((data.hotbar_slot, ItemInstance::of_stack(&data.held_item).network_id), (0, WHEAT_SEEDS));
+    let young = w.id("wheat", &wheat(0));
+    w.set_block([1, -60, 0], young);
+    w.sim.ticks(14);
+    let d = last(&w, "harvest_done");
+    assert_eq!((d["id"].clone(), d["status"].clone()), (json!("h3"), json!("done")), "{d:?}");
+    assert_eq!(d["replanted"], json!([{"x":1,"y":-61,"z":0}]));
 }
 
 fn cow(w: &mut Sim, runtime_id: u64, x: f32) {

@@ -1,8 +1,10 @@
 //! `fight`: fight an entity until it is dead, the bot's health falls below a threshold, or a time
 //! limit — on Bedrock's rules.
 //!
-//! - **Weapon**: the hotbar item with the highest Bedrock attack damage ([`crate::data`]) is taken
-//!   in hand first (a MobEquipment, as a player's hotbar key).
+//! - **Weapon**: the inventory's item with the highest Bedrock attack damage ([`crate::data`]) is
+//!   taken in hand first: from the hotbar by a MobEquipment (a player's hotbar key), from the main
+//!   inventory by an item-stack swap into the held slot, and no hit goes out before the server
+//!   confirmed that swap.
 //! - **Approach and face**: each tick the bot walks toward the target (auto-jumping a one-block
 //!   step) until it is within [`APPROACH`] blocks, and looks at the middle of its hit box.
 //! - **Timing**: Bedrock has no attack cooldown, but a hit entity is invulnerable for
@@ -27,8 +29,9 @@ use clawcraft_core::{
     EYE_HEIGHT, EndActionExt, EntityIds, EventBatch, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
+use clawcraft_interact::common::Ready;
 use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, wire};
-use clawcraft_inventory::{HOTBAR_SLOTS, Inventory};
+use clawcraft_inventory::{HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, InventoryJobs};
 use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_pathfind::WALK_SLOT;
@@ -91,6 +94,8 @@ pub struct Fighting {
     health: Option<f64>,
     pub killed: bool,
     pub weapon: Option<String>,
+    /// The swap bringing the weapon from the main inventory (inventory job id), until confirmed.
+    equipping: Option<u64>,
     retreat_until: Option<u64>,
     last_seen: Vec3,
 }
@@ -182,31 +187,51 @@ pub struct FightResponse {
     pub switched: bool,
 }
 
-/// The hotbar slot holding the strongest weapon, when it beats what is held.
+/// The inventory slot (hotbar first on a tie) holding the strongest weapon, when it beats what
+/// is held.
 pub fn best_weapon(inv: &Inventory) -> Option<u8> {
     let held = attack_damage(inv.held().map(|i| &*i.name));
-    (0..HOTBAR_SLOTS)
+    (0..INVENTORY_SLOTS as u8)
         .filter_map(|s| inv.slots.get(usize::from(s))?.as_ref().map(|i| (s, attack_damage(Some(&i.name)))))
         .filter(|(_, d)| *d > held)
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
         .map(|(s, _)| s)
 }
 
-/// Takes the best hotbar weapon in hand; returns whether it switched.
-fn take_best_weapon(world: &mut World, bot: Entity) -> bool {
-    let Some(rid) = world.get::<EntityIds>(bot).map(|i| i.runtime_id) else { return false };
-    let Some(slot) = world.get::<Inventory>(bot).filter(|i| i.synced).and_then(best_weapon) else { return false };
-    let mut events = EventBatch::new(bot);
-    let mut q = world.query::<(&mut Connection, &mut Inventory)>();
-    let Ok((mut conn, mut inv)) = q.get_mut(world, bot) else { return false };
-    clawcraft_inventory::hold(&mut conn, rid, &mut inv, slot, &mut events);
-    world.write_message_batch(events.drain());
-    true
+/// How the best weapon was taken in hand.
+enum Switch {
+    /// What is held is the best there is.
+    Kept,
+    /// A hotbar slot was selected.
+    Held,
+    /// A swap from the main inventory is on its way (inventory job id).
+    Swapping(u64, String),
+}
+
+/// Takes the best weapon in hand: a hotbar slot is selected at once, an item of the main inventory
+/// is swapped into the held slot by an inventory job.
+fn take_best_weapon(world: &mut World, bot: Entity) -> Result<Switch, CommandError> {
+    let Some(inv) = world.get::<Inventory>(bot).filter(|i| i.synced) else { return Ok(Switch::Kept) };
+    let Some(slot) = best_weapon(inv) else { return Ok(Switch::Kept) };
+    if slot < HOTBAR_SLOTS {
+        let Some(rid) = world.get::<EntityIds>(bot).map(|i| i.runtime_id) else { return Ok(Switch::Kept) };
+        let mut events = EventBatch::new(bot);
+        let mut q = world.query::<(&mut Connection, &mut Inventory)>();
+        let Ok((mut conn, mut inv)) = q.get_mut(world, bot) else { return Ok(Switch::Kept) };
+        clawcraft_inventory::hold(&mut conn, rid, &mut inv, slot, &mut events);
+        world.write_message_batch(events.drain());
+        return Ok(Switch::Held);
+    }
+    let name = inv.slots[usize::from(slot)].as_ref().map(|i| i.name.to_string()).unwrap_or_default();
+    match clawcraft_interact::common::hold_item_of(world, bot, &name)? {
+        Ready::Job(job) => Ok(Switch::Swapping(job, name)),
+        Ready::Now => Ok(Switch::Held),
+    }
 }
 
 impl AgentCommand for Fight {
     const NAME: &'static str = "fight";
-    const SUMMARY: &'static str = "Fight an entity (name or runtime id) until it dies, your health falls below minHealth (retreat), or seconds pass: best hotbar weapon, approach, hits on Bedrock's invulnerability timing, critical hits; async, ends in fight_done";
+    const SUMMARY: &'static str = "Fight an entity (name or runtime id) until it dies, your health falls below minHealth (retreat), or seconds pass: best weapon of the inventory in hand, approach, hits on Bedrock's invulnerability timing, critical hits; async, ends in fight_done";
     const EXAMPLE: &'static str = r#"{"action":"fight","entity":"zombie","minHealth":8}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<Fighting>());
     type Response = FightResponse;
@@ -234,8 +259,14 @@ impl AgentCommand for Fight {
                 ),
             ));
         }
-        let switched = take_best_weapon(ctx.world, ctx.bot);
-        let weapon = ctx.world.get::<Inventory>(ctx.bot).and_then(|i| i.held().map(|i| i.name.to_string()));
+        let (switched, equipping, weapon) = match take_best_weapon(ctx.world, ctx.bot)? {
+            Switch::Swapping(job, name) => (true, Some(job), Some(name)),
+            held => (
+                matches!(held, Switch::Held),
+                None,
+                ctx.world.get::<Inventory>(ctx.bot).and_then(|i| i.held().map(|i| i.name.to_string())),
+            ),
+        };
         let now = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0);
         let limit_ticks = (seconds * 20.0).ceil() as u64;
         let fighting = Fighting {
@@ -256,6 +287,7 @@ impl AgentCommand for Fight {
             health: ctx.world.get::<Vitals>(ctx.bot).map(|v| v.health),
             killed: false,
             weapon: weapon.clone(),
+            equipping,
             retreat_until: None,
             last_seen: found.pos,
         };
@@ -406,13 +438,26 @@ pub fn step_fights(
         Option<&Inventory>,
         Option<&Vitals>,
         Option<&ActiveActions>,
+        Option<&InventoryJobs>,
     )>,
     targets: Query<(&EntityPosition, &SeenBy)>,
 ) {
     let now = ticks.0;
-    for (bot, mut f, pos, mover, mut intent, mut conn, ids, inv, vitals, actions) in &mut bots {
+    for (bot, mut f, pos, mover, mut intent, mut conn, ids, inv, vitals, actions, jobs) in &mut bots {
         let target = targets.get(f.entity).ok().filter(|(_, seen)| seen.0 == bot).map(|(p, _)| p.0);
         let walking = actions.is_some_and(|a| a.is_busy(WALK_SLOT.name));
+        if let Some(job) = f.equipping {
+            match jobs.and_then(|j| clawcraft_interact::common::job_outcome(j, job)) {
+                // The weapon is not in hand yet: approach, but hold the hit.
+                None => f.next_hit = f.next_hit.max(now + 1),
+                Some(Ok(())) => f.equipping = None,
+                Some(Err(reason)) => {
+                    tracing::debug!(reason, "fight: weapon swap refused, fighting with what is held");
+                    f.equipping = None;
+                    f.weapon = inv.and_then(|i| i.held().map(|i| i.name.to_string()));
+                }
+            }
+        }
         let (step, hit) = decide(&mut f, now, pos.0, mover, vitals, target, walking);
         match step {
             Step::Go(i) => *intent = i,

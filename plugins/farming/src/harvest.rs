@@ -67,6 +67,8 @@ pub struct Gained {
 
 #[derive(Debug, Clone)]
 enum Step {
+    /// The seeds are being swapped from the main inventory into the hand (inventory job id).
+    Equip(u64),
     Break(Box<Mining>),
     /// The replant click went out at this tick.
     Replant(u64),
@@ -263,17 +265,16 @@ impl AgentCommand for Harvest {
         if queue.is_empty() {
             return Err(first_error.unwrap_or_else(|| CommandError::new("NOT_MATURE", "nothing to harvest")));
         }
+        let mut step = None;
         if self.replant {
             let seed = queue.front().map(|t| crop(&t.crop.block).map_or("", |c| c.seed)).unwrap_or("");
             if inventory(ctx)?.find(seed).is_empty() {
                 return Err(CommandError::new("NO_ITEM", format!("No {seed} in the inventory to replant with")));
             }
-            // Held from the start: the hand breaks crops as well with seeds in it.
-            if let clawcraft_interact::common::Ready::Job(_) = hold_item(ctx, seed)? {
-                return Err(CommandError::new(
-                    "NO_ITEM",
-                    format!("{seed} is in the main inventory: equip it into the hotbar first"),
-                ));
+            // Held from the start: the hand breaks crops as well with seeds in it. Seeds in the
+            // main inventory are swapped into the hand first; the breaking waits for the server.
+            if let clawcraft_interact::common::Ready::Job(job) = hold_item(ctx, seed)? {
+                step = Some(Step::Equip(job));
             }
         }
         let crops: Vec<CropSeen> = queue.iter().map(|t| t.crop.clone()).collect();
@@ -281,7 +282,7 @@ impl AgentCommand for Harvest {
         let action = Harvesting {
             queue,
             current: None,
-            step: None,
+            step,
             trace: MineTrace::default(),
             replant: self.replant,
             harvested: Vec::new(),
@@ -351,6 +352,13 @@ pub fn step_harvesting(
         let h = &mut *h;
         let eye = pos.0.offset_y(EYE_HEIGHT);
         match h.step.take() {
+            Some(Step::Equip(job)) => match clawcraft_interact::common::job_outcome(jobs, job) {
+                None => h.step = Some(Step::Equip(job)),
+                Some(Ok(())) => {}
+                Some(Err(reason)) => {
+                    commands.end_action(bot, USE_SLOT.name, ActionStatus::Failed, Some(reason));
+                }
+            },
             None => {
                 let Some(t) = h.queue.pop_front() else {
                     h.step = Some(Step::Collect(now));
