@@ -567,6 +567,18 @@ function packets (types, protocolVersion) {
     ], (name) => ({ wooden_pickaxe: 312, stick: 320, oak_planks: 5 })[name]))],
     ['container_set_data', { window_id: 'first', property: 0, value: 37 }],
     ['container_set_data', { window_id: '5', property: 2, value: 1600 }],
+    // --- signs and books ---------------------------------------------------------------------------------
+    ['block_entity_data', { position: { x: 2, y: -60, z: -3 }, nbt: { type: 'compound', name: '', value: {
+      id: { type: 'string', value: 'Sign' }, x: { type: 'int', value: 2 }, y: { type: 'int', value: -60 }, z: { type: 'int', value: -3 },
+      IsWaxed: { type: 'byte', value: 0 },
+      FrontText: { type: 'compound', value: { Text: { type: 'string', value: 'Hello\nworld' }, TextOwner: { type: 'string', value: '' }, SignTextColor: { type: 'int', value: -16777216 }, IgnoreLighting: { type: 'byte', value: 0 } } },
+      BackText: { type: 'compound', value: { Text: { type: 'string', value: '' }, TextOwner: { type: 'string', value: '' }, SignTextColor: { type: 'int', value: -16777216 }, IgnoreLighting: { type: 'byte', value: 0 } } }
+    } } }],
+    ['open_sign', { position: { x: 2, y: -60, z: -3 }, is_front: true }],
+    ['open_sign', { position: { x: -5, y: 70, z: 1000 }, is_front: false }],
+    ['book_edit', { inventory_slot: 4, type: 'replace_page', page_number: 1, text: 'Page two', photo_name: '' }],
+    ['book_edit', { inventory_slot: 12, type: 'sign', title: 'Diary', author: 'ClawBot', xuid: '' }],
+    ['book_edit', { inventory_slot: 0, type: 'swap_pages', page1: 0, page2: 3 }],
     ['item_stack_request', {
       requests: [{
         request_id: -11,

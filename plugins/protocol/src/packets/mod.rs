@@ -1009,6 +1009,7 @@ pub mod entity;
 pub mod items;
 pub mod vitals;
 pub mod world;
+pub mod writing;
 
 pub use chat::*;
 pub use crafting::*;
@@ -1016,6 +1017,7 @@ pub use entity::*;
 pub use items::*;
 pub use vitals::*;
 pub use world::*;
+pub use writing::*;
 
 // ---------------------------------------------------------------------------------------------
 // The list of every view, for checks that must cover them all.
@@ -1136,4 +1138,8 @@ views![
     // crafting and containers
     CraftingData,
     ContainerSetData,
+    // signs and books
+    BlockActorData,
+    OpenSign,
+    BookEdit,
 ];
