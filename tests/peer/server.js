@@ -54,6 +54,7 @@ function parseArgs (argv) {
   if (out.scenario === 'crafting') out.world = out.world || 'survival' // crafting.js: survival + containers, crafting, smelting
   if (out.scenario === 'combat' || out.scenario === 'night') out.world = out.world || 'survival' // combat.js: fighting, vitals
   if (out.scenario === 'farm') out.world = out.world || 'survival' // farm.js: survival + a wheat field
+  if (out.scenario === 'writing') out.world = out.world || 'survival' // writing.js: survival + signs and books
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
@@ -1004,7 +1005,9 @@ const SCENARIOS = {
   // combat.js at night: two zombies come a second after the spawn
   night: (session) => require('./combat.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }, { night: true }),
   // farm.js: the survival scenario with a wheat field around the spawn (till, plant, bone meal, harvest)
-  farm: (session) => require('./farm.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
+  farm: (session) => require('./farm.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
+  // writing.js: the survival scenario with signs and books and quill (sign editing, book_edit)
+  writing: (session) => require('./writing.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

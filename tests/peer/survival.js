@@ -62,7 +62,7 @@ const THROWABLE = { snowball: 'minecraft:snowball', egg: 'minecraft:egg', ender_
 const INTERACTABLE = /(door|trapdoor|fence_gate|lever|button)$/
 
 // `ext` (optional) extends the scenario (crafting.js): a starting inventory, registry items, and hooks
-// called first — onClickBlock, onEntityUse (an interact on an entity), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
+// called first — onClickBlock, onEntityUse (an interact on an entity), onPacket (a packet survival does not handle), itemTag (an item's NBT), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
 // request), onTick, onContainerClose, onSpawn; each returns true when it handled the packet.
 function scenario (session, deps, ext = {}) {
   const { flatScenario, emitEvent, diag, AIR_ITEM } = deps
@@ -107,6 +107,7 @@ function scenario (session, deps, ext = {}) {
     const tag = {}
     if (it.damage) tag.Damage = { type: 'int', value: it.damage }
     if (it.efficiency) tag.ench = { type: 'list', value: { type: 'compound', value: [{ id: { type: 'short', value: EFFICIENCY }, lvl: { type: 'short', value: it.efficiency } }] } }
+    if (ext.itemTag) ext.itemTag(it, tag)
     const hasNbt = Object.keys(tag).length > 0
     return {
       network_id: itemId(it.name),
@@ -715,6 +716,8 @@ function scenario (session, deps, ext = {}) {
             emitEvent({ event: 'woke' })
           }
           break
+        default:
+          if (ext.onPacket) ext.onPacket(name, p)
       }
     } catch (e) {
       diag(`survival: ${name} failed:`, e.stack || e.message)

@@ -4,5 +4,6 @@
 mod actions;
 mod mine;
 mod world;
+mod writing;
 
 pub use world::*;

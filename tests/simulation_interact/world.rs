@@ -27,6 +27,8 @@ pub const WOODEN_HOE: i32 = 1290;
 pub const WHEAT_SEEDS: i32 = 1291;
 pub const BONE_MEAL: i32 = 1292;
 pub const WHEAT: i32 = 1293;
+pub const WRITABLE_BOOK: i32 = 1300;
+pub const WRITTEN_BOOK: i32 = 1301;
 
 /// A block placed on the flat terrain (bedrock −64, dirt −63..−62, grass −61).
 pub type Placed = (&'static str, Vec<(&'static str, StateValue)>, [i32; 3]);
@@ -125,6 +127,8 @@ fn registry() -> ItemRegistry {
             st("minecraft:wheat_seeds", WHEAT_SEEDS),
             st("minecraft:bone_meal", BONE_MEAL),
             st("minecraft:wheat", WHEAT),
+            st("minecraft:writable_book", WRITABLE_BOOK),
+            st("minecraft:written_book", WRITTEN_BOOK),
         ],
     }
 }

@@ -129,6 +129,11 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
     ("MISSING_INGREDIENTS", "craft: the inventory lacks ingredients (the error lists what is missing)"),
     ("NEEDS_TABLE", "craft: every recipe for the item needs the 3×3 grid; pass a placed crafting table in reach"),
     ("CONTAINER_FULL", "put: the open container has no room for the item"),
+    (
+        "TEXT_TOO_LONG",
+        "write_sign/write_book: more lines, pages, bytes or title characters than a sign or book holds (the error names the limit)",
+    ),
+    ("WAXED", "write_sign: the sign is waxed; nobody can edit it"),
     ("UNKNOWN_PLACE", "forget: no place of that name in the place book (the error names the closest ones)"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];

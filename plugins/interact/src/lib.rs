@@ -1,6 +1,7 @@
 //! `InteractPlugin`: acting on the world — mine, place, eat/drink, interact (doors, trapdoors,
-//! gates, levers, buttons), sleep/wake, use, throw, attack, drop, give — where every action ends
-//! in a receipt the server confirmed: what the server said, with evidence, or why not.
+//! gates, levers, buttons), sleep/wake, use, throw, attack, drop, give, write a sign or a book —
+//! where every action ends in a receipt the server confirmed: what the server said, with
+//! evidence, or why not.
 //!
 //! Every action here is an async action of the core action model
 //! ([`clawcraft_core::action`]): the command checks what it can (reach, line of sight, the item,
@@ -21,6 +22,7 @@ pub mod mine;
 pub mod mining;
 pub mod place;
 pub mod use_slot;
+pub mod writing;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
@@ -59,6 +61,8 @@ impl Plugin for InteractPlugin {
                 attack::step_attacking,
                 items_out::step_throwing,
                 items_out::step_dropping,
+                writing::step_writing_sign,
+                writing::step_writing_book,
             )
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),
@@ -93,7 +97,11 @@ impl Plugin for InteractPlugin {
         .add_agent_command::<items_out::DropCmd>()
         .add_async_action::<items_out::Dropping>()
         .add_agent_command::<items_out::Give>()
-        .add_async_action::<items_out::Giving>();
+        .add_async_action::<items_out::Giving>()
+        .add_agent_command::<writing::WriteSign>()
+        .add_async_action::<writing::WritingSign>()
+        .add_agent_command::<writing::WriteBook>()
+        .add_async_action::<writing::WritingBook>();
     }
 }
 

@@ -1,5 +1,5 @@
 //! The `use` slot: every use of the hand other than mining and eating — place, interact, sleep,
-//! wake, use, throw, attack, drop, give — runs here, one at a time, stopped by `abort_use`.
+//! wake, use, throw, attack, drop, give, write_sign, write_book — runs here, one at a time, stopped by `abort_use`.
 
 use clawcraft_core::ActionSlot;
 use schemars::JsonSchema;

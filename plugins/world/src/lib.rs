@@ -1,6 +1,6 @@
 //! World perception: the block registry of a game version ([`block`]), paletted chunk storage and
 //! the decoders that fill it ([`chunk`]), the `WorldPlugin` that keeps a bot's world current, the
-//! bot's id table ([`ids`]), block queries ([`query`], [`raycast`]) with their agent
+//! bot's id table ([`ids`]), the signs' texts ([`signs`]), block queries ([`query`], [`raycast`]) with their agent
 //! [`commands`], and the world [`events`].
 
 pub mod block;
@@ -11,5 +11,6 @@ pub mod ids;
 pub mod plugin;
 pub mod query;
 pub mod raycast;
+pub mod signs;
 
 pub use plugin::{BlockChanged, WorldPlugin, WorldSettings};

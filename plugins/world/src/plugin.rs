@@ -76,7 +76,8 @@ impl Plugin for WorldPlugin {
                         .in_set(clawcraft_core::gate::Gate::Packets),
                     (
                         emit_block_changed.run_if(on_message::<BlockChanged>),
-                        (track_weather, track_time).in_set(clawcraft_core::gate::Gate::Packets),
+                        (track_weather, track_time, crate::signs::track_signs)
+                            .in_set(clawcraft_core::gate::Gate::Packets),
                     ),
                     evict_columns.run_if(packets_or_sweep_due),
                 )

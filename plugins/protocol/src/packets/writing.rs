@@ -93,7 +93,8 @@ impl SignNbt {
             Some(old) if !root.iter().any(|(k, _)| k == "FrontText") => old.to_owned(),
             _ => side("FrontText"),
         };
-        let waxed = matches!(root.iter().find(|(k, _)| k == "IsWaxed").map(|(_, v)| v), Some(NbtTag::Byte(b)) if *b != 0);
+        let waxed =
+            matches!(root.iter().find(|(k, _)| k == "IsWaxed").map(|(_, v)| v), Some(NbtTag::Byte(b)) if *b != 0);
         Some(SignNbt { front, back: side("BackText"), waxed })
     }
 }
@@ -115,7 +116,10 @@ mod tests {
     }
 
     fn sign(entries: Vec<(&str, NbtTag)>) -> Nbt {
-        Nbt { name: String::new(), tag: NbtTag::Compound(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()) }
+        Nbt {
+            name: String::new(),
+            tag: NbtTag::Compound(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()),
+        }
     }
 
     #[test]
@@ -126,10 +130,7 @@ mod tests {
             ("FrontText", NbtTag::Compound(vec![("Text".into(), s("a\nb"))])),
             ("BackText", NbtTag::Compound(vec![("Text".into(), s("c"))])),
         ]);
-        assert_eq!(
-            SignNbt::read(&two_sided),
-            Some(SignNbt { front: "a\nb".into(), back: "c".into(), waxed: true })
-        );
+        assert_eq!(SignNbt::read(&two_sided), Some(SignNbt { front: "a\nb".into(), back: "c".into(), waxed: true }));
         let old = sign(vec![("id", s("Sign")), ("Text", s("old"))]);
         assert_eq!(SignNbt::read(&old), Some(SignNbt { front: "old".into(), back: String::new(), waxed: false }));
         assert_eq!(SignNbt::read(&sign(vec![("id", s("Chest"))])), None);

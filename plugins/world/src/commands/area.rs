@@ -32,12 +32,14 @@ pub struct BlockResponse {
     /// The liquid inside the block (water-logging layer), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub liquid: Option<BlockReport>,
+    /// A sign's text, when the block is a sign whose block entity the server sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sign: Option<crate::signs::SignReport>,
 }
 
 impl AgentCommand for BlockCmd {
     const NAME: &'static str = "block";
-    const SUMMARY: &'static str =
-        "The block at x,y,z with its state properties; block is null when that position has no data";
+    const SUMMARY: &'static str = "The block at x,y,z with its state properties (and a sign's text); block is null when that position has no data";
     const EXAMPLE: &'static str = r#"{"action":"block","x":0,"y":-61,"z":0}"#;
     const QUERY: bool = true;
     const MISSING_PARAMS: &'static [(&'static str, &'static str)] =
@@ -48,15 +50,23 @@ impl AgentCommand for BlockCmd {
         let v = view(ctx)?;
         let pos = Cell::containing(coord("x", self.x)?, coord("y", self.y)?, coord("z", self.z)?);
         Ok(match v.world.get_block(pos.x, pos.y, pos.z) {
-            BlockLookup::Unloaded => BlockResponse { pos, loaded: false, block: None, liquid: None },
-            BlockLookup::Loaded(id, extra) => BlockResponse {
-                pos,
-                loaded: true,
-                block: Some(BlockReport::of(&v.ids, id)),
-                liquid: extra
-                    .filter(|&e| e != v.world.air_id() && !v.ids.is_air(e))
-                    .map(|e| BlockReport::of(&v.ids, e)),
-            },
+            BlockLookup::Unloaded => BlockResponse { pos, loaded: false, block: None, liquid: None, sign: None },
+            BlockLookup::Loaded(id, extra) => {
+                let block = BlockReport::of(&v.ids, id);
+                let sign = (crate::signs::is_sign(&block.name))
+                    .then(|| ctx.world.get::<crate::signs::SignTexts>(ctx.bot)?.get([pos.x, pos.y, pos.z]))
+                    .flatten()
+                    .map(|s| crate::signs::SignReport::of(&s.text));
+                BlockResponse {
+                    pos,
+                    loaded: true,
+                    block: Some(block),
+                    liquid: extra
+                        .filter(|&e| e != v.world.air_id() && !v.ids.is_air(e))
+                        .map(|e| BlockReport::of(&v.ids, e)),
+                    sign,
+                }
+            }
         })
     }
 }
