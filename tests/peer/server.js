@@ -55,6 +55,7 @@ function parseArgs (argv) {
   if (out.scenario === 'combat' || out.scenario === 'night') out.world = out.world || 'survival' // combat.js: fighting, vitals
   if (out.scenario === 'farm') out.world = out.world || 'survival' // farm.js: survival + a wheat field
   if (out.scenario === 'writing') out.world = out.world || 'survival' // writing.js: survival + signs and books
+  if (out.scenario === 'ranged') out.world = out.world || 'survival' // ranged.js: survival + buckets, falls, the bow
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
@@ -1007,7 +1008,9 @@ const SCENARIOS = {
   // farm.js: the survival scenario with a wheat field around the spawn (till, plant, bone meal, harvest)
   farm: (session) => require('./farm.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
   // writing.js: the survival scenario with signs and books and quill (sign editing, book_edit)
-  writing: (session) => require('./writing.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
+  writing: (session) => require('./writing.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
+  // ranged.js: the survival scenario with water/lava to bucket, fall damage, a bow and arrows, walking targets
+  ranged: (session) => require('./ranged.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ const THROWABLE = { snowball: 'minecraft:snowball', egg: 'minecraft:egg', ender_
 const INTERACTABLE = /(door|trapdoor|fence_gate|lever|button)$/
 
 // `ext` (optional) extends the scenario (crafting.js): a starting inventory, registry items, and hooks
-// called first — onClickBlock, onEntityUse (an interact on an entity), onPacket (a packet survival does not handle), itemTag (an item's NBT), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
+// called first — onClickBlock, onClickAir (a use in the air), onRelease (an item_release), onEntityUse (an interact on an entity), onPacket (a packet survival does not handle), itemTag (an item's NBT), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
 // request), onTick, onContainerClose, onSpawn; each returns true when it handled the packet.
 function scenario (session, deps, ext = {}) {
   const { flatScenario, emitEvent, diag, AIR_ITEM } = deps
@@ -335,6 +335,7 @@ function scenario (session, deps, ext = {}) {
 
   function onClickAir (held) {
     if (!held) return
+    if (ext.onClickAir && ext.onClickAir(held)) return
     if (FOOD[held.name] && !s.using) {
       s.using = { slot: s.held, item: held.name, startTick: s.tick }
       emitEvent({ event: 'use_started', item: held.name, tick: s.tick.toString() })
@@ -696,6 +697,7 @@ function scenario (session, deps, ext = {}) {
           else if (t.transaction_type === 'item_use_on_entity' && t.transaction_data.action_type === 'attack') onAttack(t.transaction_data)
           else if (t.transaction_type === 'item_use_on_entity' && t.transaction_data.action_type === 'interact' && ext.onEntityUse) ext.onEntityUse(t.transaction_data, heldItem())
           else if (t.transaction_type === 'item_release') {
+            if (ext.onRelease && ext.onRelease(t.transaction_data, heldItem())) break
             if (s.using) emitEvent({ event: 'use_released', item: s.using.item })
             s.using = null
           } else if (t.transaction_type === 'normal') onNormalTransaction(t)
@@ -723,7 +725,7 @@ function scenario (session, deps, ext = {}) {
       diag(`survival: ${name} failed:`, e.stack || e.message)
     }
   }
-  if (ext.init) ext.init({ s, stack, wireItem, sendSlot, sendContent, blockAt, setBlock, itemId, dist, centre, feet, key, spawnItem, spawnMonster })
+  if (ext.init) ext.init({ s, stack, wireItem, sendSlot, sendContent, blockAt, setBlock, itemId, dist, centre, feet, key, spawnItem, spawnMonster, addToInventory })
   return hooks
 }
 

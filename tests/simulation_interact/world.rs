@@ -29,6 +29,11 @@ pub const BONE_MEAL: i32 = 1292;
 pub const WHEAT: i32 = 1293;
 pub const WRITABLE_BOOK: i32 = 1300;
 pub const WRITTEN_BOOK: i32 = 1301;
+pub const BUCKET: i32 = 363;
+pub const WATER_BUCKET: i32 = 365;
+pub const LAVA_BUCKET: i32 = 366;
+pub const BOW: i32 = 302;
+pub const ARROW: i32 = 303;
 
 /// A block placed on the flat terrain (bedrock −64, dirt −63..−62, grass −61).
 pub type Placed = (&'static str, Vec<(&'static str, StateValue)>, [i32; 3]);
@@ -129,6 +134,11 @@ fn registry() -> ItemRegistry {
             st("minecraft:wheat", WHEAT),
             st("minecraft:writable_book", WRITABLE_BOOK),
             st("minecraft:written_book", WRITTEN_BOOK),
+            st("minecraft:bucket", BUCKET),
+            st("minecraft:water_bucket", WATER_BUCKET),
+            st("minecraft:lava_bucket", LAVA_BUCKET),
+            st("minecraft:bow", BOW),
+            st("minecraft:arrow", ARROW),
         ],
     }
 }

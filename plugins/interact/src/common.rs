@@ -201,9 +201,20 @@ fn face_points(cell: [i32; 3], face: Face) -> [Vec3; 5] {
 /// `OUT_OF_REACH` when every visible face is beyond [`REACH`], `NO_LINE_OF_SIGHT` when something
 /// stands in front of every face.
 pub fn aim_at(s: &Senses<'_>, cell: [i32; 3], want: Option<Face>) -> Result<Aim, CommandError> {
+    let air = s.world.air_id();
+    aim_at_through(s, cell, want, |id| id != air && !s.is_empty(id))
+}
+
+/// [`aim_at`] with what stops the ray given: a bucket's ray stops at liquids too, so it aims at
+/// the first liquid in the way.
+pub fn aim_at_through(
+    s: &Senses<'_>,
+    cell: [i32; 3],
+    want: Option<Face>,
+    is_obstacle: impl Fn(u32) -> bool,
+) -> Result<Aim, CommandError> {
     let eye = s.eye();
     let e = [eye.x, eye.y, eye.z];
-    let air = s.world.air_id();
     let mut nearest_seen: Option<f64> = None;
     let mut best: Option<Aim> = None;
     for face in FACES {
@@ -221,7 +232,7 @@ pub fn aim_at(s: &Senses<'_>, cell: [i32; 3], want: Option<Face>) -> Result<Aim,
         for point in face_points(cell, face) {
             let distance = eye.distance(point);
             let dir = [point.x - eye.x, point.y - eye.y, point.z - eye.z];
-            let ray = cast(s.world, e, dir, distance + 0.01, |id| id != air && !s.is_empty(id));
+            let ray = cast(s.world, e, dir, distance + 0.01, &is_obstacle);
             let hits_target = matches!(ray.end, RayEnd::Hit { cell: Cell { x, y, z }, .. } if [x, y, z] == cell);
             if !hits_target {
                 continue;

@@ -1,7 +1,7 @@
 //! `InteractPlugin`: acting on the world — mine, place, eat/drink, interact (doors, trapdoors,
-//! gates, levers, buttons), sleep/wake, use, throw, attack, drop, give, write a sign or a book —
-//! where every action ends in a receipt the server confirmed: what the server said, with
-//! evidence, or why not.
+//! gates, levers, buttons), sleep/wake, use, fill/empty a bucket, throw, attack, drop, give, write a
+//! sign or a book — where every action ends in a receipt the server confirmed: what the server said,
+//! with evidence, or why not.
 //!
 //! Every action here is an async action of the core action model
 //! ([`clawcraft_core::action`]): the command checks what it can (reach, line of sight, the item,
@@ -15,6 +15,7 @@
 
 pub mod attack;
 pub mod block_use;
+pub mod bucket;
 pub mod common;
 pub mod eat;
 pub mod items_out;
@@ -59,6 +60,8 @@ impl Plugin for InteractPlugin {
                 block_use::step_waking,
                 block_use::step_using,
                 attack::step_attacking,
+                (bucket::watch_buckets::<bucket::Filling>, bucket::step_buckets::<bucket::Filling>).chain(),
+                (bucket::watch_buckets::<bucket::Emptying>, bucket::step_buckets::<bucket::Emptying>).chain(),
                 items_out::step_throwing,
                 items_out::step_dropping,
                 writing::step_writing_sign,
@@ -90,6 +93,10 @@ impl Plugin for InteractPlugin {
         .add_async_action::<block_use::Waking>()
         .add_agent_command::<block_use::Use>()
         .add_async_action::<block_use::Using>()
+        .add_agent_command::<bucket::Fill>()
+        .add_async_action::<bucket::Filling>()
+        .add_agent_command::<bucket::Empty>()
+        .add_async_action::<bucket::Emptying>()
         .add_agent_command::<attack::Attack>()
         .add_async_action::<attack::Attacking>()
         .add_agent_command::<items_out::Throw>()
