@@ -78,7 +78,10 @@ fn buckets_fill_from_sources_and_pour_back_as_the_server_rules() {
     assert_eq!((d["before"].clone(), d["after"].clone()), (json!("minecraft:water"), json!("minecraft:air")), "{d}");
     assert_eq!(counts(&d, "buckets"), (2, 1), "{d}");
     assert_eq!(counts(&d, "filled"), (1, 2), "{d}");
-    assert_eq!((d["heldBefore"].clone(), d["heldAfter"].clone()), (json!("minecraft:bucket"), json!("minecraft:bucket")));
+    assert_eq!(
+        (d["heldBefore"].clone(), d["heldAfter"].clone()),
+        (json!("minecraft:bucket"), json!("minecraft:bucket"))
+    );
     assert_eq!(p["buckets_left"], 1, "{p}");
     // The bot's world shows the source gone.
     let b = ok(&mut bot, json!({"action":"block","x":2,"y":-61,"z":-1}));
@@ -95,7 +98,10 @@ fn buckets_fill_from_sources_and_pour_back_as_the_server_rules() {
     assert_eq!(d["after"], "minecraft:water", "{d}");
     assert_eq!(counts(&d, "filled"), (2, 1), "{d}");
     assert_eq!(counts(&d, "buckets"), (1, 2), "{d}");
-    assert_eq!((d["heldBefore"].clone(), d["heldAfter"].clone()), (json!("minecraft:water_bucket"), json!("minecraft:bucket")));
+    assert_eq!(
+        (d["heldBefore"].clone(), d["heldAfter"].clone()),
+        (json!("minecraft:water_bucket"), json!("minecraft:bucket"))
+    );
 
     // Lava too, by coordinates.
     let r = ok(&mut bot, json!({"action":"fill","x":-2,"y":-61,"z":-1}));

@@ -48,10 +48,19 @@ fn fill_clicks_the_source_itself_and_is_confirmed_by_the_block_and_the_bucket_sw
     slot(&mut w, 0, stack(WATER_BUCKET, 1, 7));
     w.sim.tick();
     let d = last(&w, "fill_done");
-    assert_eq!((d["id"].clone(), d["status"].clone(), d["confirmed"].clone()), (json!("f"), json!("done"), json!(true)));
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["confirmed"].clone()),
+        (json!("f"), json!("done"), json!(true))
+    );
     assert_eq!((d["before"].clone(), d["after"].clone()), (json!("minecraft:water"), json!("minecraft:air")));
-    assert_eq!((d["heldBefore"].clone(), d["heldAfter"].clone()), (json!("minecraft:bucket"), json!("minecraft:water_bucket")));
-    assert_eq!((d["filled"].clone(), d["buckets"].clone()), (json!({"before": 1, "after": 2}), json!({"before": 1, "after": 0})));
+    assert_eq!(
+        (d["heldBefore"].clone(), d["heldAfter"].clone()),
+        (json!("minecraft:bucket"), json!("minecraft:water_bucket"))
+    );
+    assert_eq!(
+        (d["filled"].clone(), d["buckets"].clone()),
+        (json!({"before": 1, "after": 2}), json!({"before": 1, "after": 0}))
+    );
 
     // Refusals, before anything is sent.
     assert_eq!(w.code(r#"{"action":"fill","x":1,"y":-61,"z":2}"#), "NO_ITEM", "no empty bucket left");
@@ -71,7 +80,10 @@ fn fill_clicks_the_source_itself_and_is_confirmed_by_the_block_and_the_bucket_sw
     w.set_block([-2, -61, -1], lava);
     w.sim.tick();
     let d = last(&w, "fill_done");
-    assert_eq!((d["status"].clone(), d["reason"].clone(), d["confirmed"].clone()), (json!("failed"), json!("rejected"), json!(false)));
+    assert_eq!(
+        (d["status"].clone(), d["reason"].clone(), d["confirmed"].clone()),
+        (json!("failed"), json!("rejected"), json!(false))
+    );
 }
 
 #[test]
@@ -82,7 +94,11 @@ fn empty_clicks_a_supporting_face_and_is_confirmed_by_the_liquid_and_the_empty_b
     w.sim.tick();
     let tx = w.sim.sent_as::<InventoryTransaction>();
     let data = tx[0].use_item_data().expect("item use");
-    assert_eq!((data.action_type.as_str(), data.face, data.hotbar_slot), ("click_block", 1, 1), "the water bucket's slot");
+    assert_eq!(
+        (data.action_type.as_str(), data.face, data.hotbar_slot),
+        ("click_block", 1, 1),
+        "the water bucket's slot"
+    );
     assert_eq!((data.block_position.x, data.block_position.y, data.block_position.z), (-1, -61, 0));
     assert_eq!(data.block_runtime_id, w.id("grass_block", &[]));
     let water = w.id("water", &[("liquid_depth", Int(0))]);
@@ -90,10 +106,19 @@ fn empty_clicks_a_supporting_face_and_is_confirmed_by_the_liquid_and_the_empty_b
     slot(&mut w, 1, stack(BUCKET, 1, 9));
     w.sim.tick();
     let d = last(&w, "empty_done");
-    assert_eq!((d["id"].clone(), d["status"].clone(), d["confirmed"].clone()), (json!("e"), json!("done"), json!(true)));
+    assert_eq!(
+        (d["id"].clone(), d["status"].clone(), d["confirmed"].clone()),
+        (json!("e"), json!("done"), json!(true))
+    );
     assert_eq!((d["after"].clone(), d["liquid"].clone()), (json!("minecraft:water"), json!("water")));
-    assert_eq!((d["heldBefore"].clone(), d["heldAfter"].clone()), (json!("minecraft:water_bucket"), json!("minecraft:bucket")));
-    assert_eq!((d["filled"].clone(), d["buckets"].clone()), (json!({"before": 1, "after": 0}), json!({"before": 1, "after": 2})));
+    assert_eq!(
+        (d["heldBefore"].clone(), d["heldAfter"].clone()),
+        (json!("minecraft:water_bucket"), json!("minecraft:bucket"))
+    );
+    assert_eq!(
+        (d["filled"].clone(), d["buckets"].clone()),
+        (json!({"before": 1, "after": 0}), json!({"before": 1, "after": 2}))
+    );
 
     // An unanswered pour is unconfirmed; refusals answer at once.
     slot(&mut w, 4, stack(WATER_BUCKET, 1, 10));

@@ -110,6 +110,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the request needs a capability this build does not have (e.g. a path that places blocks, without the interaction plugin)",
     ),
     ("NO_ITEM", "the inventory holds no such item (or the server has not sent the inventory yet)"),
+    ("NOT_A_SOURCE", "fill: the block is flowing liquid or no liquid, or no source is in reach and in sight"),
     ("INVENTORY_FULL", "no free inventory slot for the move"),
     ("REJECTED", "the server refused the request; the inventory view stays the server's"),
     ("NOT_LOADED", "the target block is not loaded (no chunk data there)"),

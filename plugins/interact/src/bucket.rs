@@ -312,7 +312,10 @@ fn fill_target(ctx: &CommandCtx<'_>, f: &Fill) -> Result<([i32; 3], u32, &'stati
             }
             found.sort_by(|a, b| a.0.total_cmp(&b.0));
             found.into_iter().find_map(|(_, cell)| one(cell).ok()).ok_or_else(|| {
-                CommandError::new("NOT_A_SOURCE", format!("No {} source in reach and in sight", only.unwrap_or("liquid")))
+                CommandError::new(
+                    "NOT_A_SOURCE",
+                    format!("No {} source in reach and in sight", only.unwrap_or("liquid")),
+                )
             })
         }
         _ => Err(CommandError::invalid_params("give x, y and z together (or none for the nearest source)")),
@@ -384,7 +387,8 @@ fn response(b: &Bucket) -> BucketResponse {
 /// else lava. `NO_ITEM` when there is none.
 pub fn pick_filled(inv: &Inventory, query: Option<&str>) -> Result<String, CommandError> {
     if let Some(q) = query {
-        let name = if q.contains(':') { q.to_ascii_lowercase() } else { format!("minecraft:{}", q.to_ascii_lowercase()) };
+        let name =
+            if q.contains(':') { q.to_ascii_lowercase() } else { format!("minecraft:{}", q.to_ascii_lowercase()) };
         if liquid_of(&name).is_none_or(|_| !bare_name(&name).ends_with("_bucket")) {
             return Err(CommandError::invalid_params(format!("{q} is not a water_bucket or lava_bucket")));
         }

@@ -142,7 +142,11 @@ pub struct PlaceResponse {
 
 /// Picks the supporting face: `want`, or the first of [`SUPPORT_ORDER`] with a block to click
 /// that is in reach and in sight.
-pub fn support(s: &Senses<'_>, target: [i32; 3], want: Option<Face>) -> Result<(Face, [i32; 3], Aim, u32), CommandError> {
+pub fn support(
+    s: &Senses<'_>,
+    target: [i32; 3],
+    want: Option<Face>,
+) -> Result<(Face, [i32; 3], Aim, u32), CommandError> {
     let faces: Vec<Face> = match want {
         Some(f) => vec![f],
         None => SUPPORT_ORDER.to_vec(),
