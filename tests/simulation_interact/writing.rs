@@ -213,4 +213,5 @@ fn write_book_sends_the_page_edits_and_the_signature_and_reads_the_slot_back() {
     assert_eq!(w.code(&long_page), "TEXT_TOO_LONG");
     assert_eq!(w.code(r#"{"action":"write_book"}"#), "INVALID_PARAMS");
     assert!(w.sim.sent_as::<BookEdit>().is_empty(), "no refusal sent anything");
+    assert_eq!(w.code(r#"{"action":"read_book","slot":5}"#), "NO_ITEM");
 }

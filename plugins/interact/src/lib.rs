@@ -108,7 +108,8 @@ impl Plugin for InteractPlugin {
         .add_agent_command::<writing::WriteSign>()
         .add_async_action::<writing::WritingSign>()
         .add_agent_command::<writing::WriteBook>()
-        .add_async_action::<writing::WritingBook>();
+        .add_async_action::<writing::WritingBook>()
+        .add_agent_command::<writing::ReadBook>();
     }
 }
 

@@ -1,5 +1,6 @@
 //! Writing: `write_sign` (a sign's front and/or back text) and `write_book` (the pages of a book
-//! and quill, and signing it), each ending in a receipt built from what the server stored.
+//! and quill, and signing it), each ending in a receipt built from what the server stored, and
+//! `read_book` (a book's pages as the server last sent its slot).
 //!
 //! A sign is edited the way a Bedrock client edits one: click it (the server answers with
 //! `open_sign`, naming the side it opened), then send the sign's whole block entity
@@ -645,6 +646,56 @@ pub fn step_writing_book(
             }
             Some(_) => {}
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_book
+// ---------------------------------------------------------------------------------------------
+
+/// `read_book`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadBook {
+    /// The inventory slot of the book (0–35); default: the held book, else the first book.
+    pub slot: Option<u8>,
+}
+
+/// Response of `read_book`.
+#[derive(Serialize, JsonSchema)]
+pub struct ReadBookResponse {
+    pub slot: u8,
+    /// The book as the server last sent the slot.
+    #[serde(flatten)]
+    pub book: BookReport,
+}
+
+/// Whether an item is a book with pages (a book and quill, or a written book).
+fn is_written_on(name: &str) -> bool {
+    matches!(name.strip_prefix("minecraft:").unwrap_or(name), "writable_book" | "written_book")
+}
+
+impl AgentCommand for ReadBook {
+    const NAME: &'static str = "read_book";
+    const SUMMARY: &'static str =
+        "The title, author and pages of a book (book and quill or written book) in the inventory, held or at slot";
+    const EXAMPLE: &'static str = r#"{"action":"read_book","slot":0}"#;
+    const QUERY: bool = true;
+    type Response = ReadBookResponse;
+
+    fn run(self, ctx: &mut CommandCtx<'_>) -> Result<ReadBookResponse, CommandError> {
+        let inv = inventory(ctx)?;
+        let book_at = |s: u8| inv.get(SlotRef::Inv(s)).filter(|i| is_written_on(&i.name));
+        let slot = match self.slot {
+            Some(s) if usize::from(s) >= clawcraft_inventory::INVENTORY_SLOTS => {
+                return Err(CommandError::out_of_range("slot must be 0-35"));
+            }
+            Some(s) => s,
+            None if book_at(inv.held_slot).is_some() => inv.held_slot,
+            None => inv.indexed().find(|(_, i)| is_written_on(&i.name)).map(|(s, _)| s).unwrap_or(inv.held_slot),
+        };
+        let item = book_at(slot).ok_or_else(|| CommandError::new("NO_ITEM", format!("No book in slot {slot}")))?;
+        Ok(ReadBookResponse { slot, book: book_of(&item.name, &item.wire) })
     }
 }
 
