@@ -538,6 +538,9 @@ pub fn run_ticks(mut app: App) -> AppExit {
         if more {
             std::thread::yield_now();
         }
+        // An observer (the live map) asked for a pass: it runs right after the tick, caches warm,
+        // instead of waking the runner later.
+        let mut observe = wake.as_ref().is_some_and(WakeSignal::take_after_tick);
         loop {
             let now = Instant::now();
             if now >= next {
@@ -545,8 +548,8 @@ pub fn run_ticks(mut app: App) -> AppExit {
             }
             let queries_end = next.checked_sub(TICK_MARGIN).unwrap_or(now);
             let may_query = spent < QUERY_SHARE && now < queries_end;
-            let run = if more && may_query {
-                // Queries left over from the last pass: keep working them off.
+            let run = if (more && may_query) || std::mem::take(&mut observe) {
+                // Queries left over from the last pass (keep working them off), or the observer's.
                 true
             } else {
                 let wait = next - now;

@@ -137,15 +137,11 @@ impl CommandWaker {
         }
     }
 
-    /// Wakes the runner for an [`Interim`] pass without handing the tick work: an observer
-    /// that only reads state between ticks (the live map's snapshot) leaves idle ticks quiet
-    /// and settled.
-    pub fn nudge(&self) {
-        if !self.0.pending.swap(true, Ordering::AcqRel)
-            && let Some(t) = self.0.runner.get()
-        {
-            t.unpark();
-        }
+    /// Asks for an [`Interim`] pass right after the next tick, without waking the runner and
+    /// without handing the tick work: an observer that only reads state between ticks (the live
+    /// map's snapshot) costs no wake-up of its own, and idle ticks stay quiet and settled.
+    pub fn after_tick(&self) {
+        self.0.after_tick.store(true, Ordering::Release);
     }
 
     /// Whether a channel woke the runner since the flag was last taken (without taking it).
@@ -171,10 +167,18 @@ struct Wake {
     pending: AtomicBool,
     /// For the tick's channel readers (cleared when they run).
     arrived: AtomicBool,
+    /// An observer's pass after the next tick ([`CommandWaker::after_tick`]).
+    after_tick: AtomicBool,
     runner: OnceLock<std::thread::Thread>,
 }
 
 impl WakeSignal {
+    /// Whether an observer asked for a pass after this tick ([`CommandWaker::after_tick`]);
+    /// clears the request.
+    pub fn take_after_tick(&self) -> bool {
+        self.0.after_tick.load(Ordering::Acquire) && self.0.after_tick.swap(false, Ordering::AcqRel)
+    }
+
     /// Waits until a channel wakes the runner or `timeout` passes; `true` when woken. The first
     /// call binds the signal to the calling thread (the runner).
     pub fn wait_timeout(&self, timeout: std::time::Duration) -> bool {
@@ -300,5 +304,26 @@ impl Plugin for CorePlugin {
 
     fn is_unique(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn an_observer_pass_waits_for_the_tick_and_a_command_wakes_the_runner() {
+        let wake = Arc::new(Wake::default());
+        let (waker, signal) = (CommandWaker(wake.clone()), WakeSignal(wake));
+        waker.after_tick();
+        // No wake-up of its own: the wait runs out; the runner takes the request after its tick.
+        assert!(!signal.wait_timeout(Duration::from_millis(5)));
+        assert!(!waker.has_arrived(), "and no work for the tick");
+        assert!(signal.take_after_tick());
+        assert!(!signal.take_after_tick(), "taken once");
+        waker.wake();
+        assert!(signal.wait_timeout(Duration::from_secs(5)));
+        assert!(waker.take_arrived());
     }
 }

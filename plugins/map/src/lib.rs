@@ -5,15 +5,17 @@
 //! lava see-through), the bots with heading and name, players, mobs and dropped items, each
 //! bot's path and action target and the chunks' load state, updated over Server-Sent Events a
 //! few times a second. Clicking a cell asks the `block` command; the side panel shows the
-//! selected bot's `status`, `vitals`, `inventory` and the latest events; the command box sends a
-//! command line exactly as an agent's (the same parser, command path, answers and errors).
+//! selected bot's status, vitals and inventory (carried by the stream when they change) and the
+//! latest events; the command box sends a command line exactly as an agent's (the same parser,
+//! command path, answers and errors).
 //!
 //! Threads: the HTTP server ([`http`]) and the frame builder ([`frames`]) run off the game
 //! thread. While a page is open the frame builder asks for a [`snapshot`] a few times a second;
-//! the runner takes it in an [`Interim`] pass between ticks ([`MapSet::Snapshot`]): the bots, the
-//! entities they see and the handles of the columns that changed since the last one. Colours,
-//! heights and JSON are made on the frame builder's thread. With no page open the game loop does
-//! nothing for the map but route the command answers of the page and hand over events.
+//! the runner takes it in an [`Interim`] pass right after its next tick ([`MapSet::Snapshot`]):
+//! what changed since the last one among the bots, their side panels, the entities they see and
+//! the columns (their shared handles); nothing when nothing changed, and then no frame is sent.
+//! Colours, heights and JSON are made on the frame builder's thread. With no page open the game
+//! loop does nothing for the map but route the command answers of the page and hand over events.
 
 pub mod frames;
 pub mod http;
@@ -110,13 +112,14 @@ impl Shared {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner).remove(&origin);
     }
 
-    /// Asks the game loop for a snapshot (an `Interim` pass between ticks, not a busy tick).
+    /// Asks the game loop for a snapshot: an `Interim` pass right after its next tick (not a
+    /// busy tick, no wake-up of its own).
     pub fn want_snapshot(&self, full: bool) {
         if full {
             self.reset.store(true, Ordering::Release);
         }
         self.wanted.store(true, Ordering::Release);
-        self.waker.nudge();
+        self.waker.after_tick();
     }
 }
 

@@ -309,8 +309,11 @@ pub fn evict_columns(
         // Without a position only the count limit applies.
         if over || (sweep && pos.is_some()) {
             let (centre, dist) = pos.map_or(((0.0, 0.0), f64::INFINITY), |p| ((p.0.x, p.0.z), settings.evict_dist));
-            let count = world.evict(centre, settings.chunk_cache_max, dist);
+            // A sweep that drops nothing leaves the world unchanged, for change detection too
+            // (the live map's snapshot walks the columns only of a changed world).
+            let count = world.bypass_change_detection().evict(centre, settings.chunk_cache_max, dist);
             if count > 0 {
+                world.set_changed();
                 events.write(AgentEvent::new(ChunksEvicted { bot, count, remaining: world.column_count() }));
             }
         }
