@@ -11,7 +11,8 @@ WebDriver API), idle with the page closed again; then walking back and forth bet
 12 blocks apart (so the map changes and the page updates a few times a second) with no page,
 with the page open, with no page again. Each phase gives the tick interval observed at the peer
 (the gaps between the PlayerAuthInput packets it logs: mean, p50, p99, max), the bot's CPU (% of
-one core: the whole process, the game thread, the map's threads) and, with the page open, how
+one core, from each thread's scheduler run time: the whole process, the game thread, the map's
+threads) and, with the page open, how
 many frames the page received per second (read back from it).
 
 Prints one JSON object: for each phase and figure the mean over the runs, the standard
@@ -57,13 +58,8 @@ def thread_cpu_ns(pid):
         else:
             key = name
         out[key] = out.get(key, 0) + ns
+        out["all"] = out.get("all", 0) + ns
     return out
-
-
-def proc_cpu_ns(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1e9 / os.sysconf("SC_CLK_TCK")
 
 
 def input_times(log, since_ms, until_ms):
@@ -91,9 +87,9 @@ def measure(pid, log, seconds, page=None):
     """One phase: the peer's input gaps and the bot's CPU over `seconds`."""
     frames0 = page.eval("return window.clawcraftMap.frames") if page else None
     t0, wall0 = time.time() * 1000, time.perf_counter()
-    cpu0, th0 = proc_cpu_ns(pid), thread_cpu_ns(pid)
+    th0 = thread_cpu_ns(pid)
     time.sleep(seconds)
-    cpu1, th1 = proc_cpu_ns(pid), thread_cpu_ns(pid)
+    th1 = thread_cpu_ns(pid)
     t1, secs = time.time() * 1000, time.perf_counter() - wall0
     frames1 = page.eval("return window.clawcraftMap.frames") if page else None
     time.sleep(0.5)  # the peer's log catches up
@@ -104,7 +100,7 @@ def measure(pid, log, seconds, page=None):
         "seconds": round(secs, 1),
         "tick_interval_ms": {"inputs": len(times), "mean": round(statistics.mean(gaps), 2) if gaps else None,
                              "p50": quantile(gaps, 0.5), "p99": quantile(gaps, 0.99), "max": max(gaps) if gaps else None},
-        "cpu_percent_of_one_core": pct(cpu1 - cpu0),
+        "cpu_percent_of_one_core": pct(th1.get("all", 0) - th0.get("all", 0)),
         "game_thread_cpu_percent": pct(th1.get("game", 0) - th0.get("game", 0)),
         "map_threads_cpu_percent": pct(th1.get("map", 0) - th0.get("map", 0)),
     }
