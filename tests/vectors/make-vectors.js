@@ -579,6 +579,16 @@ function packets (types, protocolVersion) {
     ['book_edit', { inventory_slot: 4, type: 'replace_page', page_number: 1, text: 'Page two', photo_name: '' }],
     ['book_edit', { inventory_slot: 12, type: 'sign', title: 'Diary', author: 'ClawBot', xuid: '' }],
     ['book_edit', { inventory_slot: 0, type: 'swap_pages', page1: 0, page2: 3 }],
+    // --- trading ---------------------------------------------------------------------------------------
+    ['update_trade', {
+      window_id: 'first', window_type: 'trading', size: 0, trade_tier: 1, villager_unique_id: 4097n, entity_unique_id: 2049n,
+      display_name: 'entity.villager.farmer', new_trading_ui: true, economic_trades: true,
+      offers: { type: 'compound', name: '', value: {
+        Recipes: { type: 'list', value: { type: 'compound', value: [tradeOffer('minecraft:wheat', 22, null, 'minecraft:emerald', 1, 20, 3, 16, 2, 0, 7),
+          tradeOffer('minecraft:emerald', 1, ['minecraft:book', 1], 'minecraft:bookshelf', 1, 1, 0, 12, 0, 1, 8)] } },
+        TierExpRequirements: { type: 'list', value: { type: 'compound', value: [{ '0': { type: 'int', value: 0 } }, { '1': { type: 'int', value: 10 } }] } }
+      } }
+    }],
     ['item_stack_request', {
       requests: [{
         request_id: -11,
@@ -588,6 +598,27 @@ function packets (types, protocolVersion) {
       }]
     }]
   ]
+}
+
+// One `Recipes` entry of update_trade's offers, with the NBT kinds the game writes (counts as bytes, prices as ints).
+function tradeOffer (a, aCount, b, sell, sellCount, baseA, uses, maxUses, demand, tier, netId) {
+  const item = (name, count) => ({ type: 'compound', value: { Count: { type: 'byte', value: count }, Damage: { type: 'short', value: 0 }, Name: { type: 'string', value: name }, WasPickedUp: { type: 'byte', value: 0 } } })
+  return {
+    buyA: item(a, aCount),
+    ...(b ? { buyB: item(b[0], b[1]) } : {}),
+    buyCountA: { type: 'int', value: baseA },
+    buyCountB: { type: 'int', value: b ? b[1] : 0 },
+    demand: { type: 'int', value: demand },
+    maxUses: { type: 'int', value: maxUses },
+    netId: { type: 'int', value: netId },
+    priceMultiplierA: { type: 'float', value: 0.05 },
+    priceMultiplierB: { type: 'float', value: 0 },
+    rewardExp: { type: 'byte', value: 1 },
+    sell: item(sell, sellCount),
+    tier: { type: 'int', value: tier },
+    traderExp: { type: 'int', value: 2 },
+    uses: { type: 'int', value: uses }
+  }
 }
 
 // Registers every `uuid` field of a tree with U() (see the UUID pre-swap above).

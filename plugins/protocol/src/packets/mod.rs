@@ -1007,6 +1007,7 @@ pub mod chat;
 pub mod crafting;
 pub mod entity;
 pub mod items;
+pub mod trade;
 pub mod vitals;
 pub mod world;
 pub mod writing;
@@ -1015,6 +1016,7 @@ pub use chat::*;
 pub use crafting::*;
 pub use entity::*;
 pub use items::*;
+pub use trade::*;
 pub use vitals::*;
 pub use world::*;
 pub use writing::*;
@@ -1142,4 +1144,6 @@ views![
     BlockActorData,
     OpenSign,
     BookEdit,
+    // trading
+    UpdateTrade,
 ];
