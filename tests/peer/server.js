@@ -56,6 +56,7 @@ function parseArgs (argv) {
   if (out.scenario === 'farm') out.world = out.world || 'survival' // farm.js: survival + a wheat field
   if (out.scenario === 'writing') out.world = out.world || 'survival' // writing.js: survival + signs and books
   if (out.scenario === 'ranged') out.world = out.world || 'survival' // ranged.js: survival + buckets, falls, the bow
+  if (out.scenario === 'trade') out.world = out.world || 'survival' // trade.js: survival + a farmer villager
   out.world = out.world || 'flat'
   out.chunks = out.chunks || 'full'
   if (!['flat', 'mixed', 'survival'].includes(out.world)) usage(`unknown --world ${out.world} (have: flat, mixed, survival)`)
@@ -1010,7 +1011,9 @@ const SCENARIOS = {
   // writing.js: the survival scenario with signs and books and quill (sign editing, book_edit)
   writing: (session) => require('./writing.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
   // ranged.js: the survival scenario with water/lava to bucket, fall damage, a bow and arrows, walking targets
-  ranged: (session) => require('./ranged.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
+  ranged: (session) => require('./ranged.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute }),
+  // trade.js: the survival scenario with a farmer villager (UpdateTrade, trades as item-stack requests)
+  trade: (session) => require('./trade.js').scenario(session, { flatScenario, emitEvent, diag, AIR_ITEM, attribute })
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

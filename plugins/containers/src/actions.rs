@@ -30,7 +30,7 @@ use crate::window::{
 };
 
 /// The bot's open window, if any.
-fn open_window(world: &World, bot: Entity) -> Option<&OpenContainer> {
+pub(crate) fn open_window(world: &World, bot: Entity) -> Option<&OpenContainer> {
     world.get::<Window>(bot).and_then(|w| w.0.as_ref())
 }
 
@@ -38,13 +38,13 @@ fn open_window(world: &World, bot: Entity) -> Option<&OpenContainer> {
 pub type ExpectedSlots = Vec<(SlotRef, Option<Item>)>;
 
 /// Ticks to wait for ContainerOpen after the click.
-const OPEN_TICKS: u64 = 40;
+pub(crate) const OPEN_TICKS: u64 = 40;
 /// Ticks to wait for the window's contents after ContainerOpen.
 const CONTENT_TICKS: u64 = 10;
 /// Watchdog of take/put/craft (the inventory job times out first).
-const JOB_TICKS: u64 = 200;
+pub(crate) const JOB_TICKS: u64 = 200;
 /// The slot of the crafting output the server puts a craft's result in.
-const CREATED_OUTPUT_SLOT: u8 = 50;
+pub(crate) const CREATED_OUTPUT_SLOT: u8 = 50;
 
 /// The action slot shared by every container action (one window at a time).
 pub const CONTAINER_SLOT: ActionSlot = ActionSlot::new("container", "abort_container", "No container action running");
@@ -65,7 +65,7 @@ fn no_container() -> CommandError {
     CommandError::new("NO_CONTAINER", "No container window is open (open one first)")
 }
 
-fn stack_limit(ids: &ItemIds, name: &str) -> u16 {
+pub(crate) fn stack_limit(ids: &ItemIds, name: &str) -> u16 {
     ids.data.as_ref().and_then(|d| d.info(name)).map_or(64, |i| u16::try_from(i.stack.clamp(1, 64)).unwrap_or(64))
 }
 
@@ -94,18 +94,24 @@ fn find_in(slots: &[Option<Item>], query: &str) -> Vec<u8> {
     Vec::new()
 }
 
-fn slot_of(container: &str, slot: u8, stack_id: i32) -> StackSlot {
+pub(crate) fn slot_of(container: &str, slot: u8, stack_id: i32) -> StackSlot {
     StackSlot { slot_type: FullContainerName::of(container), slot, stack_id }
 }
 
-fn inv_slot(inv: &Inventory, slot: u8) -> StackSlot {
+pub(crate) fn inv_slot(inv: &Inventory, slot: u8) -> StackSlot {
     let container = if slot < clawcraft_inventory::HOTBAR_SLOTS { "hotbar" } else { "inventory" };
     slot_of(container, slot, inv.get(SlotRef::Inv(slot)).and_then(|i| i.stack_id).unwrap_or(0))
 }
 
 /// Where `count` items like `item` go among `slots` (`limit` per stack): stacks of the same item
 /// with room first, then empty slots in `order`. Returns `(slot, n)` and how many found no room.
-fn room_for(slots: &[Option<Item>], item: &Item, count: u16, limit: u16, order: &[u8]) -> (Vec<(u8, u16)>, u16) {
+pub(crate) fn room_for(
+    slots: &[Option<Item>],
+    item: &Item,
+    count: u16,
+    limit: u16,
+    order: &[u8],
+) -> (Vec<(u8, u16)>, u16) {
     let mut left = count;
     let mut out = Vec::new();
     for pass in [true, false] {
@@ -130,7 +136,7 @@ fn room_for(slots: &[Option<Item>], item: &Item, count: u16, limit: u16, order: 
 }
 
 /// The slot after `n` items like `item` arrive.
-fn added(here: Option<&Item>, item: &Item, n: u16) -> Item {
+pub(crate) fn added(here: Option<&Item>, item: &Item, n: u16) -> Item {
     match here {
         Some(h) => h.with_count(h.count + n),
         None => {
@@ -144,7 +150,7 @@ fn added(here: Option<&Item>, item: &Item, n: u16) -> Item {
 }
 
 /// The slot after `n` items leave.
-fn removed(here: &Item, n: u16) -> Option<Item> {
+pub(crate) fn removed(here: &Item, n: u16) -> Option<Item> {
     (here.count > n).then(|| here.with_count(here.count - n))
 }
 
@@ -763,7 +769,7 @@ pub fn step_transfers(
 }
 
 /// How a container action ends with its inventory job's result.
-fn job_end(result: &JobResult) -> (ActionStatus, Option<String>) {
+pub(crate) fn job_end(result: &JobResult) -> (ActionStatus, Option<String>) {
     match result {
         JobResult::Confirmed => (ActionStatus::Done, None),
         JobResult::Rejected(status) => (ActionStatus::Failed, Some(format!("rejected: {status}"))),
@@ -786,24 +792,31 @@ pub struct CloseResponse {
     /// True: the close was sent (container_closed follows when the server confirms).
     pub closed: bool,
     pub window_id: String,
-    pub pos: BlockXyz,
+    /// The container's block (null for a villager's trade window).
+    pub pos: Option<BlockXyz>,
 }
 
 impl AgentCommand for Close {
     const NAME: &'static str = "close";
-    const SUMMARY: &'static str = "Close the open container window (container_closed follows when the server confirms)";
+    const SUMMARY: &'static str = "Close the open container or trade window (container_closed follows a container's close when the server confirms)";
     const EXAMPLE: &'static str = r#"{"action":"close"}"#;
     type Response = CloseResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<CloseResponse, CommandError> {
-        let open = open_window(ctx.world, ctx.bot).ok_or_else(no_container)?.clone();
+        let (packet, pos) = match open_window(ctx.world, ctx.bot) {
+            Some(open) => (
+                ContainerClose {
+                    window_id: open.window_id.clone(),
+                    window_type: open.window_type.clone(),
+                    server: false,
+                },
+                Some(open.pos.into()),
+            ),
+            None => (crate::trade::close_packet(ctx.world, ctx.bot).ok_or_else(no_container)?, None),
+        };
         let mut conn = ctx.world.get_mut::<Connection>(ctx.bot).ok_or_else(CommandError::not_spawned)?;
-        conn.send(&ContainerClose {
-            window_id: open.window_id.clone(),
-            window_type: open.window_type.clone(),
-            server: false,
-        });
-        Ok(CloseResponse { closed: true, window_id: open.window_id, pos: open.pos.into() })
+        conn.send(&packet);
+        Ok(CloseResponse { closed: true, window_id: packet.window_id, pos })
     }
 }
 

@@ -21,11 +21,17 @@
 //!   inventory screen (2×2 recipes) or the crafting table's window (3×3) open, as the game
 //!   requires.
 //!
+//! - [`trade`] — villager trading: `trade_open` (async, `trade_open_done` with the offers of the
+//!   server's UpdateTrade), `trades`, `trade` (async, `trade_done`: the trades the server
+//!   confirmed and what changed hands); each trade pays into the trade screen's input slots, then
+//!   runs `craft_recipe` with the offer's id — two item-stack requests, as a client sends them.
+//!
 //! Smelting is `open` a furnace / smoker / blast furnace, `put` fuel and input, wait for
 //! `furnace_output_ready`, `take` `slot:"output"`: the server smelts.
 
 pub mod actions;
 pub mod recipes;
+pub mod trade;
 pub mod window;
 
 use bevy_app::{App, Plugin};
@@ -36,6 +42,7 @@ use clawcraft_network::ClientboundPacket;
 use clawcraft_protocol::packets::CraftingData;
 
 pub use recipes::{Recipe, Recipes};
+pub use trade::{OpenTrade, TradeWindow};
 pub use window::{OpenContainer, Window, WindowRequests};
 
 /// Containers, crafting and smelting.
@@ -48,7 +55,7 @@ impl Plugin for ContainersPlugin {
         }
         app.add_systems(
             clawcraft_core::TickWork,
-            (attach, read_recipes, window::track_window, window::apply_stack_responses)
+            (attach, read_recipes, window::track_window, window::apply_stack_responses, trade::track_trade)
                 .chain()
                 .in_set(TickSet::HandlePackets)
                 .after(InventorySet::Apply)
@@ -56,7 +63,13 @@ impl Plugin for ContainersPlugin {
         )
         .add_systems(
             clawcraft_core::TickWork,
-            (actions::step_opening, actions::step_transfers, actions::step_crafting)
+            (
+                actions::step_opening,
+                actions::step_transfers,
+                actions::step_crafting,
+                trade::step_trade_opening,
+                trade::step_trading,
+            )
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),
         )
@@ -71,6 +84,11 @@ impl Plugin for ContainersPlugin {
         .add_agent_command::<actions::Close>()
         .add_agent_command::<actions::ContainerCmd>()
         .add_agent_command::<actions::RecipesCmd>()
+        .add_agent_command::<trade::TradeOpen>()
+        .add_async_action::<trade::TradeOpening>()
+        .add_agent_command::<trade::TradesCmd>()
+        .add_agent_command::<trade::Trade>()
+        .add_async_action::<trade::Trading>()
         .add_agent_event::<window::ContainerOpened>()
         .add_agent_event::<window::ContainerClosed>()
         .add_agent_event::<window::ContainerChanged>()
@@ -81,7 +99,12 @@ impl Plugin for ContainersPlugin {
 /// Gives every bot a recipe book.
 fn attach(mut commands: Commands, bots: Query<Entity, (With<LocalBot>, Without<Recipes>)>) {
     for bot in &bots {
-        commands.entity(bot).insert((Recipes::default(), Window::default(), window::WindowRequests::default()));
+        commands.entity(bot).insert((
+            Recipes::default(),
+            Window::default(),
+            window::WindowRequests::default(),
+            TradeWindow::default(),
+        ));
     }
 }
 

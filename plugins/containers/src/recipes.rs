@@ -91,6 +91,39 @@ fn same_name(a: &str, b: &str) -> bool {
     a.strip_prefix("minecraft:").unwrap_or(a) == b.strip_prefix("minecraft:").unwrap_or(b)
 }
 
+/// Which inventory slots give `times` × `inputs` (a recipe's ingredients, a trade's payment):
+/// `(slot, count)` in the order they are taken, split across stacks. `Err` lists what is missing
+/// `(label, short by)`.
+pub fn plan_inputs(inputs: &[Ingredient], inv: &Inventory, ids: &ItemIds, times: u32) -> Result<Plan, Missing> {
+    let mut left: Vec<u32> = inv.slots.iter().map(|s| s.as_ref().map_or(0, |i| u32::from(i.count))).collect();
+    let mut plan: Vec<(u8, u16)> = Vec::new();
+    let mut missing = Vec::new();
+    for ing in inputs {
+        let mut need = ing.count.saturating_mul(times);
+        for (slot, item) in inv.indexed() {
+            if need == 0 {
+                break;
+            }
+            let have = &mut left[usize::from(slot)];
+            if *have == 0 || !ing.accepts(&item.name, item.network_id) {
+                continue;
+            }
+            let take = need.min(*have);
+            *have -= take;
+            need -= take;
+            let take = u16::try_from(take).unwrap_or(u16::MAX);
+            match plan.iter_mut().find(|(s, _)| *s == slot) {
+                Some((_, n)) => *n = n.saturating_add(take),
+                None => plan.push((slot, take)),
+            }
+        }
+        if need > 0 {
+            missing.push((ing.label(ids), need));
+        }
+    }
+    if missing.is_empty() { Ok(plan) } else { Err(missing) }
+}
+
 /// A crafting recipe as the bot uses it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recipe {
@@ -125,33 +158,7 @@ impl Recipe {
     /// Which inventory slots give the ingredients of `times` crafts: `(slot, count)` in the
     /// order they are taken, split across stacks. `Err` lists what is missing `(label, short by)`.
     pub fn plan(&self, inv: &Inventory, ids: &ItemIds, times: u32) -> Result<Plan, Missing> {
-        let mut left: Vec<u32> = inv.slots.iter().map(|s| s.as_ref().map_or(0, |i| u32::from(i.count))).collect();
-        let mut plan: Vec<(u8, u16)> = Vec::new();
-        let mut missing = Vec::new();
-        for ing in &self.inputs {
-            let mut need = ing.count.saturating_mul(times);
-            for (slot, item) in inv.indexed() {
-                if need == 0 {
-                    break;
-                }
-                let have = &mut left[usize::from(slot)];
-                if *have == 0 || !ing.accepts(&item.name, item.network_id) {
-                    continue;
-                }
-                let take = need.min(*have);
-                *have -= take;
-                need -= take;
-                let take = u16::try_from(take).unwrap_or(u16::MAX);
-                match plan.iter_mut().find(|(s, _)| *s == slot) {
-                    Some((_, n)) => *n = n.saturating_add(take),
-                    None => plan.push((slot, take)),
-                }
-            }
-            if need > 0 {
-                missing.push((ing.label(ids), need));
-            }
-        }
-        if missing.is_empty() { Ok(plan) } else { Err(missing) }
+        plan_inputs(&self.inputs, inv, ids, times)
     }
 
     /// How many times it can be crafted from `inv` right now (up to `cap`).

@@ -300,7 +300,11 @@ pub fn changed_events(c: &OpenContainer, before: &[Option<Item>], slots: &[u8], 
 
 /// Whether a window id names a block container (not the own inventory, armour, … windows).
 fn is_block_window(open: &ContainerOpen) -> bool {
-    open.window_type != "inventory" && open.window_id != "inventory" && open.window_type != "none"
+    // A `trading` window is the villager's ([`crate::trade`]), opened by its UpdateTrade.
+    open.window_type != "inventory"
+        && open.window_id != "inventory"
+        && open.window_type != "none"
+        && open.window_type != "trading"
 }
 
 /// Tracks the open container from the server's packets.

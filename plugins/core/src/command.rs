@@ -135,6 +135,12 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "write_sign/write_book: more lines, pages, bytes or title characters than a sign or book holds (the error names the limit)",
     ),
     ("WAXED", "write_sign: the sign is waxed; nobody can edit it"),
+    ("NO_OFFER", "trade: the open trade window has no such offer (index out of range, or none gives the item)"),
+    ("OFFER_UNAVAILABLE", "trade: the offer is locked (above the villager's level) or used up until it restocks"),
+    (
+        "MISSING_PAYMENT",
+        "trade: the inventory lacks what one trade of the offer costs (the error says what and how many)",
+    ),
     ("UNKNOWN_PLACE", "forget: no place of that name in the place book (the error names the closest ones)"),
     ("INTERNAL", "an unexpected failure inside the harness"),
 ];

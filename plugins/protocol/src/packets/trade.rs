@@ -148,7 +148,8 @@ impl TradeOffer {
         let buy_b = TradeItem::read(field(e, "buyB")).filter(|b| b.count > 0);
         Some(Self {
             buy_count_a: i32_of(field(e, "buyCountA")).unwrap_or(i32::from(buy_a.count)),
-            buy_count_b: i32_of(field(e, "buyCountB")).unwrap_or_else(|| buy_b.as_ref().map_or(0, |b| i32::from(b.count))),
+            buy_count_b: i32_of(field(e, "buyCountB"))
+                .unwrap_or_else(|| buy_b.as_ref().map_or(0, |b| i32::from(b.count))),
             buy_a,
             buy_b,
             sell,
@@ -269,7 +270,10 @@ mod tests {
                         NbtTag::Int(3),
                         NbtTag::Compound(vec![("buyA".into(), NbtTag::String("x".into()))]),
                         NbtTag::Compound(vec![
-                            ("buyA".into(), TradeItem { name: "minecraft:emerald".into(), count: 1, damage: 0 }.to_nbt()),
+                            (
+                                "buyA".into(),
+                                TradeItem { name: "minecraft:emerald".into(), count: 1, damage: 0 }.to_nbt(),
+                            ),
                             ("sell".into(), TradeItem { name: "minecraft:bread".into(), count: 6, damage: 0 }.to_nbt()),
                             ("netId".into(), NbtTag::Long(-4)),
                             ("uses".into(), NbtTag::String("many".into())),
