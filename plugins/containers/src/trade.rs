@@ -82,8 +82,8 @@ pub struct TradeWindow {
 pub struct OpenTrade {
     /// The server's window id (what ContainerClose names).
     pub window_id: String,
-    /// The villager's unique id.
-    pub villager_unique_id: i64,
+    /// The villager's unique id as sent (see [`UpdateTrade::villager_ids`]).
+    pub villager_unique_id: u64,
     /// Its runtime id, when the bot sees it.
     pub villager_runtime_id: Option<u64>,
     /// The screen's title.
@@ -135,7 +135,7 @@ pub fn track_trade(
         if let Some(u) = pkt.view::<UpdateTrade>() {
             let runtime = villagers
                 .iter()
-                .find(|(seen, w)| seen.0 == pkt.bot && w.unique_id == u.villager_unique_id)
+                .find(|(seen, w)| seen.0 == pkt.bot && u.villager_ids().contains(&w.unique_id))
                 .map(|(_, w)| w.runtime_id);
             let same = window.open.as_ref().filter(|t| t.window_id == u.window_id);
             let pending = same.map_or_else(Vec::new, |t| t.pending.clone());
@@ -414,11 +414,11 @@ impl AgentCommand for TradeOpen {
 #[allow(clippy::type_complexity)]
 pub fn step_trade_opening(
     mut commands: Commands,
-    mut bots: Query<(Entity, &mut TradeOpening, &Inventory, &mut Connection, &EntityIds, &Position, &TradeWindow)>,
+    mut bots: Query<(Entity, &mut TradeOpening, &Inventory, &mut Connection, &EntityIds, &Position, &mut TradeWindow)>,
     ticks: Res<TickCount>,
 ) {
     let now = ticks.0;
-    for (bot, mut a, inv, mut conn, ids, pos, window) in &mut bots {
+    for (bot, mut a, inv, mut conn, ids, pos, mut window) in &mut bots {
         let updates = window.updates;
         let Some(sent) = a.sent else {
             conn.send(&swing(ids.runtime_id, "useitem"));
@@ -435,6 +435,10 @@ pub fn step_trade_opening(
             continue;
         };
         if a.updates_before.is_some_and(|n| updates > n) {
+            // The window answers our interaction: its villager is the one clicked.
+            if let Some(t) = window.open.as_mut() {
+                t.villager_runtime_id.get_or_insert(a.villager.runtime_id);
+            }
             commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Done, None);
         } else if now >= sent + OPEN_TICKS {
             commands.end_action(bot, CONTAINER_SLOT.name, ActionStatus::Failed, Some("no_trade_window".into()));

@@ -25,10 +25,12 @@ pub struct UpdateTrade {
     pub size: i32,
     /// The villager's level: offers with a higher `tier` are locked (0 novice … 4 master).
     pub trade_tier: i32,
-    /// Unique id of the villager.
-    pub villager_unique_id: i64,
-    /// Unique id of the player.
-    pub entity_unique_id: i64,
+    /// Unique id of the villager, as minecraft-data reads it (an unsigned varint64). UNCERTAIN:
+    /// gophertunnel reads this field as a zigzag (signed) varint64; [`UpdateTrade::villager_ids`]
+    /// gives both readings.
+    pub villager_unique_id: u64,
+    /// Unique id of the player (the same two readings).
+    pub entity_unique_id: u64,
     /// The screen's title (the villager's profession or name tag).
     pub display_name: String,
     /// The trade screen of 1.11+ (trade2_* slots).
@@ -190,6 +192,14 @@ impl TradeOffer {
 }
 
 impl UpdateTrade {
+    /// The villager's unique id read both ways: as the unsigned varint64 minecraft-data declares
+    /// and as the zigzag varint64 gophertunnel reads.
+    pub fn villager_ids(&self) -> [i64; 2] {
+        let raw = self.villager_unique_id;
+        let zigzag = ((raw >> 1) as i64) ^ -((raw & 1) as i64);
+        [raw as i64, zigzag]
+    }
+
     /// The offers of `offers.Recipes`, in the server's order (entries that do not read are
     /// skipped; their index is not kept).
     pub fn recipes(&self) -> Vec<TradeOffer> {
@@ -256,6 +266,14 @@ mod tests {
         second.net_id = 8;
         let p = UpdateTrade { offers: UpdateTrade::offers_nbt(&[offer(), second.clone()]), ..UpdateTrade::default() };
         assert_eq!(p.recipes(), vec![offer(), second]);
+    }
+
+    #[test]
+    fn the_villager_id_reads_both_ways() {
+        let p = UpdateTrade { villager_unique_id: 153, ..UpdateTrade::default() };
+        assert_eq!(p.villager_ids(), [153, -77]);
+        let p = UpdateTrade { villager_unique_id: 8, ..UpdateTrade::default() };
+        assert_eq!(p.villager_ids(), [8, 4]);
     }
 
     #[test]
