@@ -25,6 +25,9 @@
 //! Surviving a night (issue 35) runs on the `night` peer: two zombies come a second after spawn;
 //! the agent turns `auto_defend` and `auto_eat` on and reads the receipts once both are dead.
 //!
+//! Buying bread (issue 35) runs on the `trade` peer: `trade_open` the farmer next to the spawn,
+//! `trade` its bread offer twice; the peer's `traded` lines are the truth.
+//!
 //! `cargo test --test agent_tasks -- --nocapture` prints the tables.
 
 mod common;
@@ -635,6 +638,46 @@ fn night_tasks(out: &mut Vec<Outcome>) {
     out.push(agent.end("survive a night with two zombies", format!("2 zombies killed, health {health}, ate")));
 }
 
+/// (10) Buy bread from a villager: open the nearest villager's trade window and buy two loaves'
+/// worth with emeralds; the peer's `traded` lines and its offers are the truth.
+fn trade_tasks(out: &mut Vec<Outcome>) {
+    let mut peer = Peer::start("trade");
+    let mut agent = Agent::start(&peer, "TradeBot");
+    peer.wait_line(|v| v["event"] == "trade_ready", SPAWN).expect("trade ready");
+    // Setup (free): the inventory and the villager have arrived.
+    let deadline = Instant::now() + ANSWER;
+    while agent.setup(json!({"action":"inventory","view":"summary"})).get("code").is_some()
+        || !agent.setup(json!({"action":"nearby"})).to_string().contains("villager_v2")
+    {
+        assert!(Instant::now() < deadline, "no inventory or villager");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    agent.begin();
+    let opened = agent.act(json!({"action":"trade_open"}), "trade_open_done", true);
+    assert_eq!((opened["status"].clone(), opened["confirmed"].clone()), (json!("done"), json!(true)), "{opened}");
+    let bread = opened["offers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|o| o["gives"]["name"] == "minecraft:bread")
+        .expect("an offer gives bread")
+        .clone();
+    let done = agent.act(json!({"action":"trade","item":"bread","times":2}), "trade_done", true);
+    assert_eq!((done["status"].clone(), done["trades"].clone()), (json!("done"), json!(2)), "{done}");
+    // Truth: the peer traded the bread offer twice, for what the receipt says changed hands.
+    let mut got = 0;
+    let mut gave = 0;
+    for _ in 0..2 {
+        let t = peer.wait_line(|v| v["event"] == "traded", DONE).expect("the peer traded");
+        assert_eq!(t["index"], bread["index"], "{t}");
+        got += t["got"]["count"].as_u64().expect("got");
+        gave += t["gave"][0]["count"].as_u64().expect("gave");
+    }
+    assert_eq!(done["got"], json!([{"name":"minecraft:bread","count":got}]), "{done}");
+    assert_eq!(done["gave"], json!([{"name":"minecraft:emerald","count":gave}]), "{done}");
+    out.push(agent.end("buy bread from a villager", format!("{got} bread for {gave} emeralds")));
+}
+
 #[test]
 fn an_ideal_agent_solves_each_task_within_budget() {
     let mut out = Vec::new();
@@ -644,6 +687,7 @@ fn an_ideal_agent_solves_each_task_within_budget() {
     survival_tasks(&mut out);
     farm_tasks(&mut out);
     night_tasks(&mut out);
+    trade_tasks(&mut out);
 
     eprintln!("\n| task | calls | chars | ok | answer | characters per call |\n|---|---|---|---|---|---|");
     let mut over = Vec::new();
