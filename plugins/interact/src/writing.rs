@@ -35,7 +35,7 @@ use clawcraft_protocol::codec::{Nbt, NbtTag};
 use clawcraft_protocol::packets::{
     BlockActorData, BlockPos, BookEdit, InventoryContent, InventorySlot, ItemInstance, OpenSign, SignNbt,
 };
-use clawcraft_world::signs::{SignReport, SignTexts, is_sign};
+use clawcraft_world::signs::{SignReport, SignTexts, is_sign, sign_at};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -223,11 +223,21 @@ impl AgentCommand for WriteSign {
             return Err(CommandError::new("INVALID_TARGET", format!("{block} is not a sign")));
         }
         let aim = aim_at(&s, cell, None)?;
-        let known = ctx.world.get::<SignTexts>(ctx.bot).and_then(|t| t.get(cell)).cloned();
-        if known.as_ref().is_some_and(|k| k.text.waxed) {
+        let known = sign_at(ctx.world.get::<SignTexts>(ctx.bot), s.world, cell);
+        if known.as_ref().is_some_and(|(text, _)| text.waxed) {
             return Err(CommandError::new("WAXED", "The sign is waxed: nobody can edit it"));
         }
-        let base = known.map_or_else(|| fresh_sign(cell, &block), |k| k.nbt);
+        // The server's block entity when it sent one; else a fresh one with the text the chunk
+        // carried (its colour and glow are not kept by the chunk reader).
+        let base = match known {
+            Some((_, Some(nbt))) => nbt,
+            Some((text, None)) => with_side_text(
+                &with_side_text(&fresh_sign(cell, &block), "FrontText", &text.front),
+                "BackText",
+                &text.back,
+            ),
+            None => fresh_sign(cell, &block),
+        };
         turn_to(ctx.world, ctx.bot, aim.point);
         let action = WritingSign {
             pos: cell,

@@ -1,10 +1,7 @@
 //! Sign texts as the server states them: every `block_entity_data` the server sends for a sign
-//! (after anyone edited it, or to show it) is kept per bot in [`SignTexts`], so the `block` query
-//! can show a sign's two sides and `write_sign` can send back the side it does not change.
-//!
-//! Signs that arrive only inside chunk data are not read here (the chunk decoder keeps a block
-//! entity's id and position, not its fields); such a sign shows its text once the server sends
-//! its block entity.
+//! (after anyone edited it, or to show it) is kept per bot in [`SignTexts`]; a sign known only
+//! from chunk data reads from the column's block entities ([`sign_at`]). The `block` query shows
+//! a sign's two sides from them, and `write_sign` sends back the side it does not change.
 
 use std::collections::HashMap;
 
@@ -60,6 +57,17 @@ pub fn is_sign(name: &str) -> bool {
     name.strip_prefix("minecraft:").unwrap_or(name).ends_with("sign")
 }
 
+/// The sign at `pos`: the server's last block entity for it (with its whole NBT), else the text
+/// the chunk data carried (a block entity sent after the chunk is the newer word).
+pub fn sign_at(texts: Option<&SignTexts>, world: &World, pos: [i32; 3]) -> Option<(SignNbt, Option<Nbt>)> {
+    if let Some(k) = texts.and_then(|t| t.get(pos)) {
+        return Some((k.text.clone(), Some(k.nbt.clone())));
+    }
+    let column = world.column(pos[0].div_euclid(16), pos[2].div_euclid(16))?;
+    let sign = column.block_entities.iter().find(|b| b.pos == Some(pos))?.sign.as_deref()?;
+    Some((sign.clone(), None))
+}
+
 /// A sign's text in the `block` answer.
 #[derive(Serialize, JsonSchema, Debug, Clone, PartialEq, Eq)]
 pub struct SignReport {
@@ -99,5 +107,46 @@ pub fn track_signs(
         {
             signs.trim(world);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::ColumnMode;
+    use crate::chunk::wire::BlockEntity;
+    use clawcraft_protocol::codec::NbtTag;
+    use clawcraft_protocol::packets::BlockPos;
+
+    #[test]
+    fn a_sign_reads_from_the_servers_block_entity_else_from_the_chunk() {
+        let mut world = World::default();
+        let chunk_sign = SignNbt { front: "From".into(), back: "chunk".into(), waxed: false };
+        let entities =
+            vec![BlockEntity { pos: Some([1, -60, -2]), id: "Sign".into(), sign: Some(Box::new(chunk_sign)) }];
+        world.store_level_chunk(0, -1, ColumnMode::Full(0), Vec::new(), entities);
+        let read = |t: Option<&SignTexts>, p| sign_at(t, &world, p).map(|(s, nbt)| (s.front, s.back, nbt.is_some()));
+        assert_eq!(read(None, [1, -60, -2]), Some(("From".into(), "chunk".into(), false)));
+        assert_eq!(read(None, [1, -60, -3]), None);
+        assert_eq!(read(None, [17, -60, -2]), None, "another column");
+
+        let side = |t: &str| NbtTag::Compound(vec![("Text".into(), NbtTag::String(t.into()))]);
+        let nbt = Nbt {
+            name: String::new(),
+            tag: NbtTag::Compound(vec![
+                ("id".into(), NbtTag::String("Sign".into())),
+                ("FrontText".into(), side("Newer")),
+                ("BackText".into(), side("")),
+            ]),
+        };
+        let mut texts = SignTexts::default();
+        assert!(texts.observe(&BlockActorData { position: BlockPos { x: 1, y: -60, z: -2 }, nbt }));
+        assert_eq!(read(Some(&texts), [1, -60, -2]), Some(("Newer".into(), String::new(), true)));
+        let chest =
+            Nbt { name: String::new(), tag: NbtTag::Compound(vec![("id".into(), NbtTag::String("Chest".into()))]) };
+        assert!(!texts.observe(&BlockActorData { position: BlockPos::default(), nbt: chest }));
+        assert_eq!(lines("a\nb"), vec!["a", "b"]);
+        assert!(lines("").is_empty());
+        assert!(is_sign("minecraft:oak_hanging_sign") && !is_sign("minecraft:stone"));
     }
 }

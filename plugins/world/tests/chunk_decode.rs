@@ -354,3 +354,66 @@ fn dimensions_and_eviction() {
     assert_eq!(w.heights().sub_chunk_count(), 20);
     assert_eq!(w.heights().index_of_y(-64), Some(0));
 }
+
+/// A sign's block entity in network NBT: `FrontText`/`BackText` compounds (other fields around
+/// `Text`), `IsWaxed`; or the old one-sided `Text`.
+fn encode_sign(out: &mut Vec<u8>, pos: [i32; 3], sides: Option<(&str, &str)>, old: Option<&str>, waxed: u8) {
+    out.put_u8(10);
+    out.put_var_string("");
+    let side = |out: &mut Vec<u8>, key: &str, text: &str| {
+        out.put_u8(10);
+        out.put_var_string(key);
+        out.put_u8(3);
+        out.put_var_string("SignTextColor");
+        out.put_var_i32(-16_777_216);
+        out.put_u8(8);
+        out.put_var_string("Text");
+        out.put_var_string(text);
+        out.put_u8(1);
+        out.put_var_string("IgnoreLighting");
+        out.put_u8(0);
+        out.put_u8(0);
+    };
+    if let Some((front, _)) = sides {
+        side(out, "FrontText", front);
+    }
+    out.put_u8(8);
+    out.put_var_string("id");
+    out.put_var_string("Sign");
+    for (name, v) in ["x", "y", "z"].iter().zip(pos) {
+        out.put_u8(3);
+        out.put_var_string(name);
+        out.put_var_i32(v);
+    }
+    out.put_u8(1);
+    out.put_var_string("IsWaxed");
+    out.put_u8(waxed);
+    if let Some(text) = old {
+        out.put_u8(8);
+        out.put_var_string("Text");
+        out.put_var_string(text);
+    }
+    if let Some((_, back)) = sides {
+        side(out, "BackText", back);
+    }
+    out.put_u8(0);
+}
+
+#[test]
+fn sign_block_entities_keep_their_text() {
+    use clawcraft_world::chunk::wire::decode_block_entities;
+    let mut bytes = Vec::new();
+    encode_sign(&mut bytes, [1, -60, -2], Some(("Hi\nthere", "Bye")), None, 1);
+    encode_sign(&mut bytes, [2, -60, -2], None, Some("Old"), 0);
+    encode_block_entity(&mut bytes, "Chest", [3, -60, 5]);
+    let list = decode_block_entities(&mut Reader::new(&bytes)).expect("decodes");
+    let sign = |i: usize| list[i].sign.as_deref().map(|s| (s.front.as_str(), s.back.as_str(), s.waxed));
+    assert_eq!(list[0].pos, Some([1, -60, -2]));
+    assert_eq!(sign(0), Some(("Hi\nthere", "Bye", true)));
+    assert_eq!(sign(1), Some(("Old", "", false)));
+    assert_eq!(sign(2), None, "a chest has no text");
+    // Cut anywhere, the reader errs rather than panics.
+    for cut in 0..bytes.len() {
+        let _ = decode_block_entities(&mut Reader::new(&bytes[..cut]));
+    }
+}

@@ -28,13 +28,16 @@ pub struct WireSubChunk {
     pub layers: Vec<PalettedStorage>,
 }
 
-/// A block entity found in a chunk payload: its position and id, when the NBT carried them.
+/// A block entity found in a chunk payload: its position and id, when the NBT carried them, and a
+/// sign's text.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BlockEntity {
     /// Block position (`x`, `y`, `z` int tags).
     pub pos: Option<[i32; 3]>,
     /// Block entity id, e.g. `"Chest"`.
     pub id: String,
+    /// A sign's (`Sign`, `HangingSign`) sides and waxing.
+    pub sign: Option<Box<clawcraft_protocol::packets::SignNbt>>,
 }
 
 /// Reads one paletted block storage (network form: runtime flag set, vari32 palette entries).
@@ -228,6 +231,9 @@ fn read_block_entity(r: &mut Reader<'_>) -> Result<BlockEntity, ReadError> {
     }
     let mut be = BlockEntity::default();
     let mut pos = [None; 3];
+    let mut sign = clawcraft_protocol::packets::SignNbt::default();
+    let mut old_text = None;
+    let mut two_sided = false;
     loop {
         let t = r.u8()?;
         if t == 0 {
@@ -239,13 +245,43 @@ fn read_block_entity(r: &mut Reader<'_>) -> Result<BlockEntity, ReadError> {
             (3, b"y") => pos[1] = Some(r.var_i32()?),
             (3, b"z") => pos[2] = Some(r.var_i32()?),
             (8, b"id") => be.id = String::from_utf8_lossy(r.var_bytes()?).into_owned(),
+            (1, b"IsWaxed") => sign.waxed = r.u8()? != 0,
+            (8, b"Text") => old_text = Some(String::from_utf8_lossy(r.var_bytes()?).into_owned()),
+            (10, b"FrontText") => {
+                two_sided = true;
+                sign.front = read_side_text(r)?;
+            }
+            (10, b"BackText") => sign.back = read_side_text(r)?,
             _ => skip_nbt_payload(r, t, 1)?,
         }
     }
     if let [Some(x), Some(y), Some(z)] = pos {
         be.pos = Some([x, y, z]);
     }
+    if be.id == "Sign" || be.id == "HangingSign" {
+        if !two_sided && let Some(text) = old_text {
+            sign.front = text;
+        }
+        be.sign = Some(Box::new(sign));
+    }
     Ok(be)
+}
+
+/// The `Text` string of a sign side's compound (the rest skipped).
+fn read_side_text(r: &mut Reader<'_>) -> Result<String, ReadError> {
+    let mut text = String::new();
+    loop {
+        let t = r.u8()?;
+        if t == 0 {
+            return Ok(text);
+        }
+        let name = r.var_bytes()?;
+        if (t, name) == (8, b"Text".as_slice()) {
+            text = String::from_utf8_lossy(r.var_bytes()?).into_owned();
+        } else {
+            skip_nbt_payload(r, t, 2)?;
+        }
+    }
 }
 
 fn nbt_len(r: &mut Reader<'_>, min_elem: usize) -> Result<usize, ReadError> {

@@ -136,7 +136,16 @@ impl ChunkColumn {
     pub fn view_heap_bytes(&self) -> usize {
         self.sub_chunks.capacity() * size_of::<Option<Arc<SubChunk>>>()
             + self.block_entities.capacity() * size_of::<BlockEntity>()
-            + self.block_entities.iter().map(|b| b.id.capacity()).sum::<usize>()
+            + self
+                .block_entities
+                .iter()
+                .map(|b| {
+                    b.id.capacity()
+                        + b.sign.as_ref().map_or(0, |s| {
+                            size_of::<clawcraft_protocol::packets::SignNbt>() + s.front.capacity() + s.back.capacity()
+                        })
+                })
+                .sum::<usize>()
     }
 
     /// Number of sub-chunks with data.

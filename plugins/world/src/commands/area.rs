@@ -53,10 +53,11 @@ impl AgentCommand for BlockCmd {
             BlockLookup::Unloaded => BlockResponse { pos, loaded: false, block: None, liquid: None, sign: None },
             BlockLookup::Loaded(id, extra) => {
                 let block = BlockReport::of(&v.ids, id);
+                let texts = ctx.world.get::<crate::signs::SignTexts>(ctx.bot);
                 let sign = (crate::signs::is_sign(&block.name))
-                    .then(|| ctx.world.get::<crate::signs::SignTexts>(ctx.bot)?.get([pos.x, pos.y, pos.z]))
+                    .then(|| crate::signs::sign_at(texts, v.world, [pos.x, pos.y, pos.z]))
                     .flatten()
-                    .map(|s| crate::signs::SignReport::of(&s.text));
+                    .map(|(s, _)| crate::signs::SignReport::of(&s));
                 BlockResponse {
                     pos,
                     loaded: true,
