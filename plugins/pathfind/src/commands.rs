@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::NavSettings;
+use crate::goal::{GoalSpec, Resolved};
 use crate::grid::NavGrid;
 use crate::plan::{Planned, Request, plan};
 use crate::search::{Goal, Options, SearchResult, Step, stand};
@@ -42,7 +43,7 @@ pub fn path_points(path: &[Step]) -> Vec<PathPoint> {
 }
 
 /// Target and search options shared by the commands.
-#[derive(Deserialize, JsonSchema, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Target {
     /// Block x of the goal (with `z`: a point or, without `y`, a column).
@@ -52,6 +53,11 @@ pub struct Target {
     pub z: Option<f64>,
     /// Done within this many blocks of the point (default 0: the goal's own cell).
     pub range: Option<f64>,
+    /// Instead of `x`/`y`/`z`: goal forms that combine. Every key given must hold at once:
+    /// `near` (a target or a list, any one within its `range`), `awayFrom` (at least `distance`
+    /// blocks from each), `within` (`{min:[x,y,z],max:[x,y,z]}`), `y`, `anyOf` (a list of goals).
+    /// Targets are points (`x`,`y`,`z`), a `player` or an `entity`, taken where they are now.
+    pub goal: Option<GoalSpec>,
     /// Sprint on the way (walk).
     #[serde(default)]
     pub sprint: bool,
@@ -89,6 +95,17 @@ fn finite(v: f64, what: &str) -> Result<f64, CommandError> {
 }
 
 impl Target {
+    /// The search's goal: the `goal` object resolved (with its labelled parts), or the point,
+    /// column or level of `x`/`y`/`z`.
+    fn resolve(&self, ctx: &mut CommandCtx<'_>) -> Result<(Goal, Option<Resolved>), CommandError> {
+        let Some(spec) = &self.goal else { return Ok((self.goal()?, None)) };
+        if self.x.is_some() || self.y.is_some() || self.z.is_some() || self.range.is_some() {
+            return Err(CommandError::invalid_params("give either goal or x/y/z/range, not both"));
+        }
+        let resolved = crate::goal::resolve(ctx, spec)?;
+        Ok((resolved.goal.clone(), Some(resolved)))
+    }
+
     fn goal(&self) -> Result<Goal, CommandError> {
         let range = self.range.unwrap_or(0.0);
         if !(0.0..=64.0).contains(&range) {
@@ -251,13 +268,13 @@ fn search_command(
     default_nodes: u32,
     reachable: bool,
 ) -> Result<Option<(SearchResult, Request)>, CommandError> {
-    let goal = target.goal()?;
+    let (goal, _) = target.resolve(ctx)?;
     let opts = target.options(&settings(ctx), default_nodes)?;
     let (world, ids, feet) = bot_world(ctx)?;
     let mut req = Request::from_feet(feet, goal, opts);
     standable_goal(&mut req, world, ids);
     let waker = ctx.world.get_resource::<CommandWaker>().cloned();
-    match plan(req, world, ids.0.clone(), waker) {
+    match plan(req.clone(), world, ids.0.clone(), waker) {
         Planned::Done(r) => Ok(Some((r, req))),
         running => {
             let reply = ctx.defer();
@@ -360,6 +377,9 @@ pub struct WalkResponse {
     pub walked: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pos: Option<Vec3>,
+    /// With a `goal` object, answered at once: the labels of its parts that hold already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub met: Option<Vec<String>>,
 }
 
 fn teleports(ctx: &CommandCtx<'_>) -> u64 {
@@ -403,11 +423,16 @@ const ARRIVAL_RANGE: f64 = 1.0;
 
 /// Whether the feet are already within [`ARRIVAL_RANGE`] of the goal (a column's: horizontally; a
 /// level's: in height).
-fn within_arrival_range(goal: Goal, feet: Vec3) -> bool {
-    let d = match goal {
+/// Other goal forms: whether the feet already meet them.
+fn within_arrival_range(goal: &Goal, feet: Vec3) -> bool {
+    let d = match *goal {
         Goal::Near { x, y, z, .. } => ((x - feet.x).powi(2) + (y - feet.y).powi(2) + (z - feet.z).powi(2)).sqrt(),
         Goal::Xz { x, z } => ((x - feet.x).powi(2) + (z - feet.z).powi(2)).sqrt(),
         Goal::Y { y } => (f64::from(y) - feet.y).abs(),
+        _ => {
+            let cell = [feet.x.floor() as i32, (feet.y + 1e-3).floor() as i32, feet.z.floor() as i32];
+            return goal.reached(cell, feet.y as f32);
+        }
     };
     d < ARRIVAL_RANGE
 }
@@ -436,15 +461,16 @@ impl AgentCommand for WalkCmd {
     type Response = WalkResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<WalkResponse, CommandError> {
-        let goal = self.target.goal()?;
+        let (goal, resolved) = self.target.resolve(ctx)?;
         let opts = self.target.options(&settings(ctx), 20_000)?;
         let feet = bot_world(ctx)?.2;
-        if within_arrival_range(goal, feet) {
+        if within_arrival_range(&goal, feet) {
             // Already there: answered at once, as ClawCraft (no walk, no walk_done).
             return Ok(WalkResponse {
                 walked: Some(0),
                 pos: Some(feet.rounded()),
                 complete: true,
+                met: resolved.map(|r| r.met(feet)),
                 ..WalkResponse::default()
             });
         }
@@ -455,7 +481,7 @@ impl AgentCommand for WalkCmd {
         let g = req.goal_point();
         let target = Vec3::new(g[0], g[1], g[2]);
         let waker = ctx.world.get_resource::<CommandWaker>().cloned();
-        let planned = plan(req, world, ids.0.clone(), waker);
+        let planned = plan(req.clone(), world, ids.0.clone(), waker);
         let mut nav = Navigator::new(req, now(ctx), teleports(ctx));
         // Watchdog: ClawCraft's 60 s.
         let timeout = 1_200;
@@ -471,19 +497,20 @@ impl AgentCommand for WalkCmd {
                         walked: Some(0),
                         pos: Some(feet.rounded()),
                         complete: true,
+                        met: resolved.as_ref().map(|r| r.met(feet)),
                         ..WalkResponse::default()
                     });
                 }
                 nav.adopt(r, feet);
                 let response = nav.response();
-                ctx.start(Self::NAME, WalkAction { nav, target }, timeout)?;
+                ctx.start(Self::NAME, WalkAction { nav, target, goal: resolved }, timeout)?;
                 Ok(response)
             }
             running => {
                 nav.pending = Some(running);
                 let reply = ctx.defer();
                 nav.reply = Some(reply);
-                ctx.start(Self::NAME, WalkAction { nav, target }, timeout)?;
+                ctx.start(Self::NAME, WalkAction { nav, target, goal: resolved }, timeout)?;
                 Ok(WalkResponse::default())
             }
         }
@@ -575,7 +602,7 @@ impl AgentCommand for MoveCmd {
     }
 }
 
-fn find_entity(
+pub(crate) fn find_entity(
     ctx: &mut CommandCtx<'_>,
     player: Option<&str>,
     entity: Option<&serde_json::Value>,

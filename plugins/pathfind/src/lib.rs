@@ -5,18 +5,24 @@
 //!   search copied so it can run off the game thread.
 //! - [`search`]: A* with costs in ticks, the move set (walk, diagonal, step/jump up, drop, ladder,
 //!   swim; doors, pillar, bridge and dig opt-in), node and time budgets, best partial paths.
+//! - [`goal`]: the `goal` object of `walk`/`path`/`reachable` (near any of several targets, away
+//!   from, within a box, a level, any of several goals) resolved into a search [`Goal`].
 //! - [`plan`]: searches run inline when short, else on bevy_tasks' `AsyncComputeTaskPool`,
 //!   polled each tick.
+//! - [`flee`]: `flee`, the walk with an inverted goal (away from a mob, player or point),
+//!   re-planned as the threat moves.
 //! - [`walk`]: `walk` and `follow`, per-tick actions in the `walk` slot that drive the movement
 //!   plugin's `MovementIntent` and re-plan when the world or the target changes.
 //! - [`act`]: the world steps of a walk (open a door, dig, bridge, pillar) as sub-steps the walk
 //!   owns, run by the interaction layer's own mine/place/interact code.
 //! - [`slot`]: the `walk` slot's shared pieces (`walk_done`, the progress watchdog) and `move`,
 //!   a straight line toward a point.
-//! - `path`, `reachable`, `walk`, `follow`, `move` and `abort_walk`.
+//! - `path`, `reachable`, `walk`, `follow`, `move`, `flee` and `abort_walk`.
 
 pub mod act;
 pub mod commands;
+pub mod flee;
+pub mod goal;
 pub mod grid;
 pub mod plan;
 pub mod search;
@@ -25,7 +31,7 @@ pub mod walk;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppWorkExt, CorePlugin, TickSet};
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
 
 pub use search::{Goal, MoveKind, Options, SearchResult, Step, find_path};
 pub use slot::{
@@ -62,10 +68,13 @@ impl Plugin for NavigationPlugin {
                 (
                     walk::step_walks,
                     walk::step_follows,
+                    flee::step_flees,
                     act::start_work::<walk::WalkAction>,
                     act::start_work::<walk::FollowAction>,
+                    act::start_work::<flee::FleeAction>,
                     act::advance_work::<walk::WalkAction>,
                     act::advance_work::<walk::FollowAction>,
+                    act::advance_work::<flee::FleeAction>,
                 )
                     .chain()
                     .in_set(ActionSet::Step)
@@ -78,7 +87,11 @@ impl Plugin for NavigationPlugin {
             // After the watchdog too, so every way a walk ended this tick is seen.
             .add_systems(
                 clawcraft_core::TickWork,
-                (act::release_hand::<walk::WalkAction>, act::release_hand::<walk::FollowAction>)
+                (
+                    act::release_hand::<walk::WalkAction>,
+                    act::release_hand::<walk::FollowAction>,
+                    act::release_hand::<flee::FleeAction>,
+                )
                     .in_set(clawcraft_core::TickSet::Actions)
                     .run_if(clawcraft_core::gate::action_ended_lately)
                     .after(ActionSet::Watchdog),
@@ -99,6 +112,9 @@ impl Plugin for NavigationPlugin {
             )
             // `walk_done` and `abort_walk`, once for the slot `walk`, `follow` and `move` share.
             .add_async_action::<MoveAction>()
+            // `flee` shares the slot (and `abort_walk`) and ends in its own `flee_done`.
+            .add_agent_event::<clawcraft_core::DoneOf<flee::FleeAction>>()
+            .add_agent_command::<flee::FleeCmd>()
             .add_agent_command::<commands::MoveCmd>()
             .add_agent_command::<commands::PathCmd>()
             .add_agent_command::<commands::ReachableCmd>()

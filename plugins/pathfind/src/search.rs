@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
@@ -70,8 +71,13 @@ impl MoveKind {
     }
 }
 
-/// Where the search should get.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Where the search should get: a predicate on standing positions ([`Goal::reached`]) and a
+/// distance in blocks that never overestimates how far the nearest position meeting it is
+/// ([`Goal::distance`]: the heuristic, times the ticks per block, and the measure of the best
+/// partial path). Each form's distance changes by at most the distance moved, so a move never
+/// lowers it by more than the move's length (the heuristic stays consistent); [`Goal::All`] takes
+/// the largest of its parts' distances and [`Goal::Any`] the smallest, which keeps that property.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Goal {
     /// Within `range` blocks of a point (the feet); `range` 0 means the cell holding it.
     Near { x: f64, y: f64, z: f64, range: f64 },
@@ -79,37 +85,58 @@ pub enum Goal {
     Xz { x: f64, z: f64 },
     /// Feet at block height `y`.
     Y { y: i32 },
+    /// At least `distance` blocks (feet to the point, in three dimensions) from a point.
+    Away { x: f64, y: f64, z: f64, distance: f64 },
+    /// The feet cell inside the box of cells `min..=max`.
+    Within { min: [i32; 3], max: [i32; 3] },
+    /// Every part at once.
+    All(Arc<[Goal]>),
+    /// Any one part.
+    Any(Arc<[Goal]>),
 }
 
 impl Goal {
-    fn reached(&self, p: [i32; 3], feet: f32) -> bool {
-        match *self {
-            Goal::Near { x, y, z, range } if range <= 0.0 => {
+    /// Whether standing in cell `p` with the feet at `feet` meets the goal.
+    pub fn reached(&self, p: [i32; 3], feet: f32) -> bool {
+        match self {
+            &Goal::Near { x, y, z, range } if range <= 0.0 => {
                 p == [x.floor() as i32, y.floor() as i32, z.floor() as i32]
             }
-            Goal::Near { x, y, z, range } => {
-                let d = (f64::from(p[0]) + 0.5 - x).powi(2)
-                    + (f64::from(feet) - y).powi(2)
-                    + (f64::from(p[2]) + 0.5 - z).powi(2);
-                d.sqrt() <= range
-            }
-            Goal::Xz { x, z } => p[0] == x.floor() as i32 && p[2] == z.floor() as i32,
-            Goal::Y { y } => p[1] == y,
+            &Goal::Near { x, y, z, range } => from_cell(p, feet, [x, y, z]) <= range,
+            &Goal::Xz { x, z } => p[0] == x.floor() as i32 && p[2] == z.floor() as i32,
+            &Goal::Y { y } => p[1] == y,
+            &Goal::Away { x, y, z, distance } => from_cell(p, feet, [x, y, z]) >= distance,
+            Goal::Within { min, max } => (0..3).all(|a| (min[a]..=max[a]).contains(&p[a])),
+            Goal::All(parts) => parts.iter().all(|g| g.reached(p, feet)),
+            Goal::Any(parts) => parts.iter().any(|g| g.reached(p, feet)),
         }
     }
 
-    /// Distance in blocks to the goal (for the heuristic and the best partial path).
-    fn distance(&self, p: [i32; 3], feet: f32) -> f32 {
-        let (cx, cz) = (f64::from(p[0]) + 0.5, f64::from(p[2]) + 0.5);
-        match *self {
-            Goal::Near { x, y, z, range } => {
-                let d = ((cx - x).powi(2) + (f64::from(feet) - y).powi(2) + (cz - z).powi(2)).sqrt();
-                (d - range.max(0.0)).max(0.0) as f32
+    /// Distance in blocks to the goal (for the heuristic and the best partial path); 0 where
+    /// it is met.
+    pub fn distance(&self, p: [i32; 3], feet: f32) -> f32 {
+        match self {
+            &Goal::Near { x, y, z, range } => (from_cell(p, feet, [x, y, z]) - range.max(0.0)).max(0.0) as f32,
+            &Goal::Xz { x, z } => {
+                let (cx, cz) = (f64::from(p[0]) + 0.5, f64::from(p[2]) + 0.5);
+                ((cx - x).powi(2) + (cz - z).powi(2)).sqrt() as f32
             }
-            Goal::Xz { x, z } => ((cx - x).powi(2) + (cz - z).powi(2)).sqrt() as f32,
-            Goal::Y { y } => (p[1] - y).abs() as f32,
+            &Goal::Y { y } => (p[1] - y).abs() as f32,
+            &Goal::Away { x, y, z, distance } => (distance - from_cell(p, feet, [x, y, z])).max(0.0) as f32,
+            Goal::Within { min, max } => {
+                let out = |a: usize| (min[a] - p[a]).max(p[a] - max[a]).max(0) as f32;
+                (out(0).powi(2) + out(1).powi(2) + out(2).powi(2)).sqrt()
+            }
+            Goal::All(parts) => parts.iter().map(|g| g.distance(p, feet)).fold(0.0, f32::max),
+            Goal::Any(parts) => parts.iter().map(|g| g.distance(p, feet)).fold(f32::INFINITY, f32::min),
         }
     }
+}
+
+/// Distance from the centre of cell `p` at the feet height `feet` to `point`.
+#[inline]
+fn from_cell(p: [i32; 3], feet: f32, [x, y, z]: [f64; 3]) -> f64 {
+    ((f64::from(p[0]) + 0.5 - x).powi(2) + (f64::from(feet) - y).powi(2) + (f64::from(p[2]) + 0.5 - z).powi(2)).sqrt()
 }
 
 /// What the search may do.
@@ -901,7 +928,7 @@ pub fn find_path<G: NavGrid + ?Sized>(grid: &mut G, start: [i32; 3], goal: Goal,
 
 /// The A* loop of [`find_path`] from the standing position `start`.
 fn search<V: View>(mut s: Search<V>, start: [i32; 3], feet: f32, began: Instant) -> SearchResult {
-    let (goal, opts) = (s.goal, s.opts);
+    let (goal, opts) = (s.goal.clone(), s.opts);
     s.nodes.push(Node { pos: start, feet, g: 0.0, parent: 0, kind: MoveKind::Start, closed: false });
     *s.index.slot(start) = 1;
     let h0 = s.h(start, feet);
@@ -1120,8 +1147,10 @@ mod tests {
     fn digs_down_through_the_floor_one_level_per_move() {
         let mut g = flat();
         let goal = near(0, -3, 0);
-        assert!(!find_path(&mut g, [0, 0, 0], goal, Options { max_nodes: 2000, ..Options::default() }).complete());
-        let r = find_path(&mut g, [0, 0, 0], goal, dig_on());
+        assert!(
+            !find_path(&mut g, [0, 0, 0], goal.clone(), Options { max_nodes: 2000, ..Options::default() }).complete()
+        );
+        let r = find_path(&mut g, [0, 0, 0], goal.clone(), dig_on());
         assert!(r.complete(), "{r:?}");
         let cells: Vec<_> = r.path.iter().map(|s| ([s.x, s.y, s.z], s.kind)).collect();
         assert_eq!(
@@ -1147,7 +1176,7 @@ mod tests {
         for y in -3..0 {
             set(&mut soft, [0, y, 0], DIRT);
         }
-        let r2 = find_path(&mut soft, [0, 0, 0], goal, dig_on());
+        let r2 = find_path(&mut soft, [0, 0, 0], goal.clone(), dig_on());
         assert!(r2.complete() && r2.cost < r.cost, "{} vs {}", r2.cost, r.cost);
         assert_eq!(dig_cells([0, 0, 0], [0, -1, 0]), vec![[0, -1, 0]]);
     }
@@ -1230,7 +1259,7 @@ mod tests {
         set(&mut g, [0, 2, 0], NavCell::STONE);
         let goal = near(1, 1, 0);
         let opts = Options { max_nodes: 200, ..Options::default() };
-        let plain = find_path(&mut g, [0, 0, 0], goal, opts);
+        let plain = find_path(&mut g, [0, 0, 0], goal.clone(), opts);
         assert!(plain.complete() && plain.path.len() > 2, "around, not straight up: {:?}", plain.path);
         let e = digs(&mut g, [0, 0, 0], dig_on()).into_iter().find(|e| e.to == [1, 1, 0]).expect("dig up");
         assert_eq!(e.feet, 1.0);
@@ -1252,8 +1281,8 @@ mod tests {
         }
         set(&mut g, [0, 2, 0], NavCell::STONE);
         let goal = near(4, 0, 0);
-        assert!(!find_path(&mut g, [0, 0, 0], goal, opts).complete());
-        let r = find_path(&mut g, [0, 0, 0], goal, dig_on());
+        assert!(!find_path(&mut g, [0, 0, 0], goal.clone(), opts).complete());
+        let r = find_path(&mut g, [0, 0, 0], goal.clone(), dig_on());
         assert!(r.complete(), "{r:?}");
         assert_eq!((r.path[1].x, r.path[1].y, r.path[1].kind), (1, 1, MoveKind::Dig), "{:?}", r.path);
         // Cost ordering: the same step with its head cells clear costs less.
@@ -1363,5 +1392,118 @@ mod tests {
         assert!(r.complete(), "{:?}", r.path);
         let i = r.path.iter().position(|s| s.kind == MoveKind::Door).expect("door move");
         assert_eq!((r.path[i].x, r.path[i + 1].x, r.path[i + 1].kind), (3, 4, MoveKind::Walk));
+    }
+    fn away(x: i32, z: i32, distance: f64) -> Goal {
+        Goal::Away { x: f64::from(x) + 0.5, y: 0.0, z: f64::from(z) + 0.5, distance }
+    }
+
+    /// The cheapest cost from `start` to any position meeting `goal` over [`successors`]
+    /// (Dijkstra), or `None`.
+    fn cheapest(g: &mut MapGrid, start: [i32; 3], goal: &Goal, limit: usize) -> Option<f32> {
+        let mut best: FxHashMap<[i32; 3], (f32, f32)> = FxHashMap::default();
+        let mut open = BinaryHeap::new();
+        best.insert(start, (0.0, stand(g, start)?));
+        open.push(std::cmp::Reverse((0_u32, start)));
+        let mut n = 0;
+        while let Some(std::cmp::Reverse((bits, p))) = open.pop() {
+            let cost = f32::from_bits(bits);
+            let (known, feet) = best[&p];
+            if cost > known {
+                continue;
+            }
+            if goal.reached(p, feet) {
+                return Some(cost);
+            }
+            n += 1;
+            if n > limit {
+                return None;
+            }
+            for e in successors(g, p, feet, goal.clone(), Options::default()) {
+                let c = cost + e.cost;
+                if best.get(&e.to).is_none_or(|&(b, _)| c < b) {
+                    best.insert(e.to, (c, e.feet));
+                    open.push(std::cmp::Reverse((c.to_bits(), e.to)));
+                }
+            }
+        }
+        None
+    }
+
+    /// A small map: flat ground with a wall (two high) and a pit, so paths bend.
+    fn small() -> MapGrid {
+        let mut g = flat();
+        for z in -3..=3 {
+            set(&mut g, [3, 0, z], NavCell::STONE);
+            set(&mut g, [3, 1, z], NavCell::STONE);
+        }
+        set(&mut g, [-2, -1, 2], NavCell::AIR);
+        g
+    }
+
+    #[test]
+    fn goal_heuristics_never_overestimate_and_stay_consistent_on_a_small_grid() {
+        let goals = [
+            away(0, 0, 5.0),
+            away(5, 1, 3.0),
+            Goal::Within { min: [5, 0, -1], max: [7, 0, 1] },
+            Goal::Any(vec![near(6, 0, 0), Goal::Near { x: -4.5, y: 0.0, z: 4.5, range: 2.0 }].into()),
+            Goal::All(vec![away(0, 0, 4.0), Goal::Within { min: [-6, -1, -6], max: [2, 2, 6] }].into()),
+        ];
+        let mut g = small();
+        for goal in &goals {
+            for x in -4..=6 {
+                for z in -4..=4 {
+                    let p = [x, 0, z];
+                    let Some(feet) = stand(&mut g, p) else { continue };
+                    let h = goal.distance(p, feet) * WALK;
+                    // Admissible: never above the cheapest way to a position meeting the goal.
+                    if let Some(c) = cheapest(&mut g, p, goal, 20_000) {
+                        assert!(h <= c + 1e-3, "{goal:?} at {p:?}: h {h} > cost {c}");
+                    }
+                    assert_eq!(goal.distance(p, feet) == 0.0, goal.reached(p, feet), "{goal:?} at {p:?}");
+                    // Consistent: one move lowers it by at most the move's cost.
+                    for e in successors(&mut g, p, feet, goal.clone(), Options::default()) {
+                        let h2 = goal.distance(e.to, e.feet) * WALK;
+                        assert!(h <= e.cost + h2 + 1e-3, "{goal:?}: {p:?} -> {:?}: {h} > {} + {h2}", e.to, e.cost);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn away_within_any_and_all_goals_end_where_they_hold() {
+        let mut g = small();
+        // Away from a point beside the start: straight away, and no farther than needed.
+        let goal = away(-1, 0, 6.0);
+        let r = find_path(&mut g, [0, 0, 0], goal.clone(), Options::default());
+        let end = *r.path.last().expect("a path");
+        assert!(r.complete() && goal.reached([end.x, end.y, end.z], end.feet), "{r:?}");
+        assert!(end.x > 0 && r.path.len() <= 8, "away, on the short way: {:?}", r.path);
+        // Within a box behind the wall: around it.
+        let goal = Goal::Within { min: [5, 0, -1], max: [7, 0, 1] };
+        let r = find_path(&mut g, [0, 0, 0], goal.clone(), Options::default());
+        let end = *r.path.last().expect("a path");
+        assert!(r.complete() && (5..=7).contains(&end.x) && (-1..=1).contains(&end.z), "{end:?}");
+        assert!(r.path.iter().all(|s| s.x != 3 || s.z.abs() > 3), "not through the wall: {:?}", r.path);
+        // Near any of two targets: the nearer one.
+        let goal = Goal::Any(vec![near(-6, 0, 0), near(0, 0, 4)].into());
+        let r = find_path(&mut g, [0, 0, 0], goal, Options::default());
+        let end = *r.path.last().expect("a path");
+        assert_eq!((end.x, end.z), (0, 4), "{:?}", r.path);
+        // Away from a point east AND inside a box that ends two blocks west: the box's west part.
+        let goal = Goal::All(vec![away(2, 0, 5.0), Goal::Within { min: [-10, -1, -2], max: [10, 2, 2] }].into());
+        let r = find_path(&mut g, [0, 0, 0], goal.clone(), Options::default());
+        let end = *r.path.last().expect("a path");
+        assert!(r.complete() && goal.reached([end.x, end.y, end.z], end.feet) && end.z.abs() <= 2, "{:?}", r.path);
+        // Nothing meets an away goal inside a box too small: no panic, the best partial path.
+        let goal = Goal::All(vec![away(0, 0, 10.0), Goal::Within { min: [-2, 0, -2], max: [2, 0, 2] }].into());
+        let r = find_path(&mut g, [0, 0, 0], goal, Options { max_nodes: 3000, ..Options::default() });
+        assert!(!r.complete() && !r.path.is_empty(), "{r:?}");
+        // Walled in: unreachable, with the start as the best.
+        let mut g = flat();
+        ring(&mut g, [0, 0, 0], 2, 3);
+        let r = find_path(&mut g, [0, 0, 0], away(0, 0, 8.0), Options::default());
+        assert_eq!(r.incomplete, Some(Incomplete::Unreachable));
     }
 }

@@ -34,6 +34,10 @@ pub struct WalkDone {
     /// by the server's block update; absent when nothing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<BlockChange>,
+    /// A walk to a `goal` object: the labels of its parts that hold where it ended (`near[1]`,
+    /// `awayFrom[0]`, `within`, `y`, `anyOf[0].near[0]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub met: Option<Vec<String>>,
 }
 
 /// A block a walk changed on its way (`walk_done`'s evidence).
@@ -148,6 +152,7 @@ impl WalkProgress {
             ticks: now.saturating_sub(self.started_tick),
             target: target.map(Vec3::rounded),
             changed: Vec::new(),
+            met: None,
         }
     }
 }

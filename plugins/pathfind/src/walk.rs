@@ -122,6 +122,7 @@ impl Navigator {
             reason: self.reason.clone(),
             walked: None,
             pos: None,
+            met: None,
         }
     }
 
@@ -142,9 +143,9 @@ impl Navigator {
         if self.pending.is_some() {
             return;
         }
-        self.request = Request::from_feet(feet, self.request.goal, self.request.opts);
+        self.request = Request::from_feet(feet, self.request.goal.clone(), self.request.opts);
         self.replans += 1;
-        self.pending = Some(plan(self.request, world, ids.0.clone(), None));
+        self.pending = Some(plan(self.request.clone(), world, ids.0.clone(), None));
     }
 
     /// Whether any of `changes` (other than the walk's own) touches the cells the rest of the
@@ -297,6 +298,8 @@ pub struct WalkAction {
     pub nav: Navigator,
     /// The goal as given (for the completion event).
     pub target: Vec3,
+    /// A `goal` object's labelled parts (`walk_done`'s `met`).
+    pub goal: Option<crate::goal::Resolved>,
 }
 
 impl AsyncAction for WalkAction {
@@ -306,6 +309,9 @@ impl AsyncAction for WalkAction {
     fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> WalkDone {
         let mut done = self.nav.progress.done(bot, self.nav.now, Some(self.target));
         done.changed = self.nav.changed.clone();
+        if let (Some(goal), Some(p)) = (&self.goal, bot.get::<Position>()) {
+            done.met = Some(goal.met(p.0));
+        }
         done
     }
 
@@ -354,7 +360,14 @@ fn changes_of(bot: Entity, changed: &[BlockChanged]) -> Vec<[i32; 3]> {
 
 /// A world step: [`crate::act::drive`] moves the body for it; once its change is done it is
 /// walked like any step (from the next tick).
-fn work_on(nav: &mut Navigator, tick: Tick, feet: Vec3, mover: &Mover, world: &ChunkWorld, ids: &BlockIds) -> Tick {
+pub(crate) fn work_on(
+    nav: &mut Navigator,
+    tick: Tick,
+    feet: Vec3,
+    mover: &Mover,
+    world: &ChunkWorld,
+    ids: &BlockIds,
+) -> Tick {
     let Tick::Work(i) = tick else { return tick };
     match crate::act::drive(nav, i, feet, mover, world, ids) {
         Drive::Go(intent) => Tick::Go(intent),
@@ -460,7 +473,7 @@ pub fn step_follows(
             follow.planned_for = t;
             let goal = Goal::Near { x: t.x, y: t.y, z: t.z, range: follow.distance.max(1.0) };
             follow.nav.request = Request::from_feet(here, goal, follow.nav.request.opts);
-            follow.nav.pending = Some(plan(follow.nav.request, world, ids.0.clone(), None));
+            follow.nav.pending = Some(plan(follow.nav.request.clone(), world, ids.0.clone(), None));
         }
         let changes = changes_of(bot, &changed);
         let tick = follow.nav.tick(here, mover, world, ids, &changes, &mut out);

@@ -104,10 +104,10 @@ fn dijkstra(g: &mut MapGrid, start: [i32; 3], goal: Goal, opts: Options) -> Opti
         if cost > known {
             continue;
         }
-        if reached(goal, p) {
+        if reached(goal.clone(), p) {
             return Some(cost);
         }
-        for e in successors(g, p, feet, goal, opts) {
+        for e in successors(g, p, feet, goal.clone(), opts) {
             let c = cost + e.cost;
             if best.get(&e.to).is_none_or(|&(b, _)| c < b) {
                 best.insert(e.to, (c, e.feet));
@@ -121,7 +121,7 @@ fn dijkstra(g: &mut MapGrid, start: [i32; 3], goal: Goal, opts: Options) -> Opti
 
 /// The move from step `a` to step `b` of a path (the cheapest one matching `b`).
 fn step_move(g: &mut MapGrid, a: &Step, b: &Step, goal: Goal, opts: Options) -> Option<Edge> {
-    successors(g, [a.x, a.y, a.z], a.feet, goal, opts)
+    successors(g, [a.x, a.y, a.z], a.feet, goal.clone(), opts)
         .into_iter()
         .filter(|e| e.to == [b.x, b.y, b.z] && e.feet == b.feet && e.kind == b.kind)
         .min_by(|x, y| x.cost.total_cmp(&y.cost))
@@ -153,15 +153,15 @@ fn a_star_paths_are_legal_and_near_optimal_against_dijkstra() {
                     Goal::Near { x: f64::from(t[0]) + 0.5, y: f64::from(t[1]), z: f64::from(t[2]) + 0.5, range: 0.0 }
                 };
                 let case = format!("seed {seed}, options {v}, case {k}: {start:?} to {goal:?}");
-                let r = find_path(&mut g, start, goal, opts);
-                let reference = dijkstra(&mut g, start, goal, opts);
+                let r = find_path(&mut g, start, goal.clone(), opts);
+                let reference = dijkstra(&mut g, start, goal.clone(), opts);
 
                 // Every step is a legal move from the one before, and the costs add up.
                 assert_eq!(r.path.first().map(|s| ([s.x, s.y, s.z], s.kind)), Some((start, MoveKind::Start)), "{case}");
                 let mut total = 0.0_f32;
                 for pair in r.path.windows(2) {
                     let (a, b) = (pair[0], pair[1]);
-                    let e = step_move(&mut g, &a, &b, goal, opts)
+                    let e = step_move(&mut g, &a, &b, goal.clone(), opts)
                         .unwrap_or_else(|| panic!("{case}: no {:?} move from {a:?} to {b:?}", b.kind));
                     total += e.cost;
                 }
@@ -174,7 +174,7 @@ fn a_star_paths_are_legal_and_near_optimal_against_dijkstra() {
                 };
                 assert!(r.complete(), "{case}: reachable at {best} ticks, A* says {:?}", r.incomplete);
                 let end = r.path.last().expect("a path");
-                assert!(reached(goal, [end.x, end.y, end.z]), "{case}: ends at {end:?}");
+                assert!(reached(goal.clone(), [end.x, end.y, end.z]), "{case}: ends at {end:?}");
                 assert!(r.cost >= best - 1e-3, "{case}: {} below the optimum {best}", r.cost);
                 if matches!(goal, Goal::Xz { .. }) {
                     assert!(
