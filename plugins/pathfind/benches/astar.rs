@@ -1,6 +1,7 @@
 //! A* on a generated 256×256 rough terrain (height noise ±6 blocks, stone with grass on top,
 //! scattered trees of logs and leaves, ponds): median time and nodes/s for 40- and 200-block paths,
-//! snapshot capture, and the cost of a thread hop to the async compute pool versus running a
+//! for getting 24 blocks away from a point (the `flee` goal) alone and inside a box, snapshot
+//! capture, and the cost of a thread hop to the async compute pool versus running a
 //! short search inline. `cargo bench -p clawcraft-pathfind --bench astar`.
 
 use std::hint::black_box;
@@ -107,8 +108,12 @@ fn path_digest(path: &[Step]) -> u64 {
     h
 }
 
-fn run(label: &str, world: &World, ids: &Arc<IdTable>, from: [i32; 3], to: [i32; 3], reps: u32) {
-    let goal = Goal::Near { x: f64::from(to[0]) + 0.5, y: f64::from(to[1]), z: f64::from(to[2]) + 0.5, range: 1.5 };
+fn near(to: [i32; 3]) -> Goal {
+    Goal::Near { x: f64::from(to[0]) + 0.5, y: f64::from(to[1]), z: f64::from(to[2]) + 0.5, range: 1.5 }
+}
+
+fn run(label: &str, world: &World, ids: &Arc<IdTable>, from: [i32; 3], goal: Goal, reps: u32) {
+    let to = clawcraft_pathfind::plan::goal_point(&goal, from);
     let opts = Options { max_nodes: 200_000, max_time: Duration::from_secs(5), ..Options::default() };
     let cols = [0, COLS - 1, 0, COLS - 1];
     let mut times = Vec::new();
@@ -120,7 +125,7 @@ fn run(label: &str, world: &World, ids: &Arc<IdTable>, from: [i32; 3], to: [i32;
     for _ in 0..reps {
         let began = Instant::now();
         let mut snap = Snapshot::capture(world, ids.clone(), cols, [-2, 2]);
-        let r = find_path(&mut snap, from, goal, opts);
+        let r = find_path(&mut snap, from, goal.clone(), opts);
         times.push(began.elapsed());
         nodes = r.nodes;
         len = r.path.len();
@@ -131,11 +136,11 @@ fn run(label: &str, world: &World, ids: &Arc<IdTable>, from: [i32; 3], to: [i32;
     }
     // The search alone: the same snapshot again, its sub-chunks already decoded.
     let mut snap = Snapshot::capture(world, ids.clone(), cols, [-2, 2]);
-    black_box(find_path(&mut snap, from, goal, opts));
+    black_box(find_path(&mut snap, from, goal.clone(), opts));
     let mut warm: Vec<_> = (0..reps)
         .map(|_| {
             let began = Instant::now();
-            black_box(find_path(&mut snap, from, goal, opts));
+            black_box(find_path(&mut snap, from, goal.clone(), opts));
             began.elapsed()
         })
         .collect();
@@ -143,7 +148,7 @@ fn run(label: &str, world: &World, ids: &Arc<IdTable>, from: [i32; 3], to: [i32;
     times.sort();
     let median = times[times.len() / 2];
     let mean = times.iter().sum::<Duration>() / reps;
-    let straight = (f64::from(to[0] - from[0]).powi(2) + f64::from(to[2] - from[2]).powi(2)).sqrt();
+    let straight = ((to[0] - f64::from(from[0]) - 0.5).powi(2) + (to[2] - f64::from(from[2]) - 0.5).powi(2)).sqrt();
     println!(
         "{label}: {straight:.0} blocks straight, path {len} steps costing {cost:.2} ticks (digest {digest:016x}), complete {complete}: median {:.2} ms per search (snapshot included; mean {:.2}, min {:.2} over {reps}; on a decoded snapshot {:.2}), {nodes} nodes, {:.0} k nodes/s",
         median.as_secs_f64() * 1e3,
@@ -161,8 +166,16 @@ fn main() {
     let mut snap = Snapshot::capture(&world, ids.clone(), [0, 1, 0, 1], [-1, 1]);
     black_box(find_path(&mut snap, top(&world, &ids, 2, 2), Goal::Xz { x: 10.5, z: 10.5 }, Options::default()));
 
-    run("A* 40 blocks", &world, &ids, top(&world, &ids, 20, 20), top(&world, &ids, 48, 48), 51);
-    run("A* 200 blocks", &world, &ids, top(&world, &ids, 20, 20), top(&world, &ids, 161, 161), 21);
+    run("A* 40 blocks", &world, &ids, top(&world, &ids, 20, 20), near(top(&world, &ids, 48, 48)), 51);
+    run("A* 200 blocks", &world, &ids, top(&world, &ids, 20, 20), near(top(&world, &ids, 161, 161)), 21);
+    // `flee`'s goal: 24 blocks from a threat 2 blocks west of the start; then the same inside a
+    // band 8 blocks wide that runs north–south (the way straight east is out of it).
+    let from = top(&world, &ids, 128, 128);
+    let threat = (f64::from(from[0]) - 1.5, f64::from(from[1]), f64::from(from[2]) + 0.5);
+    let away = Goal::Away { x: threat.0, y: threat.1, z: threat.2, distance: 24.0 };
+    run("A* away 24 blocks", &world, &ids, from, away.clone(), 51);
+    let band = Goal::Within { min: [from[0] - 4, -16, 0], max: [from[0] + 4, 31, 255] };
+    run("A* away 24 blocks within a band", &world, &ids, from, Goal::All(vec![away, band].into()), 51);
 
     // The same move set through the `pathfinding` crate's A* (exact heuristic weight 1, no
     // budgets, no partial paths), against ours at weight 1.25.
@@ -181,7 +194,7 @@ fn main() {
             &(from, (feet0 * 16.0) as i32),
             |&(p, f16)| {
                 expanded += 1;
-                successors(&mut snap, p, f16 as f32 / 16.0, goal, opts)
+                successors(&mut snap, p, f16 as f32 / 16.0, goal.clone(), opts)
                     .into_iter()
                     .map(|e| ((e.to, (e.feet * 16.0).round() as i32), (e.cost * scale) as u32))
                     .collect::<Vec<_>>()

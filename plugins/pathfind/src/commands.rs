@@ -317,7 +317,7 @@ pub struct PathCmd {
 
 impl AgentCommand for PathCmd {
     const NAME: &'static str = "path";
-    const SUMMARY: &'static str = "Compute an A* path to a point, a column (no y) or a y level (no movement); the best partial path and a reason when unreachable";
+    const SUMMARY: &'static str = "Compute an A* path to a point, a column (no y), a y level or a goal object (no movement); the best partial path and a reason when unreachable";
     const EXAMPLE: &'static str = r#"{"action":"path","x":20.5,"y":-60,"z":0.5}"#;
     const SIZE_HINT: Option<&'static str> = Some("use reachable, or a nearer goal");
     const QUERY: bool = true;
@@ -453,7 +453,7 @@ impl WalkCmd {
 
 impl AgentCommand for WalkCmd {
     const NAME: &'static str = "walk";
-    const SUMMARY: &'static str = "Path-find and walk to a point, column or y level; re-plans when blocks change, when pushed or teleported; walk_done at the end";
+    const SUMMARY: &'static str = "Path-find and walk to a point, column, y level or goal (near any of several targets, awayFrom, within a box, combined); re-plans when blocks change, when pushed or teleported; walk_done at the end";
     const EXAMPLE: &'static str = r#"{"action":"walk","x":20.5,"y":-60,"z":0.5}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<WalkAction>());
     // Its first answer is the path: it goes out when the search ends, not at the next tick.
