@@ -177,7 +177,7 @@ fn flee_from_a_point_ends_far_enough_with_its_evidence() {
     assert!(r["path"].as_array().is_some_and(|p| p.len() > 5), "{r:?}");
     assert_eq!((done["id"].clone(), done["status"].clone()), (json!("f"), json!("done")), "{done:?}");
     let end = done["endDistance"].as_f64().expect("endDistance");
-    assert!(end >= 10.0 && end < 13.0, "{done:?}");
+    assert!((10.0..13.0).contains(&end), "{done:?}");
     assert_eq!(done["startDistance"], 2.0);
     assert!(done["walked"].as_f64().is_some_and(|w| w >= 7.0), "{done:?}");
     assert!(feet(&sim).x > 7.0, "away, east: {:?}", feet(&sim));
