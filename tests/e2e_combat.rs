@@ -144,3 +144,57 @@ fn auto_eat_eats_the_most_saturating_food_and_auto_armour_wears_a_picked_up_piec
         "{p}"
     );
 }
+
+/// `flee` against a zombie the peer animates: it chases at its own speed while the bot re-plans,
+/// and the bot ends at least the asked distance away without being hit.
+#[test]
+fn flee_outruns_a_chasing_zombie_to_the_asked_distance() {
+    let (mut peer, mut bot) = start("combat", "Runner");
+    let pos = ok(&mut bot, json!({"action": "pos"}));
+    let (x, z) = (pos["pos"]["x"].as_f64().expect("x"), pos["pos"]["z"].as_f64().expect("z"));
+    let summon = format!("/summon zombie {} -60 {}", x + 4.0, z);
+    assert_eq!(ok(&mut bot, json!({"action": "cmd", "cmd": summon}))["success"], true);
+    let summoned = peer.wait_line(|v| v["event"] == "summoned", ANSWER).expect("summoned");
+    let start_x = summoned["position"]["x"].as_f64().expect("summoned x");
+    // Wait until the bot sees the zombie.
+    let deadline = Instant::now() + ANSWER;
+    loop {
+        let seen = ok(&mut bot, json!({"action": "nearby", "radius": 16}));
+        if seen["nearby"]["mobs"].as_array().is_some_and(|m| !m.is_empty()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the zombie never showed: {seen}");
+        bot.wait(|_| false, Duration::from_millis(100));
+    }
+    let r = ok(&mut bot, json!({"action": "flee", "entity": "zombie", "distance": 10}));
+    assert_eq!(r["fleeing"], true, "{r}");
+    assert!(r["from"].as_f64().is_some_and(|d| d < 6.0), "it starts close: {r}");
+    let id = r["id"].clone();
+    let d = bot.wait(|v| v["type"] == "flee_done" && v["id"] == id, FIGHT).expect("flee_done");
+    assert_eq!(d["status"], "done", "{d}");
+    assert!(d["endDistance"].as_f64().is_some_and(|e| e >= 10.0), "at least 10 blocks away at the end: {d}");
+    let moved = (d["threatPos"]["x"].as_f64().expect("threatPos") - start_x).abs()
+        + (d["threatPos"]["z"].as_f64().expect("threatPos") - z).abs();
+    assert!(moved > 1.0, "the peer's zombie chased ({moved} blocks): {d}");
+    let hurts: Vec<Value> = peer.lines.try_iter().filter(|v| v["event"] == "player_hurt").collect();
+    assert!(hurts.is_empty(), "the zombie never reached the bot: {hurts:?}");
+}
+
+/// A `walk` with a `goal` of several targets ends at the one it can reach first and says which.
+#[test]
+fn walk_with_a_goal_of_several_targets_ends_at_the_nearer_one() {
+    let (_peer, mut bot) = start("combat", "Goaler");
+    let pos = ok(&mut bot, json!({"action": "pos"}));
+    let (x, z) = (pos["pos"]["x"].as_f64().expect("x"), pos["pos"]["z"].as_f64().expect("z"));
+    let far = json!({"x": x + 20.0, "y": -60, "z": z, "range": 1});
+    let near = json!({"x": x - 3.0, "y": -60, "z": z + 5.0, "range": 1});
+    let r = ok(&mut bot, json!({"action": "walk", "goal": {"near": [far, near]}}));
+    let id = r["id"].clone();
+    let d = bot.wait(|v| v["type"] == "walk_done" && v["id"] == id, FIGHT).expect("walk_done");
+    assert_eq!(d["status"], "done", "{d}");
+    assert_eq!(d["met"], json!(["near[1]"]), "{d}");
+    let end = ok(&mut bot, json!({"action": "pos"}));
+    let (ex, ez) = (end["pos"]["x"].as_f64().expect("x"), end["pos"]["z"].as_f64().expect("z"));
+    let off = ((ex - (x - 3.0)).powi(2) + (ez - (z + 5.0)).powi(2)).sqrt();
+    assert!(off <= 1.5, "the bot stands by the nearer target ({off} blocks off): {end}");
+}
