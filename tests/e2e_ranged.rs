@@ -111,3 +111,33 @@ fn buckets_fill_from_sources_and_pour_back_as_the_server_rules() {
     assert_eq!(d["confirmed"], true, "{d}");
     assert_eq!(counts(&d, "filled"), (1, 2), "{d}");
 }
+
+#[test]
+fn shoot_leads_a_walking_zombie_hits_it_and_counts_the_arrow() {
+    let (mut peer, mut bot) = ranged("Archer");
+    let r = ok(&mut bot, json!({"action": "cmd", "cmd": "/summon_walking zombie -6.5 -60 16.5 0.2 0 400"}));
+    assert_eq!(r["success"], true, "{r}");
+    let summoned = peer_event(&mut peer, "summoned");
+    let rid = summoned["runtime_id"].as_str().expect("runtime id").to_owned();
+    // Let the bot see it walk for half a second (its velocity is measured over ten ticks).
+    std::thread::sleep(Duration::from_millis(700));
+    let r = ok(&mut bot, json!({"action": "shoot", "entity": "zombie"}));
+    assert_eq!((r["arrows"].clone(), r["drawTicks"].clone()), (json!(8), json!(20)), "{r}");
+    let d = done(&mut bot, "shoot_done", &r["id"]);
+    let shot = peer_event(&mut peer, "arrow_shot");
+    let hit = peer.wait_line(|v| v["event"] == "arrow_hit" || v["event"] == "arrow_landed", DONE).expect("arrow end");
+    assert_eq!(d["status"], "done", "{d}");
+    assert_eq!(hit["event"], "arrow_hit", "the peer's arrow hit: {hit} (shot {shot}, receipt {d})");
+    assert_eq!(hit["target"], json!(rid), "{hit}");
+    assert_eq!(d["hit"], true, "{d}");
+    assert_eq!(d["damage"].as_f64(), hit["damage"].as_f64(), "the receipt's damage is the peer's: {d} {hit}");
+    // Arrows counted from the inventory the server confirmed, as the peer counted them.
+    assert_eq!((d["arrowsBefore"].clone(), d["arrowsAfter"].clone()), (json!(8), json!(7)), "{d}");
+    assert_eq!(shot["arrows_left"], 7, "{shot}");
+    assert_eq!((shot["ticks"].as_u64(), shot["force"].as_f64()), (Some(20), Some(1.0)), "a full draw: {shot}");
+    assert_eq!(d["arrow"].as_u64().map(|a| a.to_string()), shot["runtime_id"].as_str().map(str::to_owned), "{d}");
+    // The server's aim is the receipt's, and it led the walking target.
+    let dy = (d["yaw"].as_f64().expect("yaw") - shot["yaw"].as_f64().expect("yaw")).abs();
+    assert!(dy < 0.5, "the peer shot along the receipt's yaw: {d} {shot}");
+    assert!(d["lead"].as_f64().expect("lead") > 0.6, "the aim led the zombie by over half a block: {d}");
+}

@@ -222,7 +222,7 @@ function scenario (session, deps) {
   function hurtMob (m, damage) {
     m.health = Math.max(0, m.health - damage)
     session.write('entity_event', { runtime_entity_id: m.runtime, event_id: 'hurt_animation', data: 0 })
-    session.write('update_attributes', { runtime_entity_id: m.runtime, attributes: [deps.attribute('minecraft:health', 0, 20, m.health, 20)], tick: 0n })
+    session.write('update_attributes', { runtime_entity_id: m.runtime, attributes: [deps.attribute('minecraft:health', 0, m.max || 10, m.health, m.max || 10)], tick: 0n })
     if (m.health <= 0) {
       m.alive = false
       st.walkers.delete(String(m.runtime))

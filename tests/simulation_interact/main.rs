@@ -2,6 +2,7 @@
 //! receipts built only from what the (simulated) server answers.
 
 mod actions;
+mod bow;
 mod bucket;
 mod mine;
 mod world;

@@ -5,6 +5,8 @@
 //! - [`data`]: the Bedrock attack damage of weapons and defence points of armour pieces (the item
 //!   data carries neither).
 //! - [`target`]: naming an entity (name, custom name or runtime id) as `attack` does.
+//! - [`bow`]: `shoot` / `abort_shoot` — draw a bow and release it at an entity (leading its
+//!   motion) or a point, ending in `shoot_done`.
 //! - [`wear`]: `wear` / `abort_wear` — put on an armour piece, ending in `wear_done`.
 //! - [`policy`]: `policy` / `policies` — auto_eat, auto_armour, auto_defend. They live here, not
 //!   in a crate of their own, because they are this crate's users: they decide with its tables
@@ -15,6 +17,7 @@
 //! hit entity is invulnerable for 10 ticks (a hit during them counts only when stronger, as the
 //! difference), and a hit while falling is a ×1.5 critical hit.
 
+pub mod bow;
 pub mod data;
 pub mod fight;
 pub mod policy;
@@ -37,14 +40,18 @@ impl Plugin for CombatPlugin {
         }
         app.add_systems(
             clawcraft_core::TickWork,
-            ((fight::watch_fights, fight::step_fights).chain(), wear::step_wearing)
+            (
+                (fight::watch_fights, fight::step_fights).chain(),
+                wear::step_wearing,
+                (bow::watch_shots, bow::step_shots).chain(),
+            )
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),
         )
         // After the watchdog too, so every way a fight ended this tick is seen.
         .add_systems(
             clawcraft_core::TickWork,
-            fight::release_hand
+            (fight::release_hand, bow::release_hand)
                 .in_set(TickSet::Actions)
                 .run_if(clawcraft_core::gate::action_ended_lately)
                 .after(ActionSet::Watchdog),
@@ -63,6 +70,8 @@ impl Plugin for CombatPlugin {
         )
         .add_agent_command::<fight::Fight>()
         .add_async_action::<fight::Fighting>()
+        .add_agent_command::<bow::Shoot>()
+        .add_async_action::<bow::Shooting>()
         .add_agent_command::<wear::Wear>()
         .add_async_action::<wear::Wearing>()
         .add_agent_command::<policy::PolicyCmd>()
