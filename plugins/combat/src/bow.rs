@@ -338,11 +338,7 @@ impl AgentCommand for Shoot {
                 let found = find_or_err(ctx.world, ctx.bot, &e, feet)?;
                 let mid = found.pos.offset_y(found.height * 0.5);
                 let target = found.target.clone();
-                (
-                    Aiming::Entity { entity: found.entity, target: found.target, height: found.height },
-                    mid,
-                    Some(target),
-                )
+                (Aiming::Entity { entity: found.entity, target: found.target, height: found.height }, mid, Some(target))
             }
             (None, Some(x), Some(y), Some(z)) if [x, y, z].iter().all(|v| v.is_finite()) => {
                 let p = Vec3::new(x, y, z);
@@ -548,7 +544,8 @@ mod tests {
             // Sample the segment finely (the arrow moves up to 3 blocks a tick).
             for i in 0..=20 {
                 let f = f64::from(i) / 20.0;
-                let q = Vec3::new(prev.x + (p.x - prev.x) * f, prev.y + (p.y - prev.y) * f, prev.z + (p.z - prev.z) * f);
+                let q =
+                    Vec3::new(prev.x + (p.x - prev.x) * f, prev.y + (p.y - prev.y) * f, prev.z + (p.z - prev.z) * f);
                 if (q.x - c.x).abs() <= half + grow
                     && (q.z - c.z).abs() <= half + grow
                     && q.y >= c.y - grow
