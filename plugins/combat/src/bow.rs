@@ -534,7 +534,15 @@ mod tests {
 
     /// Flies an arrow the way the servers do against a box moving `vel` a tick (the box moves,
     /// then the arrow steps), and says whether it passes through the box.
-    fn hits(m: &ArrowModel, eye: Vec3, yaw: f64, pitch: f64, speed: f64, feet: Vec3, vel: Vec3, delay: u64) -> bool {
+    fn hits(
+        m: &ArrowModel,
+        eye: Vec3,
+        (yaw, pitch): (f64, f64),
+        speed: f64,
+        feet: Vec3,
+        vel: Vec3,
+        delay: u64,
+    ) -> bool {
         let (half, height, grow) = (0.3, 1.9, 0.125);
         let path = m.path(eye, yaw, pitch, speed, 120);
         let mut prev = eye;
@@ -570,14 +578,14 @@ mod tests {
         let (yaw, pitch, flight, aim) = m.lead(eye, mid, vel, delay as f64, 3.0).expect("in range");
         assert!(flight > 4.0 && flight < 12.0, "flight {flight}");
         assert!(aim.x > mid.x + 0.2 * flight, "the aim leads along +x: {aim:?}");
-        assert!(hits(&m, eye, yaw, pitch, 3.0, feet, vel, delay), "the led shot hits");
+        assert!(hits(&m, eye, (yaw, pitch), 3.0, feet, vel, delay), "the led shot hits");
         let (dyaw, dpitch, _, _) = m.lead(eye, mid, Vec3::ZERO, 0.0, 3.0).expect("in range");
-        assert!(!hits(&m, eye, dyaw, dpitch, 3.0, feet, vel, delay), "aiming where it is misses");
+        assert!(!hits(&m, eye, (dyaw, dpitch), 3.0, feet, vel, delay), "aiming where it is misses");
         // A still target at 30 blocks is hit with the arc the gravity needs (aim above it).
         let far = Vec3::new(0.5, -60.0, 30.5);
         let (y2, p2, _, _) = m.lead(eye, far.offset_y(0.95), Vec3::ZERO, 0.0, 3.0).expect("in range");
         assert!(p2 < 0.0, "aimed up: {p2}");
-        assert!(hits(&m, eye, y2, p2, 3.0, far, Vec3::ZERO, 0));
+        assert!(hits(&m, eye, (y2, p2), 3.0, far, Vec3::ZERO, 0));
         assert!(m.pitch_for(500.0, 0.0, 1.0).is_none(), "out of range");
     }
 }
