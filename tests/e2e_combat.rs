@@ -15,9 +15,7 @@ const ANSWER: Duration = Duration::from_secs(10);
 const FIGHT: Duration = Duration::from_secs(40);
 
 fn ok(bot: &mut Bot, cmd: Value) -> Value {
-    let r = bot.request(cmd.clone(), ANSWER).unwrap_or_else(|| panic!("no answer to {cmd}"));
-    assert!(r.get("error").is_none(), "{cmd} failed: {r}");
-    r
+    bot.ok(cmd)
 }
 
 /// Every peer line up to (and with) the first one that matches `pred`.

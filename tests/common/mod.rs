@@ -297,6 +297,14 @@ impl Bot {
         self.wait(|v| v["type"] == kind, timeout)
     }
 
+    /// Sends a command and returns its response, failing the test when none comes within 10 s
+    /// or the response is an error.
+    pub fn ok(&mut self, cmd: Value) -> Value {
+        let r = self.request(cmd.clone(), Duration::from_secs(10)).unwrap_or_else(|| panic!("no answer to {cmd}"));
+        assert!(r.get("error").is_none(), "{cmd} failed: {r}");
+        r
+    }
+
     /// Sends a command with an id and waits for its response.
     pub fn request(&mut self, mut cmd: Value, timeout: Duration) -> Option<Value> {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
