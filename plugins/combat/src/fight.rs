@@ -26,12 +26,12 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, ActiveActions, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError,
-    EYE_HEIGHT, EndActionExt, EntityIds, EventBatch, Outcome, Position, TickCount, Vec3,
+    EYE_HEIGHT, EndActionExt, EntityIds, Outcome, Position, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
 use clawcraft_interact::common::Ready;
 use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, wire};
-use clawcraft_inventory::{HOTBAR_SLOTS, INVENTORY_SLOTS, Inventory, InventoryJobs};
+use clawcraft_inventory::{INVENTORY_SLOTS, Inventory, InventoryJobs};
 use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_pathfind::WALK_SLOT;
@@ -208,20 +208,11 @@ enum Switch {
     Swapping(u64, String),
 }
 
-/// Takes the best weapon in hand: a hotbar slot is selected at once, an item of the main inventory
-/// is swapped into the held slot by an inventory job.
+/// Takes the best weapon in hand with interact's `hold_item_of`: a hotbar slot is selected at
+/// once, an item of the main inventory is swapped into the held slot by an inventory job.
 fn take_best_weapon(world: &mut World, bot: Entity) -> Result<Switch, CommandError> {
     let Some(inv) = world.get::<Inventory>(bot).filter(|i| i.synced) else { return Ok(Switch::Kept) };
     let Some(slot) = best_weapon(inv) else { return Ok(Switch::Kept) };
-    if slot < HOTBAR_SLOTS {
-        let Some(rid) = world.get::<EntityIds>(bot).map(|i| i.runtime_id) else { return Ok(Switch::Kept) };
-        let mut events = EventBatch::new(bot);
-        let mut q = world.query::<(&mut Connection, &mut Inventory)>();
-        let Ok((mut conn, mut inv)) = q.get_mut(world, bot) else { return Ok(Switch::Kept) };
-        clawcraft_inventory::hold(&mut conn, rid, &mut inv, slot, &mut events);
-        world.write_message_batch(events.drain());
-        return Ok(Switch::Held);
-    }
     let name = inv.slots[usize::from(slot)].as_ref().map(|i| i.name.to_string()).unwrap_or_default();
     match clawcraft_interact::common::hold_item_of(world, bot, &name)? {
         Ready::Job(job) => Ok(Switch::Swapping(job, name)),
