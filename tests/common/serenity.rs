@@ -1,5 +1,5 @@
 //! SerenityJS, an independently written Bedrock server (`tests/serenity`), for the end-to-end
-//! suite `tests/e2e_serenity.rs`: started on 127.0.0.1 in offline mode with an in-memory superflat
+//! suite `tests/e2e/serenity.rs`: started on 127.0.0.1 in offline mode with an in-memory superflat
 //! world, every player made operator; its stdin answers queries about its own world.
 
 use std::io::Write;

@@ -10,8 +10,8 @@
 #   game batches          plugins/protocol/tests/batch_fuzz.rs   (compression, encryption, split)
 #   every packet          plugins/protocol/tests/codec_fuzz.rs   (per Bedrock version)
 #   sub-chunks, chunks    plugins/world/tests/fuzz.rs
-#   the bot's handlers    tests/fuzz_app.rs                      (mutated packets through every plugin)
-#   JSON command lines    tests/fuzz_app.rs                      (hostile lines through the command path)
+#   the bot's handlers    tests/simulation/fuzz_app.rs         (mutated packets through every plugin)
+#   JSON command lines    tests/simulation/fuzz_app.rs         (hostile lines through the command path)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export CLAWCRAFT_FUZZ_INPUTS="${1:-10000000}"
@@ -25,5 +25,5 @@ run -p clawcraft-protocol --lib raknet::tests::fuzz_never_panics
 run -p clawcraft-protocol --test batch_fuzz
 run -p clawcraft-protocol --test codec_fuzz
 run -p clawcraft-world --test fuzz
-run -p clawcraft --test fuzz_app
+run -p clawcraft --test simulation fuzz_app::
 echo "all fuzzers passed ${CLAWCRAFT_FUZZ_INPUTS} inputs"

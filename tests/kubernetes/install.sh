@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent installer of the offline Kubernetes schema validator that tests/kubernetes_manifests.rs
+# Idempotent installer of the offline Kubernetes schema validator that tests/e2e/kubernetes_manifests.rs
 # runs on examples/kubernetes/: kubernetes-validate from PyPI (pinned with its dependencies in
 # requirements.txt beside this script) in a virtualenv at target/kubernetes-validate. It ships
 # the JSON schemas of every Kubernetes version it knows, so validating needs no network; only

@@ -1,5 +1,5 @@
 // Drives the clawcraft MCP server with the official TypeScript SDK's client and prints one JSON
-// report line of everything it saw; the Rust end-to-end test (tests/e2e_mcp.rs) asserts on it.
+// report line of everything it saw; the Rust end-to-end test (tests/e2e/mcp.rs) asserts on it.
 //
 //   node client.mjs stdio <clawcraft-binary>     launches `clawcraft mcp` (environment inherited)
 //   node client.mjs http <url> [token]           connects to a running bot's --mcp-http endpoint

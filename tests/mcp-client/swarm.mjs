@@ -1,5 +1,5 @@
 // Drives a clawcraft process running several bots over MCP (Streamable HTTP) with the official
-// TypeScript SDK's client and prints one JSON report line; tests/e2e_mcp.rs asserts on it.
+// TypeScript SDK's client and prints one JSON report line; tests/e2e/mcp.rs asserts on it.
 //
 //   node swarm.mjs <url> <token> <botA> <botB>
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent installer for SerenityJS, the independent Bedrock server of clawcraft's end-to-end tests
-# (tests/e2e_serenity.rs). Safe to run repeatedly and from any working directory.
+# (tests/e2e/serenity.rs). Safe to run repeatedly and from any working directory.
 #   1. npm ci --ignore-scripts when node_modules is missing or older than package.json/package-lock.json. The pinned
 #      @serenityjs/core depends on @serenityjs/leveldb, a native module that is not on the npm registry; only
 #      Serenity's LevelDB world provider uses it, so package.json's `overrides` point it at ./leveldb-stub and the
