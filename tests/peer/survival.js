@@ -141,8 +141,11 @@ function scenario (session, deps, ext = {}) {
     sendContent('armor', s.armor)
     sendContent('offhand', [s.offhand])
   }
+  // Stacks onto a stack of the same item up to the item's own stack size (minecraft-data items.json:
+  // 64 for most, 16 for empty buckets, signs and eggs, 1 for tools, armour and filled buckets).
   const addToInventory = (name, count) => {
-    let slot = s.inv.findIndex(it => it && it.name === name && it.count + count <= 64)
+    const max = mcData.itemsByName[name]?.stackSize ?? 64
+    let slot = s.inv.findIndex(it => it && it.name === name && it.count + count <= max)
     if (slot >= 0) {
       s.inv[slot].count += count
     } else {
