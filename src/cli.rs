@@ -178,6 +178,11 @@ pub fn run_with(config: Config, customize: impl FnOnce(&mut App)) -> ExitCode {
         }
         (None, None) => {}
     }
+    run_to_exit(app)
+}
+
+/// Runs the app tick by tick until it exits; its exit is the process's.
+fn run_to_exit(mut app: App) -> ExitCode {
     app.set_runner(run_ticks);
     let exit = app.run();
     // The app is gone; let a polite DisconnectionNotification leave before the process does.
@@ -219,14 +224,7 @@ pub(crate) fn run_doctor_app(config: &Config, doctor: crate::doctor::DoctorPlugi
         fail("CONNECT", &format!("cannot open a socket to {server}: {e}"));
         return ExitCode::from(2);
     }
-    app.set_runner(run_ticks);
-    let exit = app.run();
-    // The app is gone; let a polite DisconnectionNotification leave before the process does.
-    clawcraft_network::udp::wait_for_network_threads(Duration::from_millis(500));
-    match exit {
-        AppExit::Success => ExitCode::SUCCESS,
-        AppExit::Error(code) => ExitCode::from(code.get()),
-    }
+    run_to_exit(app)
 }
 
 /// Hands the flags/environment to the plugins that use them (they default to the environment
@@ -549,13 +547,7 @@ fn command_registry() -> clawcraft_core::CommandRegistry {
 /// The app of every plugin, built but never run: the registries of commands and events.
 fn tool_app() -> App {
     let mut app = App::new();
-    app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
-        stdin: false,
-        signals: false,
-        stdout: false,
-        exit_on_disconnect: false,
-        ..IoPlugin::default()
-    });
+    app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin::detached());
     app
 }
 

@@ -26,6 +26,8 @@ pub fn sim_version() -> &'static str {
 
 /// Runtime id of the bot in [`start_game`].
 pub const SIM_RUNTIME_ID: u64 = 7;
+/// The name of the bot every simulation starts with.
+pub const FIRST_BOT: &str = "ClawBot";
 
 /// A chat line from `player`, as the server relays it.
 pub fn chat_from(player: &str, message: &str) -> clawcraft_protocol::packets::Text {
@@ -124,16 +126,10 @@ impl Simulation {
         app.insert_resource(clawcraft_chat::ChatSettings::default())
             .insert_resource(clawcraft_vitals::VitalsSettings::default())
             .insert_resource(clawcraft_core::DangerPolicy::default());
-        app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin {
-            stdin: false,
-            signals: false,
-            stdout: false,
-            exit_on_disconnect: false,
-            ..IoPlugin::default()
-        });
+        app.add_plugins(ClawcraftPlugins).add_plugins(IoPlugin::detached());
         app.world_mut().resource_mut::<EventLog>().capacity = 10_000;
         let (transport, handle) = TestTransport::new();
-        let bot = app.world_mut().spawn(bot_bundle("ClawBot", Box::new(transport), protocol.clone())).id();
+        let bot = app.world_mut().spawn(bot_bundle(FIRST_BOT, Box::new(transport), protocol.clone())).id();
         // Bots added later (and reconnects) get in-memory connections too, recorded by name.
         let connections = SimConnections::default();
         let opened = connections.clone();
@@ -169,20 +165,8 @@ impl Simulation {
     /// A bot that went through the whole join sequence with `start_game` and has just spawned
     /// (the join's packets are already taken, so [`sent`](Self::sent) starts empty).
     pub fn spawned_with(start_game: &clawcraft_protocol::packets::StartGame) -> Self {
-        use clawcraft_protocol::packets::{ChunkRadiusUpdate, PlayStatus, ResourcePackStack, ResourcePacksInfo};
         let mut sim = Self::new();
-        sim.receive(&PlayStatus { status: "login_success".into() });
-        sim.tick();
-        sim.receive(&ResourcePacksInfo::default());
-        sim.tick();
-        sim.receive(&ResourcePackStack::default());
-        sim.tick();
-        sim.receive(start_game);
-        sim.tick();
-        sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
-        sim.receive(&PlayStatus { status: "player_spawn".into() });
-        sim.tick();
-        sim.sent();
+        sim.join(FIRST_BOT, start_game, &[]);
         sim
     }
 
@@ -203,7 +187,7 @@ impl Simulation {
 
     /// The newest in-memory connection of bot `name` (the first bot's is [`Simulation::handle`]).
     pub fn handle_of(&self, name: &str) -> TestHandle {
-        if name == "ClawBot" {
+        if name == FIRST_BOT {
             return self.handle.clone();
         }
         self.connections.latest(name).unwrap_or_else(|| panic!("no connection of {name}"))

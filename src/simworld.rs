@@ -4,10 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use clawcraft_protocol::packets::{
-    ByteBuf, ChunkRadiusUpdate, LevelChunk, PlayStatus, ResourcePackStack, ResourcePacksInfo, StartGame, UpdateBlock,
-    Vec3 as WireVec3,
-};
+use clawcraft_protocol::packets::{ByteBuf, LevelChunk, StartGame, UpdateBlock, Vec3 as WireVec3};
 use clawcraft_world::block::StateValue;
 use clawcraft_world::chunk::PalettedStorage;
 use clawcraft_world::chunk::storage::block_index;
@@ -121,23 +118,8 @@ impl SimWorld {
             ..start_game()
         };
         let mut sim = Simulation::new();
-        sim.receive(&PlayStatus { status: "login_success".into() });
-        sim.tick();
-        sim.receive(&ResourcePacksInfo::default());
-        sim.tick();
-        sim.receive(&ResourcePackStack::default());
-        sim.tick();
-        sim.receive(&start);
-        sim.tick();
-        for cx in -self.radius..=self.radius {
-            for cz in -self.radius..=self.radius {
-                sim.receive(&self.level_chunk(cx, cz));
-            }
-        }
-        sim.receive(&ChunkRadiusUpdate { chunk_radius: 8 });
-        sim.receive(&PlayStatus { status: "player_spawn".into() });
-        sim.tick();
-        sim.sent();
+        let chunks = self.chunk_bodies(&sim);
+        sim.join(crate::sim::FIRST_BOT, &start, &chunks);
         sim
     }
 

@@ -28,11 +28,9 @@ pub struct Nearby {
     pub position: Option<Vec3>,
 }
 
-/// A player in `nearby`.
+/// Where an entity in `nearby` is and how it moves: the same for players, mobs and items.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
-pub struct NearbyPlayer {
-    pub name: String,
-    pub uuid: String,
+pub struct Sighting {
     /// Feet position.
     pub position: Vec3,
     /// Runtime id.
@@ -46,6 +44,22 @@ pub struct NearbyPlayer {
     /// moves horizontally.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heading: Option<&'static str>,
+}
+
+impl Sighting {
+    /// Nearer first by the exact distance; ties by id, so the order is stable.
+    fn nearer(&self, other: &Self) -> std::cmp::Ordering {
+        self.distance.total_cmp(&other.distance).then(self.id.cmp(&other.id))
+    }
+}
+
+/// A player in `nearby`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct NearbyPlayer {
+    pub name: String,
+    pub uuid: String,
+    #[serde(flatten)]
+    pub seen: Sighting,
 }
 
 /// A mob (or other non-player, non-item entity) in `nearby`.
@@ -64,19 +78,8 @@ pub struct NearbyMob {
     /// Custom name, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name_tag: Option<String>,
-    /// Feet position.
-    pub position: Vec3,
-    /// Runtime id.
-    pub id: u64,
-    /// Blocks from the centre.
-    pub distance: f64,
-    /// Blocks per second, only while it moves (see SKILL.md for the sources).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub velocity: Option<Vec3>,
-    /// Compass direction of its horizontal movement (`N` = -Z, `E` = +X, `NE`, …), only while it
-    /// moves horizontally.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub heading: Option<&'static str>,
+    #[serde(flatten)]
+    pub seen: Sighting,
 }
 
 /// A dropped item in `nearby`.
@@ -85,18 +88,8 @@ pub struct NearbyItem {
     /// Item identifier, e.g. `minecraft:diamond`.
     pub item: String,
     pub count: u16,
-    pub position: Vec3,
-    /// Runtime id.
-    pub id: u64,
-    /// Blocks from the centre.
-    pub distance: f64,
-    /// Blocks per second, only while it moves (see SKILL.md for the sources).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub velocity: Option<Vec3>,
-    /// Compass direction of its horizontal movement (`N` = -Z, `E` = +X, `NE`, …), only while it
-    /// moves horizontally.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub heading: Option<&'static str>,
+    #[serde(flatten)]
+    pub seen: Sighting,
 }
 
 /// The lists of `nearby`, each sorted by distance.
@@ -148,35 +141,23 @@ impl AgentCommand for Nearby {
             if distance > radius {
                 continue;
             }
-            let (position, id) = (pos.0.rounded(), entry.runtime_id);
             let sent = world.get::<EntityVelocity>(entry.entity).map_or(Vec3::ZERO, |v| v.0);
             let velocity = world.get::<MotionTrack>(entry.entity).and_then(|t| t.velocity(sent, now));
-            let heading = velocity.and_then(heading);
-            let velocity = velocity.map(round_velocity);
+            let seen = Sighting {
+                position: pos.0.rounded(),
+                id: entry.runtime_id,
+                distance,
+                velocity: velocity.map(round_velocity),
+                heading: velocity.and_then(heading),
+            };
             match entry.category {
                 EntityCategory::Player => {
                     let Some(info) = world.get::<PlayerInfo>(entry.entity) else { continue };
-                    out.players.push(NearbyPlayer {
-                        name: info.name.clone(),
-                        uuid: info.uuid.clone(),
-                        position,
-                        id,
-                        distance,
-                        velocity,
-                        heading,
-                    });
+                    out.players.push(NearbyPlayer { name: info.name.clone(), uuid: info.uuid.clone(), seen });
                 }
                 EntityCategory::Item => {
                     let Some(item) = world.get::<ItemEntity>(entry.entity) else { continue };
-                    out.items.push(NearbyItem {
-                        item: item.name.clone(),
-                        count: item.count,
-                        position,
-                        id,
-                        distance,
-                        velocity,
-                        heading,
-                    });
+                    out.items.push(NearbyItem { item: item.name.clone(), count: item.count, seen });
                 }
                 category => {
                     let Some(kind) = world.get::<EntityKind>(entry.entity) else { continue };
@@ -186,22 +167,20 @@ impl AgentCommand for Nearby {
                         display_name: kind.display_name.clone(),
                         category,
                         name_tag: world.get::<NameTag>(entry.entity).map(|t| t.0.clone()),
-                        position,
-                        id,
-                        distance,
-                        velocity,
-                        heading,
+                        seen,
                     });
                 }
             }
         }
         // Sort on the exact distance (ties by id, so the order is stable), then round for output.
-        out.players.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.id.cmp(&b.id)));
-        out.mobs.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.id.cmp(&b.id)));
-        out.items.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.id.cmp(&b.id)));
-        out.players.iter_mut().for_each(|p| p.distance = round2(p.distance));
-        out.mobs.iter_mut().for_each(|m| m.distance = round2(m.distance));
-        out.items.iter_mut().for_each(|i| i.distance = round2(i.distance));
+        out.players.sort_by(|a, b| a.seen.nearer(&b.seen));
+        out.mobs.sort_by(|a, b| a.seen.nearer(&b.seen));
+        out.items.sort_by(|a, b| a.seen.nearer(&b.seen));
+        let players = out.players.iter_mut().map(|p| &mut p.seen);
+        let mobs = out.mobs.iter_mut().map(|m| &mut m.seen);
+        for seen in players.chain(mobs).chain(out.items.iter_mut().map(|i| &mut i.seen)) {
+            seen.distance = round2(seen.distance);
+        }
         Ok(NearbyResponse { nearby: out, radius })
     }
 }

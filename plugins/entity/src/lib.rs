@@ -59,6 +59,7 @@ use clawcraft_network::ConnectionClosed;
 pub use commands::{DEFAULT_NEARBY_RADIUS, MAX_NEARBY_RADIUS};
 pub use commands::{
     Nearby, NearbyItem, NearbyLists, NearbyMob, NearbyPlayer, NearbyResponse, Players, PlayersResponse, RosterPlayer,
+    Sighting,
 };
 pub use events::{Danger, PlayerAppear, PlayerDisappear, PlayerJoin, PlayerLeave, PlayerLeftNearby, PlayerNearby};
 pub use motion::{MOTION_WINDOW, MotionTrack, STILL_SPEED, heading};

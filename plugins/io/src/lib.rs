@@ -78,6 +78,14 @@ impl Default for IoPlugin {
     }
 }
 
+impl IoPlugin {
+    /// No channel of the process's own (stdin, signals, stdout) and no exit when the bots are
+    /// gone: for an app that code drives (tests, tools).
+    pub fn detached() -> Self {
+        Self { stdin: false, signals: false, stdout: false, exit_on_disconnect: false, ..Self::default() }
+    }
+}
+
 #[derive(Resource)]
 struct StdinChannel(Receiver<StdinLine>);
 

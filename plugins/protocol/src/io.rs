@@ -110,24 +110,19 @@ impl<'a> Reader<'a> {
         let b = self.array::<3>()?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], 0]))
     }
-    /// Unsigned LEB128, at most 5 bytes.
+    /// Unsigned LEB128, at most 5 bytes (bits past the 32nd are dropped).
     pub fn var_u32(&mut self) -> Result<u32, ReadError> {
-        let start = self.pos;
-        let mut out: u32 = 0;
-        for i in 0..5 {
-            let b = self.u8()?;
-            out |= u32::from(b & 0x7f) << (7 * i);
-            if b & 0x80 == 0 {
-                return Ok(out);
-            }
-        }
-        Err(ReadError::VarIntTooLong(start))
+        self.leb128(5).map(|v| v as u32)
     }
     /// Unsigned LEB128, at most 10 bytes.
     pub fn var_u64(&mut self) -> Result<u64, ReadError> {
+        self.leb128(10)
+    }
+    /// Unsigned LEB128 of at most `max_bytes` bytes (at most 10).
+    fn leb128(&mut self, max_bytes: u32) -> Result<u64, ReadError> {
         let start = self.pos;
         let mut out: u64 = 0;
-        for i in 0..10 {
+        for i in 0..max_bytes {
             let b = self.u8()?;
             out |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
@@ -191,16 +186,8 @@ pub trait WriteExt {
     fn put_u24_le(&mut self, v: u32) {
         self.put_bytes(&v.to_le_bytes()[..3]);
     }
-    fn put_var_u32(&mut self, mut v: u32) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                self.put_u8(b);
-                return;
-            }
-            self.put_u8(b | 0x80);
-        }
+    fn put_var_u32(&mut self, v: u32) {
+        self.put_var_u64(u64::from(v));
     }
     fn put_var_u64(&mut self, mut v: u64) {
         loop {

@@ -30,13 +30,7 @@ pub fn helper_kind(registry: &CommandRegistry, name: &str) -> Option<HelperKind>
     if name.starts_with("skill_") || entry.aborts.is_some() || NOT_HELPERS.contains(&name) {
         return None;
     }
-    Some(if entry.query {
-        HelperKind::Query
-    } else if entry.async_info.is_some() {
-        HelperKind::Action
-    } else {
-        HelperKind::Instant
-    })
+    command_kind(registry, name)
 }
 
 /// The kind of any command, `abort_*` included (the seed's prelude may stop what it started).
@@ -49,6 +43,16 @@ fn command_kind(registry: &CommandRegistry, name: &str) -> Option<HelperKind> {
     } else {
         HelperKind::Instant
     })
+}
+
+/// `raw` with each field that was given (a `Some`) added under its name.
+fn with_given<const N: usize>(mut raw: Map<String, Value>, fields: [(&str, Option<Value>); N]) -> Map<String, Value> {
+    for (k, v) in fields {
+        if let Some(v) = v {
+            raw.insert(k.into(), v);
+        }
+    }
+    raw
 }
 
 fn problems_error(problems: &[Problem]) -> CommandError {
@@ -126,29 +130,26 @@ pub struct SkillDefine {
 
 impl SkillDefine {
     fn into_raw(self) -> Map<String, Value> {
-        let mut raw = self.extra;
-        for (k, v) in [
-            ("proposed_action_skill_id", self.proposed_action_skill_id),
-            ("source_language", self.source_language),
-            ("skill", self.skill),
-            ("purpose", self.purpose),
-            ("input_schema", self.input_schema),
-            ("parameters", self.parameters),
-            ("source", self.source),
-            ("helper_api_version", self.helper_api_version),
-            ("helper_allowlist", self.helper_allowlist),
-            ("timeout_ms", self.timeout_ms),
-            ("verifier", self.verifier),
-            ("expected_outcome", self.expected_outcome),
-            ("known_failure_modes", self.known_failure_modes),
-            ("promotion_policy", self.promotion_policy),
-            ("budget", self.budget),
-        ] {
-            if let Some(v) = v {
-                raw.insert(k.into(), v);
-            }
-        }
-        raw
+        with_given(
+            self.extra,
+            [
+                ("proposed_action_skill_id", self.proposed_action_skill_id),
+                ("source_language", self.source_language),
+                ("skill", self.skill),
+                ("purpose", self.purpose),
+                ("input_schema", self.input_schema),
+                ("parameters", self.parameters),
+                ("source", self.source),
+                ("helper_api_version", self.helper_api_version),
+                ("helper_allowlist", self.helper_allowlist),
+                ("timeout_ms", self.timeout_ms),
+                ("verifier", self.verifier),
+                ("expected_outcome", self.expected_outcome),
+                ("known_failure_modes", self.known_failure_modes),
+                ("promotion_policy", self.promotion_policy),
+                ("budget", self.budget),
+            ],
+        )
     }
 }
 
@@ -283,26 +284,23 @@ pub struct AuthorMineflayerAction {
 impl AuthorMineflayerAction {
     /// The candidate's fields given flat (with anything unknown, for the checks to name).
     fn flat_fields(&mut self) -> Map<String, Value> {
-        let mut raw = std::mem::take(&mut self.extra);
-        for (k, v) in [
-            ("proposed_action_skill_id", self.proposed_action_skill_id.take()),
-            ("purpose", self.purpose.take()),
-            ("input_schema", self.input_schema.take()),
-            ("parameters", self.parameters.take()),
-            ("source_language", self.source_language.take()),
-            ("source", self.source.take()),
-            ("helper_api_version", self.helper_api_version.take()),
-            ("helper_allowlist", self.helper_allowlist.take()),
-            ("timeout_ms", self.timeout_ms.take()),
-            ("verifier", self.verifier.take()),
-            ("known_failure_modes", self.known_failure_modes.take()),
-            ("promotion_policy", self.promotion_policy.take()),
-        ] {
-            if let Some(v) = v {
-                raw.insert(k.into(), v);
-            }
-        }
-        raw
+        with_given(
+            std::mem::take(&mut self.extra),
+            [
+                ("proposed_action_skill_id", self.proposed_action_skill_id.take()),
+                ("purpose", self.purpose.take()),
+                ("input_schema", self.input_schema.take()),
+                ("parameters", self.parameters.take()),
+                ("source_language", self.source_language.take()),
+                ("source", self.source.take()),
+                ("helper_api_version", self.helper_api_version.take()),
+                ("helper_allowlist", self.helper_allowlist.take()),
+                ("timeout_ms", self.timeout_ms.take()),
+                ("verifier", self.verifier.take()),
+                ("known_failure_modes", self.known_failure_modes.take()),
+                ("promotion_policy", self.promotion_policy.take()),
+            ],
+        )
     }
 }
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::fields;
 use crate::sandbox::{self, BUILTINS, HelperKind, Limits};
 use crate::schema::{self, Problem};
 use crate::seed::SeedParts;
@@ -306,78 +307,41 @@ pub const FIELDS: &[&str] = &[
 /// Checks every field of a candidate; all problems at once, nothing half-accepted.
 pub fn validate(raw: &Map<String, Value>, helpers: HelperLookup<'_>) -> Result<(Definition, Analysis), Vec<Problem>> {
     let mut p = Vec::new();
-    for key in raw.keys() {
-        if !FIELDS.contains(&key.as_str()) {
-            p.push(Problem::new(key.clone(), format!("unknown field (fields: {})", FIELDS.join(", "))));
-        }
-    }
-    let missing = |p: &mut Vec<Problem>, f: &str| p.push(Problem::new(f, "is required"));
-    let string = |p: &mut Vec<Problem>, f: &str| -> Option<String> {
-        match raw.get(f) {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => {
-                p.push(Problem::new(f, "must be a string"));
-                None
-            }
-            None => {
-                missing(p, f);
-                None
-            }
-        }
-    };
+    fields::unknown(raw, FIELDS, "fields", &mut p);
 
-    let skill = string(&mut p, "skill").filter(|s| {
-        let ok = is_lower_camel(s);
-        if !ok {
-            p.push(Problem::new("skill", "must be a lower-camel id of 2–64 letters and digits, e.g. collectLogs"));
-        }
-        ok
-    });
-    let purpose = string(&mut p, "purpose").filter(|s| {
-        let ok = !s.trim().is_empty() && s.chars().count() <= 500;
-        if !ok {
-            p.push(Problem::new("purpose", "must be 1–500 characters saying the one behaviour this skill owns"));
-        }
-        ok
-    });
+    let skill = fields::string_where(
+        raw,
+        "skill",
+        &mut p,
+        is_lower_camel,
+        "must be a lower-camel id of 2–64 letters and digits, e.g. collectLogs",
+    );
+    let purpose = fields::string_where(
+        raw,
+        "purpose",
+        &mut p,
+        fields::is_purpose,
+        "must be 1–500 characters saying the one behaviour this skill owns",
+    );
 
-    let input_schema = raw.get("input_schema").cloned();
-    let mut schema_ok = false;
-    match &input_schema {
-        Some(s) => {
-            let before = p.len();
-            schema::check_input_schema(s, "input_schema", &mut p);
-            schema_ok = p.len() == before;
-        }
-        None => missing(&mut p, "input_schema"),
-    }
-    let parameters = match raw.get("parameters") {
-        Some(v @ Value::Object(_)) => {
-            if let (true, Some(s)) = (schema_ok, &input_schema) {
-                schema::check_value(s, v, "parameters", &mut p);
-            }
-            Some(v.clone())
-        }
-        Some(_) => {
-            p.push(Problem::new("parameters", "must be an object (the trial's parameters)"));
-            None
-        }
-        None => {
-            missing(&mut p, "parameters");
-            None
-        }
-    };
+    let (input_schema, schema_ok) = fields::input_schema(raw, &mut p);
+    let parameters = fields::parameters(
+        raw,
+        &mut p,
+        input_schema.as_ref().filter(|_| schema_ok),
+        "must be an object (the trial's parameters)",
+    );
 
     match raw.get("helper_api_version") {
         Some(Value::String(v)) if v == HELPER_API_VERSION => {}
         Some(_) => p.push(Problem::new("helper_api_version", format!("must be \"{HELPER_API_VERSION}\""))),
-        None => missing(&mut p, "helper_api_version"),
+        None => p.push(Problem::new("helper_api_version", "is required")),
     }
 
     let mut warnings = Vec::new();
     let allowlist = parse_allowlist(raw.get("helper_allowlist"), helpers, &mut p, &mut warnings);
 
-    let source = string(&mut p, "source");
+    let source = fields::string(raw, "source", &mut p);
     let mut referenced = Vec::new();
     if let Some(src) = &source {
         if src.len() > MAX_SOURCE_BYTES {
@@ -409,66 +373,42 @@ pub fn validate(raw: &Map<String, Value>, helpers: HelperLookup<'_>) -> Result<(
         }
     }
 
-    let timeout_ms = match raw.get("timeout_ms") {
-        Some(v) => match v.as_u64().filter(|t| (MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(t)) {
-            Some(t) => Some(t),
-            None => {
-                p.push(Problem::new(
-                    "timeout_ms",
-                    format!("must be an integer {MIN_TIMEOUT_MS}..={MAX_TIMEOUT_MS} (ms; 50 per tick)"),
-                ));
-                None
-            }
-        },
-        None => {
-            missing(&mut p, "timeout_ms");
-            None
-        }
-    };
+    let timeout_ms = fields::timeout_ms(raw, &mut p, MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS, "ms; 50 per tick");
 
-    let verifier = raw.get("verifier").cloned();
-    match &verifier {
-        Some(v) => {
-            let mut refs = Vec::new();
-            verifier::param_refs(v, "verifier", &mut refs);
-            let (declared, required) = input_schema.as_ref().map(schema::property_names).unwrap_or_default();
-            for (field, name) in &refs {
-                if !declared.contains(name) {
-                    p.push(Problem::new(
-                        field.clone(),
-                        format!("refers to parameter {name}, which input_schema does not declare"),
-                    ));
-                } else if !required.contains(name) {
-                    p.push(Problem::new(
-                        field.clone(),
-                        format!("refers to parameter {name}, which input_schema must list in required"),
-                    ));
-                }
+    let verifier = fields::required(raw, "verifier", &mut p).cloned();
+    if let Some(v) = &verifier {
+        let mut refs = Vec::new();
+        verifier::param_refs(v, "verifier", &mut refs);
+        let (declared, required) = input_schema.as_ref().map(schema::property_names).unwrap_or_default();
+        for (field, name) in &refs {
+            if !declared.contains(name) {
+                p.push(Problem::new(
+                    field.clone(),
+                    format!("refers to parameter {name}, which input_schema does not declare"),
+                ));
+            } else if !required.contains(name) {
+                p.push(Problem::new(
+                    field.clone(),
+                    format!("refers to parameter {name}, which input_schema must list in required"),
+                ));
             }
-            let params = parameters.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
-            let known = |h: &str| helpers(h).is_some() || h == sandbox::WAIT_HELPER;
-            verifier::parse(&verifier::substitute(v, &params), "verifier", &known, &mut p);
         }
-        None => missing(&mut p, "verifier"),
+        let params = parameters.as_ref().and_then(Value::as_object).cloned().unwrap_or_default();
+        let known = |h: &str| helpers(h).is_some() || h == sandbox::WAIT_HELPER;
+        verifier::parse(&verifier::substitute(v, &params), "verifier", &known, &mut p);
     }
 
-    let expected_outcome = match raw.get("expected_outcome") {
-        Some(v) => match serde_json::from_value::<ExpectedOutcome>(v.clone()) {
-            Ok(o) => Some(o),
-            Err(_) => {
-                let names: Vec<String> = ExpectedOutcome::ALL.iter().map(|o| o.name()).collect();
-                p.push(Problem::new("expected_outcome", format!("must be one of {}", names.join(", "))));
-                None
-            }
-        },
-        None => {
-            missing(&mut p, "expected_outcome");
-            None
+    let expected_outcome = fields::required(raw, "expected_outcome", &mut p).and_then(|v| {
+        let o = serde_json::from_value::<ExpectedOutcome>(v.clone()).ok();
+        if o.is_none() {
+            let names: Vec<String> = ExpectedOutcome::ALL.iter().map(|o| o.name()).collect();
+            p.push(Problem::new("expected_outcome", format!("must be one of {}", names.join(", "))));
         }
-    };
+        o
+    });
 
-    let known_failure_modes = match raw.get("known_failure_modes") {
-        Some(Value::Array(items)) => {
+    let known_failure_modes = fields::array(raw, "known_failure_modes", &mut p, "must be an array of failure codes")
+        .map(|items| {
             let mut out = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 match item.as_str().and_then(FailureMode::parse) {
@@ -483,17 +423,8 @@ pub fn validate(raw: &Map<String, Value>, helpers: HelperLookup<'_>) -> Result<(
                     }
                 }
             }
-            Some(out)
-        }
-        Some(_) => {
-            p.push(Problem::new("known_failure_modes", "must be an array of failure codes"));
-            None
-        }
-        None => {
-            missing(&mut p, "known_failure_modes");
-            None
-        }
-    };
+            out
+        });
 
     let promotion_policy = parse_policy(raw.get("promotion_policy"), &mut p);
     let budget = parse_budget(raw.get("budget"), &mut p);

@@ -25,6 +25,7 @@
 pub mod commands;
 pub mod compile;
 pub mod definition;
+pub mod fields;
 pub mod replay;
 pub mod run;
 pub mod sandbox;

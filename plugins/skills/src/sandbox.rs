@@ -329,22 +329,7 @@ impl Host {
                 self.stop(RunStatus::Cancelled);
                 return true;
             }
-            match self.rx.recv() {
-                Ok(ToScript::Resume { tick, deliveries }) => {
-                    let mut st = self.state.borrow_mut();
-                    st.tick = tick;
-                    st.stash.extend(deliveries);
-                    st.slice_left = self.limits.slice_polls();
-                }
-                Ok(ToScript::Abort) | Err(_) => {
-                    self.stop(RunStatus::Cancelled);
-                    return true;
-                }
-                Ok(ToScript::Reply(_)) => {
-                    self.stop(RunStatus::Internal);
-                    return true;
-                }
-            }
+            return !self.wait_resume();
         }
         false
     }

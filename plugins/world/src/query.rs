@@ -188,10 +188,10 @@ pub struct Walls {
     pub west: Vec<ScanCell>,
 }
 
-/// The answer of `scan`.
+/// The box a scan read and its tallies (the same in `scan` and `compact_scan`).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Scan {
+pub struct ScanTally {
     pub origin: Cell,
     pub bounds: Bounds,
     /// Cells in the box.
@@ -204,6 +204,28 @@ pub struct Scan {
     pub loaded_cells: u64,
     /// Loaded cells that are not air.
     pub total_non_air: u64,
+}
+
+impl ScanTally {
+    fn of(origin: Cell, bounds: Bounds, read: &BoxRead) -> Self {
+        Self {
+            origin,
+            bounds,
+            total: bounds.volume(),
+            loaded: read.unloaded == 0,
+            unloaded: read.unloaded,
+            loaded_cells: read.loaded,
+            total_non_air: read.cells.len() as u64,
+        }
+    }
+}
+
+/// The answer of `scan`.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Scan {
+    #[serde(flatten)]
+    pub tally: ScanTally,
     /// Non-air cells by y (keys are y as strings).
     pub layers: BTreeMap<String, Vec<ScanCell>>,
     /// Non-air cells other than common terrain fill, nearest to `origin` first.
@@ -221,16 +243,8 @@ pub struct Scan {
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactScan {
-    pub origin: Cell,
-    pub bounds: Bounds,
-    pub total: u64,
-    /// Every cell has data (ClawCraft's flag).
-    pub loaded: bool,
-    /// Cells without data.
-    pub unloaded: u64,
-    /// Cells with data.
-    pub loaded_cells: u64,
-    pub total_non_air: u64,
+    #[serde(flatten)]
+    pub tally: ScanTally,
     /// Non-air cells other than common terrain fill, nearest first (names only).
     pub notable: Vec<ScanCell>,
     pub notable_count: u64,
@@ -324,21 +338,7 @@ pub fn scan(world: &World, ids: &IdTable, origin: Cell, radius: i32, radius_y: i
     let notable_cells = notable_of(ids, origin, &read.cells);
     truncated |= notable_cells.len() > MAX_LISTED;
     let notable = notable_cells.iter().take(MAX_LISTED).map(|&(c, id)| ScanCell::new(ids, c, id)).collect();
-    Scan {
-        origin,
-        bounds,
-        total: bounds.volume(),
-        loaded: read.unloaded == 0,
-        unloaded: read.unloaded,
-        loaded_cells: read.loaded,
-        total_non_air: read.cells.len() as u64,
-        layers,
-        notable,
-        floor,
-        ceiling,
-        walls,
-        truncated,
-    }
+    Scan { tally: ScanTally::of(origin, bounds, &read), layers, notable, floor, ceiling, walls, truncated }
 }
 
 /// `compact_scan`: like [`scan`] but only tallies and notable names.
@@ -356,13 +356,7 @@ pub fn compact_scan(world: &World, ids: &IdTable, origin: Cell, radius: i32, rad
         .map(|&(c, id)| ScanCell { x: c.x, y: c.y, z: c.z, name: ids.name(id).to_owned(), properties: Map::new() })
         .collect();
     CompactScan {
-        origin,
-        bounds,
-        total: bounds.volume(),
-        loaded: read.unloaded == 0,
-        unloaded: read.unloaded,
-        loaded_cells: read.loaded,
-        total_non_air: read.cells.len() as u64,
+        tally: ScanTally::of(origin, bounds, &read),
         notable,
         notable_count: notable_cells.len() as u64,
         counts,

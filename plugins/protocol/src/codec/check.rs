@@ -263,17 +263,11 @@ fn join(path: &str, field: &str) -> String {
     if path.is_empty() { field.to_owned() } else { format!("{path}.{field}") }
 }
 
+/// What `v` is, in the checks' words (an array is a list, as the definitions call it).
 fn shape(v: &Value) -> &'static str {
     match v {
-        Value::Void => "nothing",
-        Value::Bool(_) => "a bool",
-        Value::Int(_) | Value::UInt(_) => "an integer",
-        Value::Float(_) => "a float",
-        Value::Str(_) => "a string",
-        Value::Bytes(_) => "bytes",
         Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-        Value::Nbt(_) => "NBT",
+        other => super::write::kind(other),
     }
 }
 

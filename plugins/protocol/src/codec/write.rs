@@ -397,7 +397,8 @@ fn is_signed(p: Prim) -> bool {
     matches!(p, Prim::I8 | Prim::I16(_) | Prim::I32(_) | Prim::I64(_) | Prim::VarI32 | Prim::VarI64)
 }
 
-fn kind(v: &Value) -> &'static str {
+/// What kind of value `v` is, for messages (`a string`, `an array`, …).
+pub(super) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Void => "nothing",
         Value::Bool(_) => "a bool",

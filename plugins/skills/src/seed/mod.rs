@@ -15,9 +15,9 @@ use serde_json::{Map, Value, json};
 
 use crate::compile::{self, Language};
 use crate::definition::{Analysis, Budget, Definition, MAX_SOURCE_BYTES, PromotionPolicy, is_lower_camel};
-use crate::sandbox;
 use crate::schema::{self, Problem};
 use crate::verifier::{Check, MAX_COUNT_RADIUS};
+use crate::{fields, sandbox};
 
 /// The seed's helper API.
 pub const API: &str = "mineflayer-action-skill-helper/v1";
@@ -38,26 +38,15 @@ pub const FIELDS: &[&str] = &[
     "known_failure_modes",
     "promotion_policy",
 ];
-/// Keys that are codegen metadata, never runtime inputs (the checklist: not in `parameters`).
-pub const CODEGEN_KEYS: &[&str] = &[
-    "proposed_action_skill_id",
-    "purpose",
-    "input_schema",
-    "parameters",
-    "source_language",
-    "source",
-    "helper_api_version",
-    "helper_allowlist",
-    "timeout_ms",
-    "verifier",
-    "known_failure_modes",
-    "promotion_policy",
-    "runtime_parameters",
-    "candidate",
-    "codegen_rationale",
-    "expected_outcome",
-    "schema",
-];
+/// Codegen metadata besides the candidate's own [`FIELDS`]: the wrapper's and the schema's keys.
+/// Neither kind is a runtime input (the checklist: not in `parameters`).
+pub const CODEGEN_EXTRA_KEYS: &[&str] =
+    &["runtime_parameters", "candidate", "codegen_rationale", "expected_outcome", "schema"];
+
+/// Whether `key` is codegen metadata rather than a runtime input.
+fn is_codegen_key(key: &str) -> bool {
+    FIELDS.contains(&key) || CODEGEN_EXTRA_KEYS.contains(&key)
+}
 pub const MIN_TIMEOUT_MS: u64 = 500;
 pub const MAX_TIMEOUT_MS: u64 = 120_000;
 
@@ -198,84 +187,37 @@ pub fn authored(def: &Definition, parts: &SeedParts) -> Value {
 pub fn validate(raw: &Map<String, Value>) -> Result<(Definition, Analysis), Vec<Problem>> {
     let mut p = Vec::new();
     let mut warnings = Vec::new();
-    for key in raw.keys() {
-        if !FIELDS.contains(&key.as_str()) {
-            p.push(Problem::new(key.clone(), format!("unknown field (the seed's fields: {})", FIELDS.join(", "))));
-        }
-    }
-    let string = |p: &mut Vec<Problem>, f: &str| -> Option<String> {
-        match raw.get(f) {
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => {
-                p.push(Problem::new(f, "must be a string"));
-                None
-            }
-            None => {
-                p.push(Problem::new(f, "is required"));
-                None
-            }
-        }
-    };
-    let id = string(&mut p, "proposed_action_skill_id").filter(|s| {
-        let ok = is_lower_camel(s);
-        if !ok {
-            p.push(Problem::new(
-                "proposed_action_skill_id",
-                "must be a stable lower-camel id of 2–64 letters and digits, e.g. collectOakLogs",
-            ));
-        }
-        ok
-    });
-    let purpose = string(&mut p, "purpose").filter(|s| {
-        let ok = !s.trim().is_empty() && s.chars().count() <= 500;
-        if !ok {
-            p.push(Problem::new("purpose", "must be 1–500 characters: one concrete behaviour this candidate owns"));
-        }
-        ok
-    });
+    fields::unknown(raw, FIELDS, "the seed's fields", &mut p);
+    let id = fields::string_where(
+        raw,
+        "proposed_action_skill_id",
+        &mut p,
+        is_lower_camel,
+        "must be a stable lower-camel id of 2–64 letters and digits, e.g. collectOakLogs",
+    );
+    let purpose = fields::string_where(
+        raw,
+        "purpose",
+        &mut p,
+        fields::is_purpose,
+        "must be 1–500 characters: one concrete behaviour this candidate owns",
+    );
 
     // The checklist: input_schema (additionalProperties false, required ⊆ properties),
     // parameters validate, no codegen metadata among them.
-    let input_schema = raw.get("input_schema").cloned();
-    let mut schema_ok = false;
-    match &input_schema {
-        Some(s) => {
-            let before = p.len();
-            schema::check_input_schema(s, "input_schema", &mut p);
-            schema_ok = p.len() == before;
-            if let Some(props) = s.get("properties").and_then(Value::as_object) {
-                for k in props.keys().filter(|k| CODEGEN_KEYS.contains(&k.as_str())) {
-                    p.push(Problem::new(
-                        format!("input_schema.properties.{k}"),
-                        "is codegen metadata (a candidate field), not a runtime input: do not put it in parameters",
-                    ));
-                }
-            }
-        }
-        None => p.push(Problem::new("input_schema", "is required")),
+    let (input_schema, schema_ok) = fields::input_schema(raw, &mut p);
+    if let Some(props) = input_schema.as_ref().and_then(|s| s.get("properties")).and_then(Value::as_object) {
+        codegen_keys(props, "input_schema.properties", &mut p);
     }
-    let parameters = match raw.get("parameters") {
-        Some(v @ Value::Object(o)) => {
-            for k in o.keys().filter(|k| CODEGEN_KEYS.contains(&k.as_str())) {
-                p.push(Problem::new(
-                    format!("parameters.{k}"),
-                    "is codegen metadata (a candidate field), not a runtime input: do not put it in parameters",
-                ));
-            }
-            if let (true, Some(s)) = (schema_ok, &input_schema) {
-                schema::check_value(s, v, "parameters", &mut p);
-            }
-            Some(v.clone())
-        }
-        Some(_) => {
-            p.push(Problem::new("parameters", "must be an object: the exact current runtime inputs"));
-            None
-        }
-        None => {
-            p.push(Problem::new("parameters", "is required"));
-            None
-        }
-    };
+    if let Some(Value::Object(o)) = raw.get("parameters") {
+        codegen_keys(o, "parameters", &mut p);
+    }
+    let parameters = fields::parameters(
+        raw,
+        &mut p,
+        input_schema.as_ref().filter(|_| schema_ok),
+        "must be an object: the exact current runtime inputs",
+    );
 
     let language = match raw.get("source_language") {
         Some(Value::String(s)) if s == "typescript" => Some(Language::TypeScript),
@@ -289,14 +231,10 @@ pub fn validate(raw: &Map<String, Value>) -> Result<(Definition, Analysis), Vec<
             None
         }
     };
-    match raw.get("helper_api_version") {
-        Some(Value::String(v)) if v == API => {}
-        Some(_) => p.push(Problem::new("helper_api_version", format!("must be \"{API}\""))),
-        None => p.push(Problem::new("helper_api_version", format!("is required: \"{API}\""))),
-    }
+    exactly(raw, "helper_api_version", API, &mut p);
     let allowlist = parse_allowlist(raw.get("helper_allowlist"), &mut p);
 
-    let source = string(&mut p, "source");
+    let source = fields::string(raw, "source", &mut p);
     let mut compiled = None;
     let mut referenced: Vec<String> = Vec::new();
     let mut unused = Vec::new();
@@ -340,66 +278,34 @@ pub fn validate(raw: &Map<String, Value>) -> Result<(Definition, Analysis), Vec<
         }
     }
 
-    let timeout_ms = match raw.get("timeout_ms") {
-        Some(v) => match v.as_u64().filter(|t| (MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(t)) {
-            Some(t) => Some(t),
-            None => {
-                p.push(Problem::new(
-                    "timeout_ms",
-                    format!("must be an integer {MIN_TIMEOUT_MS}..={MAX_TIMEOUT_MS} (a bounded trial timeout, ms)"),
-                ));
-                None
-            }
-        },
-        None => {
-            p.push(Problem::new("timeout_ms", "is required"));
-            None
-        }
-    };
-    let verifier = raw.get("verifier").cloned();
-    match &verifier {
-        Some(v) => {
-            parse_verifier(v, "verifier", &mut p);
-        }
-        None => p.push(Problem::new("verifier", "is required")),
+    let timeout_ms = fields::timeout_ms(raw, &mut p, MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS, "a bounded trial timeout, ms");
+    let verifier = fields::required(raw, "verifier", &mut p).cloned();
+    if let Some(v) = &verifier {
+        parse_verifier(v, "verifier", &mut p);
     }
-    let known = match raw.get("known_failure_modes") {
-        Some(Value::Array(items)) => {
-            let mut out = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                match item.as_str().map(str::trim) {
-                    Some(s) if !s.is_empty() && s.chars().count() <= 200 => out.push(s.to_owned()),
-                    _ => p.push(Problem::new(
-                        format!("known_failure_modes[{i}]"),
-                        "must be a concrete blocker string of 1–200 characters",
-                    )),
-                }
+    let known = fields::array(raw, "known_failure_modes", &mut p, "must be an array of blocker strings").map(|items| {
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match item.as_str().map(str::trim) {
+                Some(s) if !s.is_empty() && s.chars().count() <= 200 => out.push(s.to_owned()),
+                _ => p.push(Problem::new(
+                    format!("known_failure_modes[{i}]"),
+                    "must be a concrete blocker string of 1–200 characters",
+                )),
             }
-            if items.len() > 32 {
-                p.push(Problem::new("known_failure_modes", "lists more than 32 failure modes"));
-            }
-            if items.is_empty() {
-                warnings.push(format!(
-                    "known_failure_modes is empty: name the blockers a failed trial should be matched against (e.g. {})",
-                    BLOCKERS[..4].join(", ")
-                ));
-            }
-            Some(out)
         }
-        Some(_) => {
-            p.push(Problem::new("known_failure_modes", "must be an array of blocker strings"));
-            None
+        if items.len() > 32 {
+            p.push(Problem::new("known_failure_modes", "lists more than 32 failure modes"));
         }
-        None => {
-            p.push(Problem::new("known_failure_modes", "is required"));
-            None
+        if items.is_empty() {
+            warnings.push(format!(
+                "known_failure_modes is empty: name the blockers a failed trial should be matched against (e.g. {})",
+                BLOCKERS[..4].join(", ")
+            ));
         }
-    };
-    match raw.get("promotion_policy") {
-        Some(Value::String(s)) if s == POLICY => {}
-        Some(_) => p.push(Problem::new("promotion_policy", format!("must be \"{POLICY}\""))),
-        None => p.push(Problem::new("promotion_policy", format!("is required: \"{POLICY}\""))),
-    }
+        out
+    });
+    exactly(raw, "promotion_policy", POLICY, &mut p);
 
     if !p.is_empty() {
         return Err(p);
@@ -436,6 +342,25 @@ pub fn validate(raw: &Map<String, Value>) -> Result<(Definition, Analysis), Vec<
         }),
     };
     Ok((def, Analysis { helpers_referenced: referenced, warnings, unused_allowlist: unused }))
+}
+
+/// Names each key of `map` that is codegen metadata (a candidate field, not a runtime input).
+fn codegen_keys(map: &Map<String, Value>, at: &str, p: &mut Vec<Problem>) {
+    for k in map.keys().filter(|k| is_codegen_key(k)) {
+        p.push(Problem::new(
+            format!("{at}.{k}"),
+            "is codegen metadata (a candidate field), not a runtime input: do not put it in parameters",
+        ));
+    }
+}
+
+/// A field that must be the string `want`.
+fn exactly(raw: &Map<String, Value>, f: &str, want: &str, p: &mut Vec<Problem>) {
+    match raw.get(f) {
+        Some(Value::String(v)) if v == want => {}
+        Some(_) => p.push(Problem::new(f, format!("must be \"{want}\""))),
+        None => p.push(Problem::new(f, format!("is required: \"{want}\""))),
+    }
 }
 
 fn parse_allowlist(v: Option<&Value>, p: &mut Vec<Problem>) -> Option<Vec<String>> {
