@@ -224,20 +224,12 @@ impl AgentCommand for WriteSign {
         }
         let aim = aim_at(&s, cell, None)?;
         let known = sign_at(ctx.world.get::<SignTexts>(ctx.bot), s.world, cell);
-        if known.as_ref().is_some_and(|(text, _)| text.waxed) {
+        if known.is_some_and(|k| k.text.waxed) {
             return Err(CommandError::new("WAXED", "The sign is waxed: nobody can edit it"));
         }
-        // The server's block entity when it sent one; else a fresh one with the text the chunk
-        // carried (its colour and glow are not kept by the chunk reader).
-        let base = match known {
-            Some((_, Some(nbt))) => nbt,
-            Some((text, None)) => with_side_text(
-                &with_side_text(&fresh_sign(cell, &block), "FrontText", &text.front),
-                "BackText",
-                &text.back,
-            ),
-            None => fresh_sign(cell, &block),
-        };
+        // The block entity as the server last sent it (in a packet or in the chunk), so that its
+        // colour, glow and owner go back unchanged; a fresh one when the server sent none.
+        let base = known.map_or_else(|| fresh_sign(cell, &block), |k| k.nbt.clone());
         turn_to(ctx.world, ctx.bot, aim.point);
         let action = WritingSign {
             pos: cell,

@@ -57,15 +57,14 @@ pub fn is_sign(name: &str) -> bool {
     name.strip_prefix("minecraft:").unwrap_or(name).ends_with("sign")
 }
 
-/// The sign at `pos`: the server's last block entity for it (with its whole NBT), else the text
-/// the chunk data carried (a block entity sent after the chunk is the newer word).
-pub fn sign_at(texts: Option<&SignTexts>, world: &World, pos: [i32; 3]) -> Option<(SignNbt, Option<Nbt>)> {
+/// The sign at `pos`: the server's last block entity for it, else the one the chunk data carried
+/// (a block entity sent after the chunk is the newer word).
+pub fn sign_at<'a>(texts: Option<&'a SignTexts>, world: &'a World, pos: [i32; 3]) -> Option<&'a KnownSign> {
     if let Some(k) = texts.and_then(|t| t.get(pos)) {
-        return Some((k.text.clone(), Some(k.nbt.clone())));
+        return Some(k);
     }
     let column = world.column(pos[0].div_euclid(16), pos[2].div_euclid(16))?;
-    let sign = column.block_entities.iter().find(|b| b.pos == Some(pos))?.sign.as_deref()?;
-    Some((sign.clone(), None))
+    column.block_entities.iter().find(|b| b.pos == Some(pos))?.sign.as_deref()
 }
 
 /// A sign's text in the `block` answer.
@@ -121,12 +120,16 @@ mod tests {
     #[test]
     fn a_sign_reads_from_the_servers_block_entity_else_from_the_chunk() {
         let mut world = World::default();
-        let chunk_sign = SignNbt { front: "From".into(), back: "chunk".into(), waxed: false };
+        let chunk_sign = KnownSign {
+            text: SignNbt { front: "From".into(), back: "chunk".into(), waxed: false },
+            nbt: Nbt { name: String::new(), tag: NbtTag::Compound(vec![("id".into(), NbtTag::String("Sign".into()))]) },
+        };
         let entities =
             vec![BlockEntity { pos: Some([1, -60, -2]), id: "Sign".into(), sign: Some(Box::new(chunk_sign)) }];
         world.store_level_chunk(0, -1, ColumnMode::Full(0), Vec::new(), entities);
-        let read = |t: Option<&SignTexts>, p| sign_at(t, &world, p).map(|(s, nbt)| (s.front, s.back, nbt.is_some()));
-        assert_eq!(read(None, [1, -60, -2]), Some(("From".into(), "chunk".into(), false)));
+        let read =
+            |t: Option<&SignTexts>, p| sign_at(t, &world, p).map(|k| (k.text.front.clone(), k.text.back.clone()));
+        assert_eq!(read(None, [1, -60, -2]), Some(("From".into(), "chunk".into())));
         assert_eq!(read(None, [1, -60, -3]), None);
         assert_eq!(read(None, [17, -60, -2]), None, "another column");
 
@@ -141,7 +144,7 @@ mod tests {
         };
         let mut texts = SignTexts::default();
         assert!(texts.observe(&BlockActorData { position: BlockPos { x: 1, y: -60, z: -2 }, nbt }));
-        assert_eq!(read(Some(&texts), [1, -60, -2]), Some(("Newer".into(), String::new(), true)));
+        assert_eq!(read(Some(&texts), [1, -60, -2]), Some(("Newer".into(), String::new())));
         let chest =
             Nbt { name: String::new(), tag: NbtTag::Compound(vec![("id".into(), NbtTag::String("Chest".into()))]) };
         assert!(!texts.observe(&BlockActorData { position: BlockPos::default(), nbt: chest }));

@@ -2,7 +2,7 @@
 //! sub-chunk versions 1/8/9, LevelChunk payloads in both modes, SubChunk results (packets
 //! through the codec, for every supported version), block updates and eviction.
 
-use clawcraft_protocol::codec::Protocol;
+use clawcraft_protocol::codec::{NbtTag, Protocol};
 use clawcraft_protocol::io::{Reader, WriteExt};
 use clawcraft_protocol::packets::{ByteBuf, SubChunkEntryView, SubChunkPacket, Vec3Li};
 use clawcraft_world::chunk::storage::{block_index, word_count};
@@ -407,11 +407,19 @@ fn sign_block_entities_keep_their_text() {
     encode_sign(&mut bytes, [2, -60, -2], None, Some("Old"), 0);
     encode_block_entity(&mut bytes, "Chest", [3, -60, 5]);
     let list = decode_block_entities(&mut Reader::new(&bytes)).expect("decodes");
-    let sign = |i: usize| list[i].sign.as_deref().map(|s| (s.front.as_str(), s.back.as_str(), s.waxed));
+    let sign = |i: usize| list[i].sign.as_deref().map(|s| (s.text.front.as_str(), s.text.back.as_str(), s.text.waxed));
     assert_eq!(list[0].pos, Some([1, -60, -2]));
     assert_eq!(sign(0), Some(("Hi\nthere", "Bye", true)));
     assert_eq!(sign(1), Some(("Old", "", false)));
     assert_eq!(sign(2), None, "a chest has no text");
+    // The whole block entity is kept: the colour goes back unchanged when the sign is edited.
+    let colour = |i: usize| {
+        let NbtTag::Compound(root) = &list[i].sign.as_deref().expect("a sign").nbt.tag else { panic!("a compound") };
+        let Some((_, NbtTag::Compound(front))) = root.iter().find(|(k, _)| k == "FrontText") else { return None };
+        front.iter().find(|(k, _)| k == "SignTextColor").map(|(_, v)| v.clone())
+    };
+    assert_eq!(colour(0), Some(NbtTag::Int(-16_777_216)));
+    assert_eq!(colour(1), None, "an old-format sign has no side compounds");
     // Cut anywhere, the reader errs rather than panics.
     for cut in 0..bytes.len() {
         let _ = decode_block_entities(&mut Reader::new(&bytes[..cut]));

@@ -36,6 +36,12 @@ pub use serde_value::{SerdeError, ValueDeserializer, ValueSerializer, to_value};
 pub use shared::SharedPacket;
 pub use value::{Nbt, NbtTag, Value};
 
+/// Reads one root tag in the network NBT encoding (the `nbt` type: little-endian with varints),
+/// for payloads that embed NBT outside a packet layout (block entities in chunk data).
+pub fn read_network_nbt(r: &mut crate::io::Reader<'_>) -> Result<Nbt, crate::io::ReadError> {
+    nbt::read_root(r, nbt::Flavour::Network)
+}
+
 /// A Bedrock version whose protocol definition is embedded in the binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VersionInfo {

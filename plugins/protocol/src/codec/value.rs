@@ -130,6 +130,21 @@ pub enum NbtTag {
 }
 
 impl NbtTag {
+    /// Bytes this tag holds on the heap (strings, arrays, the entries of lists and compounds).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            NbtTag::ByteArray(v) => v.capacity(),
+            NbtTag::String(s) => s.capacity(),
+            NbtTag::List(_, v) => v.iter().map(|t| size_of::<NbtTag>() + t.heap_bytes()).sum(),
+            NbtTag::Compound(v) => {
+                v.iter().map(|(k, t)| size_of::<(String, NbtTag)>() + k.capacity() + t.heap_bytes()).sum()
+            }
+            NbtTag::IntArray(v) => v.capacity() * 4,
+            NbtTag::LongArray(v) => v.capacity() * 8,
+            _ => 0,
+        }
+    }
+
     /// The wire tag id.
     pub fn id(&self) -> u8 {
         match self {

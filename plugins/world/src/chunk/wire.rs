@@ -30,14 +30,15 @@ pub struct WireSubChunk {
 
 /// A block entity found in a chunk payload: its position and id, when the NBT carried them, and a
 /// sign's text.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlockEntity {
     /// Block position (`x`, `y`, `z` int tags).
     pub pos: Option<[i32; 3]>,
     /// Block entity id, e.g. `"Chest"`.
     pub id: String,
-    /// A sign's (`Sign`, `HangingSign`) sides and waxing.
-    pub sign: Option<Box<clawcraft_protocol::packets::SignNbt>>,
+    /// A sign's (`Sign`, `HangingSign`) text and its whole block entity (colour, glow and owner
+    /// kept, so that an edit sends back what the server stored).
+    pub sign: Option<Box<crate::signs::KnownSign>>,
 }
 
 /// Reads one paletted block storage (network form: runtime flag set, vari32 palette entries).
@@ -119,7 +120,7 @@ pub fn decode_sub_chunk(r: &mut Reader<'_>) -> Result<WireSubChunk, ReadError> {
 }
 
 /// What a LevelChunk payload held.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ColumnPayload {
     /// Sub-chunks from the dimension's lowest upward (empty in request mode).
     pub sub_chunks: Vec<WireSubChunk>,
@@ -189,7 +190,7 @@ pub fn decode_block_entities(r: &mut Reader<'_>) -> Result<Vec<BlockEntity>, Rea
 }
 
 /// Outcome of one SubChunk entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SubChunkOutcome {
     /// Blocks delivered.
     Loaded(WireSubChunk, Vec<BlockEntity>),
@@ -221,8 +222,10 @@ pub fn sub_chunk_outcome(result: &str, payload: Option<&[u8]>) -> Result<SubChun
 /// Deepest NBT nesting accepted; stops stack exhaustion on hostile input.
 const MAX_NBT_DEPTH: usize = 64;
 
-/// Reads one root tag, keeping the top-level `id` string and `x`/`y`/`z` ints.
+/// Reads one root tag, keeping the top-level `id` string and `x`/`y`/`z` ints, and a sign's
+/// whole tag (read a second time, as signs are rare among block entities).
 fn read_block_entity(r: &mut Reader<'_>) -> Result<BlockEntity, ReadError> {
+    let start = r.clone();
     let tag = r.u8()?;
     r.var_bytes()?; // root name
     if tag != 10 {
@@ -231,9 +234,6 @@ fn read_block_entity(r: &mut Reader<'_>) -> Result<BlockEntity, ReadError> {
     }
     let mut be = BlockEntity::default();
     let mut pos = [None; 3];
-    let mut sign = clawcraft_protocol::packets::SignNbt::default();
-    let mut old_text = None;
-    let mut two_sided = false;
     loop {
         let t = r.u8()?;
         if t == 0 {
@@ -245,13 +245,6 @@ fn read_block_entity(r: &mut Reader<'_>) -> Result<BlockEntity, ReadError> {
             (3, b"y") => pos[1] = Some(r.var_i32()?),
             (3, b"z") => pos[2] = Some(r.var_i32()?),
             (8, b"id") => be.id = String::from_utf8_lossy(r.var_bytes()?).into_owned(),
-            (1, b"IsWaxed") => sign.waxed = r.u8()? != 0,
-            (8, b"Text") => old_text = Some(String::from_utf8_lossy(r.var_bytes()?).into_owned()),
-            (10, b"FrontText") => {
-                two_sided = true;
-                sign.front = read_side_text(r)?;
-            }
-            (10, b"BackText") => sign.back = read_side_text(r)?,
             _ => skip_nbt_payload(r, t, 1)?,
         }
     }
@@ -259,29 +252,12 @@ fn read_block_entity(r: &mut Reader<'_>) -> Result<BlockEntity, ReadError> {
         be.pos = Some([x, y, z]);
     }
     if be.id == "Sign" || be.id == "HangingSign" {
-        if !two_sided && let Some(text) = old_text {
-            sign.front = text;
+        let nbt = clawcraft_protocol::codec::read_network_nbt(&mut start.clone())?;
+        if let Some(text) = clawcraft_protocol::packets::SignNbt::read(&nbt) {
+            be.sign = Some(Box::new(crate::signs::KnownSign { text, nbt }));
         }
-        be.sign = Some(Box::new(sign));
     }
     Ok(be)
-}
-
-/// The `Text` string of a sign side's compound (the rest skipped).
-fn read_side_text(r: &mut Reader<'_>) -> Result<String, ReadError> {
-    let mut text = String::new();
-    loop {
-        let t = r.u8()?;
-        if t == 0 {
-            return Ok(text);
-        }
-        let name = r.var_bytes()?;
-        if (t, name) == (8, b"Text".as_slice()) {
-            text = String::from_utf8_lossy(r.var_bytes()?).into_owned();
-        } else {
-            skip_nbt_payload(r, t, 2)?;
-        }
-    }
 }
 
 fn nbt_len(r: &mut Reader<'_>, min_elem: usize) -> Result<usize, ReadError> {

@@ -142,7 +142,11 @@ impl ChunkColumn {
                 .map(|b| {
                     b.id.capacity()
                         + b.sign.as_ref().map_or(0, |s| {
-                            size_of::<clawcraft_protocol::packets::SignNbt>() + s.front.capacity() + s.back.capacity()
+                            size_of::<crate::signs::KnownSign>()
+                                + s.text.front.capacity()
+                                + s.text.back.capacity()
+                                + s.nbt.name.capacity()
+                                + s.nbt.tag.heap_bytes()
                         })
                 })
                 .sum::<usize>()

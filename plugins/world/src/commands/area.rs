@@ -57,7 +57,7 @@ impl AgentCommand for BlockCmd {
                 let sign = (crate::signs::is_sign(&block.name))
                     .then(|| crate::signs::sign_at(texts, v.world, [pos.x, pos.y, pos.z]))
                     .flatten()
-                    .map(|(s, _)| crate::signs::SignReport::of(&s));
+                    .map(|k| crate::signs::SignReport::of(&k.text));
                 BlockResponse {
                     pos,
                     loaded: true,
