@@ -34,15 +34,14 @@ use clawcraft_core::{
     LocalBot, Outcome, Position, TickCount, Vec3, bare_name,
 };
 use clawcraft_entity::{EntityKind, EntityPosition, NameTag, SeenBy, WorldEntity};
-use clawcraft_interact::common::{ATTACK_REACH, held_wire, swing, turn_to, wire};
+use clawcraft_interact::common::{ATTACK_REACH, EntityClick, click_entity, turn_to};
 use clawcraft_inventory::{
     CREATED_BY_REQUEST, CustomRequest, Inventory, InventoryJobDone, InventoryJobs, ItemIds, JobResult, Screen, SlotRef,
     listed_slots,
 };
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::packets::{
-    ContainerClose, InventoryTransaction, ItemInstance, ResultItem, StackAction, TradeItem, TradeOffer, UpdateTrade,
-    UseOnEntityData,
+    ContainerClose, ItemInstance, ResultItem, StackAction, TradeItem, TradeOffer, UpdateTrade,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -421,15 +420,8 @@ pub fn step_trade_opening(
     for (bot, mut a, inv, mut conn, ids, pos, mut window) in &mut bots {
         let updates = window.updates;
         let Some(sent) = a.sent else {
-            conn.send(&swing(ids.runtime_id, "useitem"));
-            conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
-                entity_runtime_id: a.villager.runtime_id,
-                action_type: "interact".into(),
-                hotbar_slot: i32::from(inv.held_slot),
-                held_item: held_wire(inv),
-                player_pos: wire(pos.0.offset_y(EYE_HEIGHT)),
-                click_pos: wire(a.point),
-            }));
+            let eye = pos.0.offset_y(EYE_HEIGHT);
+            click_entity(&mut conn, ids.runtime_id, inv, eye, a.villager.runtime_id, a.point, EntityClick::Interact);
             a.sent = Some(now);
             a.updates_before = Some(updates);
             continue;

@@ -18,13 +18,13 @@ use clawcraft_core::{
 };
 use clawcraft_entity::{EntityKind, EntityPosition, ItemEntity, SeenBy, WorldEntity};
 use clawcraft_interact::common::{
-    ATTACK_REACH, Ready, hand_free, held_wire, hold_item, inventory, job_outcome, swing, turn_to, wire,
+    ATTACK_REACH, EntityClick, Ready, click_entity, hand_free, hold_item, inventory, job_outcome, turn_to,
 };
 use clawcraft_interact::use_slot::{ItemCount, USE_SLOT};
 use clawcraft_inventory::{Inventory, InventoryJobs};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_protocol::codec::Value as WireValue;
-use clawcraft_protocol::packets::{AddEntity, EntityEvent, InventoryTransaction, SetEntityData, UseOnEntityData};
+use clawcraft_protocol::packets::{AddEntity, EntityEvent, SetEntityData};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -500,15 +500,8 @@ pub fn step_husbandry<A: Husbanding>(
                     h.count.before = inv.held().map_or(0, |x| x.count);
                 }
                 let point = h.points[i];
-                conn.send(&swing(ids.runtime_id, "useitem"));
-                conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
-                    entity_runtime_id: h.animals[i].runtime_id,
-                    action_type: "interact".into(),
-                    hotbar_slot: i32::from(inv.held_slot),
-                    held_item: held_wire(inv),
-                    player_pos: wire(pos.0.offset_y(EYE_HEIGHT)),
-                    click_pos: wire(point),
-                }));
+                let (eye, target) = (pos.0.offset_y(EYE_HEIGHT), h.animals[i].runtime_id);
+                click_entity(&mut conn, ids.runtime_id, inv, eye, target, point, EntityClick::Interact);
                 // One animal per tick, as a player turns from one to the next.
                 h.phase = if i + 1 < h.animals.len() { Phase::Use(i + 1) } else { Phase::Sent(now) };
             }

@@ -12,12 +12,12 @@ use clawcraft_core::{
 use clawcraft_entity::{EntityCategory, EntityKind, EntityPosition, NameTag, PlayerInfo, SeenBy, WorldEntity};
 use clawcraft_inventory::Inventory;
 use clawcraft_network::{ClientboundPacket, Connection};
-use clawcraft_protocol::packets::{EntityEvent, InventoryTransaction, RemoveEntity, UpdateAttributes, UseOnEntityData};
+use clawcraft_protocol::packets::{EntityEvent, RemoveEntity, UpdateAttributes};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::common::{ATTACK_REACH, hand_free, held_wire, swing, turn_to, wire};
+use crate::common::{ATTACK_REACH, EntityClick, click_entity, hand_free, turn_to};
 use crate::use_slot::USE_SLOT;
 
 /// Ticks to wait for a sign of the hit.
@@ -236,15 +236,8 @@ pub fn step_attacking(
     for (bot, mut a, inv, mut conn, ids, pos) in &mut bots {
         match a.sent {
             None => {
-                conn.send(&swing(ids.runtime_id, "attack"));
-                conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
-                    entity_runtime_id: a.target.runtime_id,
-                    action_type: "attack".into(),
-                    hotbar_slot: i32::from(inv.held_slot),
-                    held_item: held_wire(inv),
-                    player_pos: wire(pos.0.offset_y(EYE_HEIGHT)),
-                    click_pos: wire(a.point),
-                }));
+                let eye = pos.0.offset_y(EYE_HEIGHT);
+                click_entity(&mut conn, ids.runtime_id, inv, eye, a.target.runtime_id, a.point, EntityClick::Attack);
                 a.sent = Some(now);
             }
             Some(_) if a.killed => commands.end_action(bot, USE_SLOT.name, ActionStatus::Done, None),

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use bevy_ecs::prelude::*;
 use clawcraft_core::{ActiveActions, CommandCtx, CommandError, EYE_HEIGHT, EntityIds, Position, Rotation, Vec3};
 use clawcraft_inventory::{Inventory, Item};
+use clawcraft_network::Connection;
 use clawcraft_protocol::packets::{
-    Animate, BlockPos, InventoryTransaction, ItemInstance, ReleaseData, UseItem, Vec3 as WireVec3,
+    Animate, BlockPos, InventoryTransaction, ItemInstance, ReleaseData, UseItem, UseOnEntityData, Vec3 as WireVec3,
 };
 use clawcraft_world::block::BlockInfo;
 use clawcraft_world::chunk::{BlockLookup, World as BlockWorld};
@@ -367,6 +368,41 @@ pub fn click_air(inv: &Inventory, eye: Vec3) -> InventoryTransaction {
         client_prediction: "failure".into(),
         client_cooldown_state: "off".into(),
     })
+}
+
+/// How the hand meets an entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntityClick {
+    /// A use of the held item on it (feed, milk, shear, trade).
+    Interact,
+    /// A hit.
+    Attack,
+}
+
+/// Swings the arm (bot `own_runtime_id`) and clicks entity `target` at `point` from `eye` with
+/// the held item, as the client does.
+pub fn click_entity(
+    conn: &mut Connection,
+    own_runtime_id: u64,
+    inv: &Inventory,
+    eye: Vec3,
+    target: u64,
+    point: Vec3,
+    click: EntityClick,
+) {
+    let (swing_source, action_type) = match click {
+        EntityClick::Interact => ("useitem", "interact"),
+        EntityClick::Attack => ("attack", "attack"),
+    };
+    conn.send(&swing(own_runtime_id, swing_source));
+    conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
+        entity_runtime_id: target,
+        action_type: action_type.into(),
+        hotbar_slot: i32::from(inv.held_slot),
+        held_item: held_wire(inv),
+        player_pos: wire(eye),
+        click_pos: wire(point),
+    }));
 }
 
 /// An `item_release` of the held item (stop eating, fire a bow).
