@@ -139,3 +139,102 @@ fn shoot_leads_a_walking_zombie_hits_it_and_counts_the_arrow() {
     assert!(dy < 0.5, "the peer shot along the receipt's yaw: {d} {shot}");
     assert!(d["lead"].as_f64().expect("lead") > 0.6, "the aim led the zombie by over half a block: {d}");
 }
+
+/// Arrows in an `inventory` answer's summary.
+fn arrows_in(inv: &Value) -> i64 {
+    let items = inv["summary"]["items"].as_array().expect("summary items");
+    items.iter().filter(|i| i["name"] == "minecraft:arrow").map(|i| i["totalCount"].as_i64().expect("count")).sum()
+}
+
+/// The peer's bow and arrow events until `last` is seen (in order).
+fn bow_events_until(peer: &mut Peer, last: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        let v = peer
+            .wait_line(|v| v["event"].as_str().is_some_and(|e| e.starts_with("bow_") || e.starts_with("arrow_")), DONE)
+            .unwrap_or_else(|| panic!("the peer went quiet after {out:?}"));
+        let stop = last(&v);
+        out.push(v);
+        if stop {
+            return out;
+        }
+    }
+}
+
+#[test]
+fn shoot_times_shoots_a_walking_zombie_again_until_it_dies() {
+    let (mut peer, mut bot) = ranged("Volley");
+    let r = ok(&mut bot, json!({"action": "cmd", "cmd": "/summon_walking zombie -6.5 -60 16.5 0.2 0 400"}));
+    assert_eq!(r["success"], true, "{r}");
+    let rid = peer_event(&mut peer, "summoned")["runtime_id"].as_str().expect("runtime id").to_owned();
+    // Let the bot see it walk (its velocity is measured over ten ticks).
+    std::thread::sleep(Duration::from_millis(700));
+    let r = ok(&mut bot, json!({"action": "shoot", "entity": "zombie", "times": 4}));
+    assert_eq!((r["times"].clone(), r["arrows"].clone()), (json!(4), json!(8)), "{r}");
+    let d = done(&mut bot, "shoot_done", &r["id"]);
+    // The peer's account: 10 health, ⌈3 × 2⌉ = 6 a full-force arrow, so two hits kill.
+    let log = bow_events_until(&mut peer, |v| v["event"] == "arrow_hit" && v["health"] == 0);
+    let shots: Vec<&Value> = log.iter().filter(|v| v["event"] == "arrow_shot").collect();
+    let hits: Vec<&Value> = log.iter().filter(|v| v["event"] == "arrow_hit").collect();
+    assert_eq!(shots.len(), 2, "two arrows left the bow: {log:?}");
+    assert_eq!(hits.len(), 2, "both hit: {log:?}");
+    assert!(hits.iter().all(|h| h["target"] == json!(rid)), "{hits:?}");
+    assert_eq!(shots.iter().map(|s| s["arrows_left"].as_i64()).collect::<Vec<_>>(), [Some(7), Some(6)]);
+    assert_eq!(d["status"], "done", "{d}");
+    assert_eq!(
+        (d["times"].clone(), d["shots"].clone(), d["hits"].clone(), d["stopped"].clone()),
+        (json!(4), json!(2), json!(2), json!("target_dead")),
+        "{d}"
+    );
+    assert_eq!(
+        (d["arrowsBefore"].clone(), d["arrowsAfter"].clone(), d["arrowsUsed"].clone()),
+        (json!(8), json!(6), json!(2)),
+        "{d}"
+    );
+    let damage: f64 = hits.iter().map(|h| h["damage"].as_f64().expect("damage")).sum();
+    assert_eq!(d["damage"].as_f64(), Some(damage.min(10.0)), "the health the peer took: {d} {hits:?}");
+    assert_eq!(d["arrow"].as_u64().map(|a| a.to_string()), shots[1]["runtime_id"].as_str().map(str::to_owned));
+    // The zombie died while the third draw was under way: that draw was cancelled, no arrow left.
+    if d["drawCancelled"] == true {
+        let c = peer_event(&mut peer, "bow_cancelled");
+        assert_eq!(c["arrows_left"], 6, "{c}");
+    }
+    let inv = ok(&mut bot, json!({"action": "inventory", "view": "summary"}));
+    assert_eq!(arrows_in(&inv), 6, "{inv}");
+    assert!(peer.wait_line(|v| v["event"] == "arrow_shot", Duration::from_millis(1500)).is_none(), "no third arrow");
+}
+
+#[test]
+fn abort_shoot_mid_draw_cancels_the_draw_at_the_server_and_the_next_shot_works() {
+    let (mut peer, mut bot) = ranged("Hesitant");
+    let r = ok(&mut bot, json!({"action": "shoot", "x": 0.5, "y": -60, "z": 12.5, "ticks": 100}));
+    let drawn = peer_event(&mut peer, "bow_drawn");
+    let a = ok(&mut bot, json!({"action": "abort_shoot"}));
+    assert_eq!(
+        (a["aborted"].clone(), a["drawCancelled"].clone(), a["shots"].clone()),
+        (json!(true), json!(true), json!(0))
+    );
+    let d = done(&mut bot, "shoot_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["arrowsAfter"].clone()), (json!("aborted"), json!(8)), "{d}");
+    // The server ended the draw on the held-slot change: no arrow, none taken.
+    let log = bow_events_until(&mut peer, |v| v["event"] == "bow_cancelled");
+    assert_eq!(log.len(), 1, "nothing but the cancel: {log:?}");
+    let c = &log[0];
+    assert_eq!((c["from"].clone(), c["to"].clone(), c["arrows_left"].clone()), (json!(2), json!(3), json!(8)), "{c}");
+    assert!(c["ticks"].as_i64().expect("ticks") < 100, "cancelled before the release: {c} (drawn {drawn})");
+    let inv = ok(&mut bot, json!({"action": "inventory", "view": "summary"}));
+    assert_eq!((arrows_in(&inv), inv["heldSlot"].clone()), (8, json!(2)), "the bow still in hand: {inv}");
+
+    // The next shot works: the bow is still in hand.
+    let r = ok(&mut bot, json!({"action": "shoot", "x": 0.5, "y": -60, "z": 12.5}));
+    let d = done(&mut bot, "shoot_done", &r["id"]);
+    let log = bow_events_until(&mut peer, |v| v["event"] == "arrow_shot");
+    assert_eq!(log.iter().map(|v| v["event"].clone()).collect::<Vec<_>>(), [json!("bow_drawn"), json!("arrow_shot")]);
+    let shot = &log[1];
+    assert_eq!((shot["ticks"].clone(), shot["arrows_left"].clone()), (json!(20), json!(7)), "{shot}");
+    assert_eq!(
+        (d["status"].clone(), d["shots"].clone(), d["arrowsBefore"].clone(), d["arrowsAfter"].clone()),
+        (json!("done"), json!(1), json!(8), json!(7)),
+        "{d}"
+    );
+}

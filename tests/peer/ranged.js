@@ -200,6 +200,14 @@ function scenario (session, deps) {
     })
     return true
   }
+  // A held-slot change ends the use without releasing it (dragonfly Player.SetHeldSlot clears usingItem): a drawn bow
+  // shoots nothing, keeps its arrows, and a later item_release finds no draw.
+  function onHeldChange (from, to) {
+    if (!st.draw) return
+    const ticks = Number(api.s.tick - st.draw.start)
+    st.draw = null
+    emitEvent({ event: 'bow_cancelled', ticks, from, to, arrows_left: count('arrow'), tick: Number(api.s.tick) })
+  }
   // Where the segment a → b first enters the box [lo, hi] (as a fraction of the way), or null.
   function segmentHits (a, b, lo, hi) {
     let t0 = 0
@@ -310,6 +318,7 @@ function scenario (session, deps) {
     onClickBlock,
     onClickAir,
     onRelease,
+    onHeldChange,
     onTick () {
       trackFall()
       stepWalkers()

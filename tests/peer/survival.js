@@ -62,7 +62,7 @@ const THROWABLE = { snowball: 'minecraft:snowball', egg: 'minecraft:egg', ender_
 const INTERACTABLE = /(door|trapdoor|fence_gate|lever|button)$/
 
 // `ext` (optional) extends the scenario (crafting.js): a starting inventory, registry items, and hooks
-// called first — onClickBlock, onClickAir (a use in the air), onRelease (an item_release), onEntityUse (an interact on an entity), onPacket (a packet survival does not handle), itemTag (an item's NBT), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
+// called first — onClickBlock, onClickAir (a use in the air), onRelease (an item_release), onHeldChange (the held slot changed: from, to), onEntityUse (an interact on an entity), onPacket (a packet survival does not handle), itemTag (an item's NBT), dropsOf (a broken block's drops), stackAction (one item-stack request action), save/restore (around a
 // request), onTick, onContainerClose, onSpawn; each returns true when it handled the packet.
 function scenario (session, deps, ext = {}) {
   const { flatScenario, emitEvent, diag, AIR_ITEM } = deps
@@ -672,8 +672,10 @@ function scenario (session, deps, ext = {}) {
           break
         case 'mob_equipment':
           if (p.selected_slot >= 0 && p.selected_slot < 9) {
+            const from = s.held
             s.held = p.selected_slot
             emitEvent({ event: 'held', slot: s.held, item: heldItem()?.name || null })
+            if (from !== s.held && ext.onHeldChange) ext.onHeldChange(from, s.held)
           }
           break
         case 'interact':

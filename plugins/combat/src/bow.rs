@@ -12,22 +12,32 @@
 //!   velocity times (ticks to the release + the flight time), iterated until the flight time
 //!   settles. The release goes out the tick after the last turn, so the server reads the aim from
 //!   the input before it.
-//! - **Receipt** `shoot_done`: arrows before/after (the inventory the server confirmed), the draw
-//!   ticks, the aim yaw/pitch, the lead (blocks between the aim point and where the target was at
-//!   the release), the arrow entity the server spawned, and `hit` when the target's hurt animation
-//!   came within the expected flight (+ a second).
+//! - **Several shots** (`times`, default 1): once the server took the arrow of a shot the next
+//!   draw starts, re-aimed with lead; the sequence stops early when the target died (health 0 or
+//!   its death animation), is gone, or the arrows ran out.
+//! - **Cancelling a draw**: an action that ends mid-draw (abort, target lost or dead) switches the
+//!   held slot to the next hotbar slot and straight back (two MobEquipment). A release would shoot
+//!   (dragonfly's `ReleaseItem`, reached from an `item_release` transaction and from PlayerAction
+//!   `stop_item_use_on`, fires the bow with the time drawn); a held-slot change ends the use
+//!   without releasing it (dragonfly `Player.SetHeldSlot` clears `usingItem`); PlayerAuthInput has
+//!   no flag that stops a use. UNCERTAIN for BDS: only dragonfly's source and our peer settle it.
+//! - **Receipt** `shoot_done`: shots asked and made, hits, arrows before/after/used (the inventory
+//!   the server confirmed), the draw ticks, the last aim yaw/pitch and lead (blocks between the aim
+//!   point and where the target was at the release), the last arrow entity the server spawned,
+//!   `hit` when the target's hurt animation came within a shot's expected flight (+ a second), why
+//!   the shots stopped early, and whether a draw was cancelled.
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
-    ActionSlot, ActionStatus, ActiveActions, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError,
-    EYE_HEIGHT, EndActionExt, Outcome, Position, Rotation, TickCount, Vec3,
+    ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
+    EntityIds, Outcome, Position, Rotation, TickCount, Vec3,
 };
 use clawcraft_entity::{EntityPosition, EntityVelocity, MotionTrack, SeenBy};
 use clawcraft_interact::common::{
     HandBorrowed, Ready, click_air, hand_free_of, hold_item_of, inventory_of, job_outcome, release,
 };
-use clawcraft_inventory::{Inventory, InventoryJobs};
+use clawcraft_inventory::{HOTBAR_SLOTS, Inventory, InventoryJobs, equipment_packet};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_pathfind::WALK_SLOT;
 use clawcraft_player::InputExtras;
@@ -56,6 +66,8 @@ const HIT_GRACE: u64 = 20;
 const SHOT_WAIT: u64 = 20;
 /// Ticks to wait for a bow swapped in from the main inventory.
 const EQUIP_TICKS: u64 = 60;
+/// Most shots one `shoot` makes (a stack of arrows).
+pub const MAX_TIMES: u32 = 64;
 
 /// An arrow's flight as Bedrock servers move it: each tick the arrow moves by its velocity, then
 /// the velocity is scaled by `1 − drag` and loses `gravity` downwards.
@@ -177,15 +189,44 @@ enum Aiming {
 enum Phase {
     Equipping(u64),
     Start,
-    Drawing { since: u64 },
-    Released { at: u64, flight: f64 },
+    Drawing {
+        since: u64,
+    },
+    /// Released; waiting for the server to take the arrow (`arrows` were in the inventory).
+    Released {
+        at: u64,
+        arrows: u32,
+    },
+    /// No more draws; waiting for the hits of the arrows in the air.
+    Finishing,
 }
+
+/// One release the server took an arrow for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shot {
+    /// The release tick and the expected flight ticks.
+    at: u64,
+    flight: f64,
+    hit: bool,
+}
+
+impl Shot {
+    /// The last tick a hurt of the target counts as this arrow's hit.
+    fn hit_deadline(&self) -> u64 {
+        self.at + self.flight.ceil() as u64 + HIT_GRACE
+    }
+}
+
+/// The bow is drawn at the server (a use started, not released): an end mid-draw cancels it.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BowDrawn;
 
 /// The running `shoot`.
 #[derive(Component, Debug, Clone)]
 pub struct Shooting {
     aiming: Aiming,
     draw: u32,
+    times: u32,
     phase: Phase,
     started: u64,
     model: ArrowModel,
@@ -195,9 +236,16 @@ pub struct Shooting {
     pub lead: f64,
     pub flight: Option<f64>,
     pub arrow: Option<u64>,
-    pub hit: bool,
+    /// Releases the server took an arrow for, plus the one awaiting its arrow.
+    shots: Vec<Shot>,
+    /// Arrow entities the server spawned since the first release.
+    arrows_seen: u32,
     pub damage: f64,
     target_health: Option<f64>,
+    /// The server showed the target's death (health 0 or its death animation).
+    target_dead: bool,
+    /// Why the shots stopped before `times`.
+    stopped: Option<&'static str>,
     /// Where the last turn aimed (the target's middle, led).
     aim_point: Vec3,
 }
@@ -208,32 +256,44 @@ pub struct Shooting {
 pub struct ShootDone {
     /// The entity shot at (null for a point).
     pub entity: Option<Target>,
-    /// The point aimed at (with lead, at the middle of the target's box).
+    /// The point the last draw aimed at (with lead, at the middle of the target's box).
     pub aim_point: Vec3,
-    /// Arrows in the inventory before and after (as the server confirmed them).
+    /// Shots asked for.
+    pub times: u32,
+    /// Shots made: releases the server took an arrow for.
+    pub shots: u32,
+    /// Shots whose target was hurt within their flight (+ a second), as the server showed it.
+    pub hits: u32,
+    /// Arrows in the inventory before and after (as the server confirmed them), and the difference.
     pub arrows_before: u32,
     pub arrows_after: u32,
-    /// Ticks the bow was drawn, and the force they give.
+    pub arrows_used: u32,
+    /// Ticks each draw lasted, and the force they give.
     pub draw_ticks: u32,
     pub force: f64,
-    /// The look at the release (degrees, Bedrock's: yaw 0 south, positive pitch down).
+    /// The look at the last release (degrees, Bedrock's: yaw 0 south, positive pitch down).
     pub yaw: f64,
     pub pitch: f64,
-    /// Blocks between the aim point and the target's position at the release (its motion led).
+    /// Blocks between the last aim point and the target's position at the release (its motion led).
     pub lead: f64,
-    /// Expected flight ticks.
+    /// Expected flight ticks of the last shot.
     pub flight_ticks: Option<f64>,
-    /// The runtime id of the arrow the server spawned (null when none was seen).
+    /// The runtime id of the last arrow the server spawned (null when none was seen).
     pub arrow: Option<u64>,
-    /// True when the target's hurt animation came within the flight (+ a second).
+    /// True when any shot hit (`hits` > 0).
     pub hit: bool,
     /// Health the target lost, from the health the server sent for it.
     pub damage: f64,
+    /// Why the shots stopped before `times`: `target_dead`, `target_lost`, `no_arrows`, `no_bow`,
+    /// `no_shot` (a release the server took no arrow for); null when all were made or on abort.
+    pub stopped: Option<String>,
+    /// True when it ended mid-draw: the draw was cancelled at the server (no arrow left).
+    pub draw_cancelled: bool,
 }
 clawcraft_core::evidence!(
     ShootDone,
     "shoot_done",
-    "A shot ended: done when the server took an arrow (arrowsBefore → arrowsAfter), with the draw, the aim and its lead, the arrow entity seen and hit when the target was hurt; failed no_shot / target_lost otherwise"
+    "Shots ended: done when the server took at least one arrow (shots of times, hits, arrowsBefore → arrowsAfter, arrowsUsed, stopped early why), with the draw, the last aim and its lead, the last arrow seen; failed no_shot / target_lost / no_bow otherwise; drawCancelled when it ended mid-draw"
 );
 
 fn round2(v: f64) -> f64 {
@@ -244,6 +304,10 @@ fn arrows_in(inv: &Inventory) -> u32 {
     inv.count_of("minecraft:arrow")
 }
 
+fn holds_bow(inv: &Inventory) -> bool {
+    inv.held().is_some_and(|i| &*i.name == "minecraft:bow")
+}
+
 impl AsyncAction for Shooting {
     const SLOT: ActionSlot = SHOOT_SLOT;
     type Evidence = ShootDone;
@@ -251,14 +315,19 @@ impl AsyncAction for Shooting {
     fn evidence(&self, _outcome: &Outcome, bot: EntityRef<'_>) -> ShootDone {
         let after = bot.get::<Inventory>().map_or(self.arrows_before, arrows_in);
         let aim = self.aim_point_now();
+        let hits = self.shots.iter().filter(|s| s.hit).count() as u32;
         ShootDone {
             entity: match &self.aiming {
                 Aiming::Entity { target, .. } => Some(target.clone()),
                 Aiming::Point(_) => None,
             },
             aim_point: Vec3::new(round2(aim.x), round2(aim.y), round2(aim.z)),
+            times: self.times,
+            shots: self.taken(),
+            hits,
             arrows_before: self.arrows_before,
             arrows_after: after,
+            arrows_used: self.arrows_before.saturating_sub(after),
             draw_ticks: self.draw,
             force: round2(draw_force(self.draw)),
             yaw: round2(self.yaw),
@@ -266,8 +335,10 @@ impl AsyncAction for Shooting {
             lead: round2(self.lead),
             flight_ticks: self.flight.map(round2),
             arrow: self.arrow,
-            hit: self.hit,
+            hit: hits > 0,
             damage: round2(self.damage),
+            stopped: self.stopped.map(str::to_owned),
+            draw_cancelled: matches!(self.phase, Phase::Drawing { .. }),
         }
     }
 }
@@ -278,6 +349,24 @@ impl Shooting {
             Aiming::Point(p) => p,
             Aiming::Entity { .. } => self.aim_point,
         }
+    }
+
+    /// Shots the server took an arrow for.
+    fn taken(&self) -> u32 {
+        let waiting = matches!(self.phase, Phase::Released { .. });
+        self.shots.len().saturating_sub(usize::from(waiting)) as u32
+    }
+
+    fn target_rid(&self) -> Option<u64> {
+        match &self.aiming {
+            Aiming::Entity { target, .. } => Some(target.runtime_id),
+            Aiming::Point(_) => None,
+        }
+    }
+
+    /// Every taken shot at an entity has hit or is past its hit window (a point is never hurt).
+    fn hits_settled(&self, now: u64) -> bool {
+        self.target_rid().is_none() || self.shots.iter().all(|s| s.hit || now >= s.hit_deadline())
     }
 }
 
@@ -293,6 +382,9 @@ pub struct Shoot {
     pub z: Option<f64>,
     /// Ticks to draw (5-100, default 20: full force).
     pub ticks: Option<u32>,
+    /// Shots in sequence, each re-aimed (1-64, default 1); stops early when the target is dead or
+    /// gone or the arrows run out.
+    pub times: Option<u32>,
 }
 
 /// Response of `shoot`.
@@ -306,12 +398,14 @@ pub struct ShootResponse {
     pub distance: f64,
     pub arrows: u32,
     pub draw_ticks: u32,
+    /// Shots asked for.
+    pub times: u32,
 }
 
 impl AgentCommand for Shoot {
     const NAME: &'static str = "shoot";
-    const SUMMARY: &'static str = "Draw a bow (ticks, default 20 = full force) and release it at an entity (leading its motion) or x,y,z; async, ends in shoot_done with arrows before/after, the aim, the arrow seen and hit";
-    const EXAMPLE: &'static str = r#"{"action":"shoot","entity":"zombie"}"#;
+    const SUMMARY: &'static str = "Draw a bow (ticks, default 20 = full force) and release it at an entity (leading its motion) or x,y,z, times in a row (default 1); async, ends in shoot_done with shots, hits, arrows before/after/used, the aim and the arrow seen";
+    const EXAMPLE: &'static str = r#"{"action":"shoot","entity":"zombie","times":3}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<Shooting>());
     type Response = ShootResponse;
 
@@ -322,6 +416,10 @@ impl AgentCommand for Shoot {
         let draw = self.ticks.unwrap_or(FULL_DRAW);
         if !(MIN_DRAW..=MAX_DRAW).contains(&draw) {
             return Err(CommandError::out_of_range(format!("ticks must be within {MIN_DRAW}-{MAX_DRAW}")));
+        }
+        let times = self.times.unwrap_or(1);
+        if !(1..=MAX_TIMES).contains(&times) {
+            return Err(CommandError::out_of_range(format!("times must be within 1-{MAX_TIMES}")));
         }
         let inv = inventory_of(ctx.world, ctx.bot)?;
         if inv.count_of("minecraft:bow") == 0 {
@@ -356,11 +454,13 @@ impl AgentCommand for Shoot {
                 format!("The target is {distance} blocks away: out of the bow's range at this draw"),
             ));
         }
+        cancel_draw_now(ctx.world, ctx.bot);
         let ready = hold_item_of(ctx.world, ctx.bot, "minecraft:bow")?;
         let now = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0);
         let shooting = Shooting {
             aiming,
             draw,
+            times,
             phase: match ready {
                 Ready::Now => Phase::Start,
                 Ready::Job(j) => Phase::Equipping(j),
@@ -373,35 +473,52 @@ impl AgentCommand for Shoot {
             lead: 0.0,
             flight: None,
             arrow: None,
-            hit: false,
+            shots: Vec::new(),
+            arrows_seen: 0,
             damage: 0.0,
             target_health: None,
+            target_dead: false,
+            stopped: None,
             aim_point: at,
         };
-        ctx.start(Self::NAME, shooting, EQUIP_TICKS + u64::from(draw) + 200 + SHOT_WAIT)?;
+        let per_shot = u64::from(draw) + SHOT_WAIT + 2;
+        ctx.start(Self::NAME, shooting, EQUIP_TICKS + u64::from(times) * per_shot + 200)?;
         ctx.world.entity_mut(ctx.bot).insert(HandBorrowed(SHOOT_SLOT.name));
-        Ok(ShootResponse { shooting: true, entity, distance, arrows, draw_ticks: draw })
+        Ok(ShootResponse { shooting: true, entity, distance, arrows, draw_ticks: draw, times })
     }
 }
 
-/// The server's signs after the release: the arrow entity, the target's hurt and health.
-pub fn watch_shots(mut packets: MessageReader<ClientboundPacket>, mut bots: Query<&mut Shooting>) {
+/// The server's signs after a release: the arrow entities, the target's hurts, health and death.
+pub fn watch_shots(
+    ticks: Res<TickCount>,
+    mut packets: MessageReader<ClientboundPacket>,
+    mut bots: Query<&mut Shooting>,
+) {
+    let now = ticks.0;
     for pkt in packets.read() {
         let Ok(mut s) = bots.get_mut(pkt.bot) else { continue };
-        if !matches!(s.phase, Phase::Released { .. }) {
+        if s.shots.is_empty() {
             continue;
         }
-        let rid = match &s.aiming {
-            Aiming::Entity { target, .. } => Some(target.runtime_id),
-            Aiming::Point(_) => None,
-        };
+        let rid = s.target_rid();
         if let Some(a) = pkt.view::<AddEntity>() {
-            if a.entity_type == "minecraft:arrow" && s.arrow.is_none() {
+            if a.entity_type == "minecraft:arrow" && s.arrows_seen < s.shots.len() as u32 {
+                s.arrows_seen += 1;
                 s.arrow = Some(a.runtime_id);
             }
         } else if let Some(e) = pkt.view::<EntityEvent>() {
-            if Some(e.runtime_entity_id) == rid && e.event_id == "hurt_animation" {
-                s.hit = true;
+            if Some(e.runtime_entity_id) != rid {
+                continue;
+            }
+            match e.event_id.as_str() {
+                // The oldest arrow still in its window that has not hit yet takes the hurt.
+                "hurt_animation" => {
+                    if let Some(shot) = s.shots.iter_mut().find(|x| !x.hit && now <= x.hit_deadline()) {
+                        shot.hit = true;
+                    }
+                }
+                "death_animation" => s.target_dead = true,
+                _ => {}
             }
         } else if let Some(u) = pkt.view::<UpdateAttributes>()
             && Some(u.runtime_entity_id) == rid
@@ -413,11 +530,15 @@ pub fn watch_shots(mut packets: MessageReader<ClientboundPacket>, mut bots: Quer
                 s.damage += before - now;
             }
             s.target_health = Some(now);
+            if now <= 0.0 {
+                s.target_dead = true;
+            }
         }
     }
 }
 
-/// Draws, aims with lead each tick, releases on time, and ends on the server's word.
+/// Draws, aims with lead each tick, releases on time, draws again while shots remain, and ends on
+/// the server's word.
 #[allow(clippy::type_complexity)]
 pub fn step_shots(
     mut commands: Commands,
@@ -431,12 +552,11 @@ pub fn step_shots(
         &InventoryJobs,
         &mut Connection,
         &mut InputExtras,
-        Option<&ActiveActions>,
     )>,
     targets: Query<(&EntityPosition, &SeenBy, Option<&EntityVelocity>, Option<&MotionTrack>)>,
 ) {
     let now = ticks.0;
-    for (bot, mut s, pos, mut rot, inv, jobs, mut conn, mut input, _actions) in &mut bots {
+    for (bot, mut s, pos, mut rot, inv, jobs, mut conn, mut input) in &mut bots {
         let eye = pos.0.offset_y(EYE_HEIGHT);
         let end = |commands: &mut Commands, status, reason: Option<&str>| {
             commands.end_action(bot, SHOOT_SLOT.name, status, reason.map(str::to_owned));
@@ -452,6 +572,21 @@ pub fn step_shots(
                 })
             }
         };
+        // Why no further draw can be made (the first reason that holds).
+        let stop_reason = |s: &Shooting| {
+            if s.target_dead {
+                Some("target_dead")
+            } else if seen.is_none() {
+                Some("target_lost")
+            } else if arrows_in(inv) == 0 {
+                Some("no_arrows")
+            } else if !s.shots.is_empty() && !holds_bow(inv) {
+                // The bow broke (or was taken) between shots.
+                Some("no_bow")
+            } else {
+                None
+            }
+        };
         match s.phase {
             Phase::Equipping(job) => match job_outcome(jobs, job) {
                 Some(Ok(())) => s.phase = Phase::Start,
@@ -462,20 +597,40 @@ pub fn step_shots(
                 None => {}
             },
             Phase::Start => {
+                if let Some(why) = stop_reason(&s) {
+                    if s.shots.is_empty() {
+                        end(&mut commands, ActionStatus::Failed, Some(why));
+                    } else {
+                        s.stopped = Some(why);
+                        s.phase = Phase::Finishing;
+                    }
+                    continue;
+                }
                 conn.send(&click_air(inv, eye));
                 input.flags.push("start_using_item");
+                commands.entity(bot).insert(BowDrawn);
                 s.phase = Phase::Drawing { since: now };
             }
             Phase::Drawing { since } => {
                 let release_at = since + u64::from(s.draw);
-                let Some((at, vel)) = seen else {
-                    end(&mut commands, ActionStatus::Failed, Some("target_lost"));
+                // The target died or went away during the draw: the action ends here and the
+                // draw is cancelled (`cancel_unreleased_draws`).
+                if let Some(why @ ("target_dead" | "target_lost")) = stop_reason(&s) {
+                    if s.shots.is_empty() {
+                        end(&mut commands, ActionStatus::Failed, Some(why));
+                    } else {
+                        s.stopped = Some(why);
+                        end(&mut commands, ActionStatus::Done, None);
+                    }
                     continue;
-                };
+                }
+                let Some((at, vel)) = seen else { continue };
                 if now >= release_at {
                     conn.send(&release(inv, eye));
+                    commands.entity(bot).remove::<BowDrawn>();
                     let flight = s.flight.unwrap_or(0.0);
-                    s.phase = Phase::Released { at: now, flight };
+                    s.shots.push(Shot { at: now, flight, hit: false });
+                    s.phase = Phase::Released { at: now, arrows: arrows_in(inv) };
                     continue;
                 }
                 // The arrow leaves with the release next tick (or later); the target is seen a
@@ -492,18 +647,72 @@ pub fn step_shots(
                     *rot = Rotation { yaw: yaw as f32, pitch: pitch as f32 };
                 }
             }
-            Phase::Released { at, flight } => {
-                let after = arrows_in(inv);
-                let shot = after < s.arrows_before;
-                let wait_hit = matches!(s.aiming, Aiming::Entity { .. });
-                let hit_deadline = at + flight.ceil() as u64 + HIT_GRACE;
-                if shot && (!wait_hit || s.hit || now >= hit_deadline) {
-                    end(&mut commands, ActionStatus::Done, None);
-                } else if !shot && now >= at + SHOT_WAIT {
-                    end(&mut commands, ActionStatus::Failed, Some("no_shot"));
+            Phase::Released { at, arrows } => {
+                if arrows_in(inv) < arrows {
+                    // Taken: the next draw, or the wait for the hits.
+                    s.phase = if s.shots.len() as u32 >= s.times {
+                        Phase::Finishing
+                    } else if let Some(why) = stop_reason(&s) {
+                        s.stopped = Some(why);
+                        Phase::Finishing
+                    } else {
+                        Phase::Start
+                    };
+                } else if now >= at + SHOT_WAIT {
+                    s.shots.pop();
+                    if s.shots.is_empty() {
+                        end(&mut commands, ActionStatus::Failed, Some("no_shot"));
+                        continue;
+                    }
+                    s.stopped = Some("no_shot");
+                    s.phase = Phase::Finishing;
                 }
             }
+            Phase::Finishing => {}
         }
+        if s.phase == Phase::Finishing && (s.target_dead || s.hits_settled(now)) {
+            end(&mut commands, ActionStatus::Done, None);
+        }
+    }
+}
+
+/// The packets that cancel a draw without shooting: the held slot changed to the next hotbar
+/// slot and straight back, so the bow stays in hand. UNCERTAIN: dragonfly ends the use on any
+/// held-slot change (`Player.SetHeldSlot`) and so does Java's server; BDS is unverified.
+pub fn cancel_draw_packets(runtime_id: u64, inv: &Inventory) -> [clawcraft_protocol::packets::MobEquipment; 2] {
+    let held = inv.held_slot;
+    let other = (held + 1) % HOTBAR_SLOTS;
+    [equipment_packet(runtime_id, inv, other), equipment_packet(runtime_id, inv, held)]
+}
+
+fn send_cancel(conn: &mut Connection, ids: &EntityIds, inv: &Inventory) {
+    for p in cancel_draw_packets(ids.runtime_id, inv) {
+        conn.send(&p);
+    }
+}
+
+/// Cancels a draw left from a shot that ended this very tick before its cleanup ran.
+fn cancel_draw_now(world: &mut World, bot: Entity) {
+    if world.entity_mut(bot).take::<BowDrawn>().is_none() {
+        return;
+    }
+    let mut q = world.query::<(&EntityIds, &Inventory, &mut Connection)>();
+    if let Ok((ids, inv, mut conn)) = q.get_mut(world, bot) {
+        send_cancel(&mut conn, ids, inv);
+    }
+}
+
+/// Cancels the draw at the server when a shot ended mid-draw (however it ended).
+#[allow(clippy::type_complexity)]
+pub fn cancel_unreleased_draws(
+    mut commands: Commands,
+    mut removed: RemovedComponents<Shooting>,
+    mut bots: Query<(&EntityIds, &Inventory, &mut Connection), (With<BowDrawn>, Without<Shooting>)>,
+) {
+    for bot in removed.read() {
+        let Ok((ids, inv, mut conn)) = bots.get_mut(bot) else { continue };
+        send_cancel(&mut conn, ids, inv);
+        commands.entity(bot).remove::<BowDrawn>();
     }
 }
 

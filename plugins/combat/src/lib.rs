@@ -51,7 +51,7 @@ impl Plugin for CombatPlugin {
         // After the watchdog too, so every way a fight ended this tick is seen.
         .add_systems(
             clawcraft_core::TickWork,
-            (fight::release_hand, bow::release_hand)
+            (fight::release_hand, bow::release_hand, bow::cancel_unreleased_draws)
                 .in_set(TickSet::Actions)
                 .run_if(clawcraft_core::gate::action_ended_lately)
                 .after(ActionSet::Watchdog),
