@@ -135,6 +135,10 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "write_sign/write_book: more lines, pages, bytes or title characters than a sign or book holds (the error names the limit)",
     ),
     ("WAXED", "write_sign: the sign is waxed; nobody can edit it"),
+    (
+        "HELD_ITEM_ACTS",
+        "write_sign: the held item (a dye, ink sac or honeycomb) would mark the sign instead of opening it",
+    ),
     ("NO_OFFER", "trade: the open trade window has no such offer (index out of range, or none gives the item)"),
     ("OFFER_UNAVAILABLE", "trade: the offer is locked (above the villager's level) or used up until it restocks"),
     (

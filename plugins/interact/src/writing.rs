@@ -214,7 +214,15 @@ impl AgentCommand for WriteSign {
         let front = self.front.as_ref().map(|l| l.text("front")).transpose()?;
         let back = self.back.as_ref().map(|l| l.text("back")).transpose()?;
         hand_free(ctx)?;
-        inventory(ctx)?;
+        if let Some(held) = inventory(ctx)?.held().filter(|i| marks_signs(&i.name)) {
+            return Err(CommandError::new(
+                "HELD_ITEM_ACTS",
+                format!(
+                    "Holding {}: clicking the sign would apply it instead of opening the editor; hold something else first",
+                    held.name
+                ),
+            ));
+        }
         let cell = cell_of(self.x, self.y, self.z)?;
         let s = Senses::of(ctx)?;
         let id = s.id_at(cell)?;
@@ -247,6 +255,14 @@ impl AgentCommand for WriteSign {
         ctx.start(Self::NAME, action, OPEN_TICKS + CONFIRM_TICKS + 40)?;
         Ok(WriteSignResponse { writing: true, block, pos: cell.into() })
     }
+}
+
+/// Whether a click on a sign with this item in hand changes the sign instead of opening its
+/// editor: a dye colours the text, a glow ink sac lights it, an ink sac darkens it again, a
+/// honeycomb waxes the sign (minecraft.wiki "Sign", Bedrock).
+fn marks_signs(item: &str) -> bool {
+    let name = item.strip_prefix("minecraft:").unwrap_or(item);
+    name.ends_with("_dye") || matches!(name, "ink_sac" | "glow_ink_sac" | "honeycomb")
 }
 
 /// A side compound as a fresh sign has it.

@@ -29,6 +29,7 @@ pub const BONE_MEAL: i32 = 1292;
 pub const WHEAT: i32 = 1293;
 pub const WRITABLE_BOOK: i32 = 1300;
 pub const WRITTEN_BOOK: i32 = 1301;
+pub const HONEYCOMB: i32 = 1302;
 pub const BUCKET: i32 = 363;
 pub const WATER_BUCKET: i32 = 365;
 pub const LAVA_BUCKET: i32 = 366;
@@ -134,6 +135,7 @@ fn registry() -> ItemRegistry {
             st("minecraft:wheat", WHEAT),
             st("minecraft:writable_book", WRITABLE_BOOK),
             st("minecraft:written_book", WRITTEN_BOOK),
+            st("minecraft:honeycomb", HONEYCOMB),
             st("minecraft:bucket", BUCKET),
             st("minecraft:water_bucket", WATER_BUCKET),
             st("minecraft:lava_bucket", LAVA_BUCKET),

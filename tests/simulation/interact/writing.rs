@@ -86,6 +86,26 @@ fn write_sign_clicks_waits_for_the_editor_and_sends_one_side_per_packet() {
 }
 
 #[test]
+fn a_held_honeycomb_is_refused_before_it_could_wax_the_sign() {
+    let mut w =
+        world(&[("standing_sign", vec![("ground_sign_direction", Int(0))], SIGN)], &[(0, stack(HONEYCOMB, 1, 1))]);
+    w.sim.tick();
+    w.sim.sent();
+    assert_eq!(w.code(r#"{"action":"write_sign","x":1,"y":-60,"z":-2,"front":"Hi"}"#), "HELD_ITEM_ACTS");
+    w.sim.ticks(2);
+    assert!(w.sim.sent_as::<InventoryTransaction>().is_empty(), "no click on the sign");
+    // With the hand empty the same command clicks.
+    w.ok(r#"{"action":"equip","slot":1}"#);
+    w.ok(r#"{"action":"write_sign","x":1,"y":-60,"z":-2,"front":"Hi"}"#);
+    w.sim.tick();
+    let tx = w.sim.sent_as::<InventoryTransaction>();
+    assert_eq!(
+        tx.iter().filter_map(|t| t.use_item_data()).map(|u| u.action_type.clone()).collect::<Vec<_>>(),
+        ["click_block"]
+    );
+}
+
+#[test]
 fn a_sign_edit_the_server_does_not_store_fails_with_its_text_or_unconfirmed() {
     let mut w = desk();
     // No editor opens: the edit goes out anyway after the wait; the server keeps its own text.
