@@ -16,7 +16,7 @@ use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
 use clawcraft_auth::{AuthError, AuthProgress, Authenticator, OnlineIdentity};
 use clawcraft_core::{
-    AgentEvent, AppEventExt, AppWorkExt, CommandWaker, Lifecycle, LocalBot, TickSet, TickWork, gate::any_bot,
+    AgentEvent, AppEventExt, AppWorkExt, CommandWaker, Lifecycle, LocalBot, TickSet, TickWork, Xuid, gate::any_bot,
 };
 use clawcraft_network::udp::{ConnectParams, UdpTransport};
 use clawcraft_network::{Connection, ConnectionClosed};
@@ -183,6 +183,7 @@ fn poll_sign_in(
                         // Re-inserted (not edited) so the bot's name is recorded anew.
                         commands.entity(bot).remove::<SigningIn>().insert((
                             LocalBot { username: identity.gamertag },
+                            Xuid(identity.xuid),
                             Connection::new(Box::new(transport), signing.protocol.clone()),
                         ));
                         None

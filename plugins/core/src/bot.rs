@@ -34,6 +34,11 @@ fn remember_bot_name(mut world: DeferredWorld, ctx: HookContext) {
     }
 }
 
+/// The Xbox user id of a bot signed in to Xbox Live (absent on an offline login): a signed
+/// book names its author by it.
+#[derive(Component, Debug, Clone, PartialEq, Eq)]
+pub struct Xuid(pub String);
+
 /// On a bot whose connection is gone and that will connect again (its swarm entry or
 /// `CLAWCRAFT_RECONNECT` says so): the process keeps running for it.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@
 //! A book is written page by page with `book_edit` on its inventory slot (`add_page` for a page
 //! the book does not have yet, then `replace_page` with the text; `delete_page` for pages past
 //! the new end), then `sign` with the title, the bot's name as author and its XUID (empty
-//! offline). The server's `inventory_slot` for that slot is the evidence: a written book with the
+//! offline, [`Xuid`] when signed in to Xbox Live). The server's `inventory_slot` for that slot is the evidence: a written book with the
 //! title and pages when signed, the book and quill with the pages otherwise.
 //!
 //! Limits (refused with `TEXT_TOO_LONG` before anything is sent): a sign side holds
@@ -27,7 +27,7 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
 use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
-    EntityIds, LocalBot, Outcome, Position, TickCount,
+    EntityIds, LocalBot, Outcome, Position, TickCount, Xuid,
 };
 use clawcraft_inventory::{Inventory, ItemIds, SlotRef};
 use clawcraft_network::{ClientboundPacket, Connection};
@@ -523,8 +523,16 @@ impl AsyncAction for WritingBook {
     }
 }
 
-/// The `book_edit` packets that turn `current` into `pages` (then sign with `title`).
-pub fn book_edits(slot: u8, current: &[String], pages: &[String], title: Option<&str>, author: &str) -> Vec<BookEdit> {
+/// The `book_edit` packets that turn `current` into `pages` (then sign with `title` as `author`,
+/// whose XUID is empty offline).
+pub fn book_edits(
+    slot: u8,
+    current: &[String],
+    pages: &[String],
+    title: Option<&str>,
+    author: &str,
+    xuid: &str,
+) -> Vec<BookEdit> {
     let edit = |kind: &str, page: usize, text: &str| BookEdit {
         inventory_slot: i32::from(slot),
         kind: kind.into(),
@@ -552,6 +560,7 @@ pub fn book_edits(slot: u8, current: &[String], pages: &[String], title: Option<
             kind: "sign".into(),
             title: title.into(),
             author: author.into(),
+            xuid: xuid.into(),
             ..BookEdit::default()
         });
     }
@@ -611,7 +620,8 @@ impl AgentCommand for WriteBook {
         let current = book_of(&item.name, &item.wire).pages;
         let pages = self.pages.unwrap_or_else(|| current.clone());
         let author = ctx.world.get::<LocalBot>(ctx.bot).map(|b| b.username.clone()).unwrap_or_default();
-        let edits = book_edits(slot, &current, &pages, self.title.as_deref(), &author);
+        let xuid = ctx.world.get::<Xuid>(ctx.bot).map(|x| x.0.as_str()).unwrap_or_default();
+        let edits = book_edits(slot, &current, &pages, self.title.as_deref(), &author, xuid);
         if edits.is_empty() {
             return Err(CommandError::invalid_params_text("The book already holds these pages (nothing to write)"));
         }
@@ -758,16 +768,16 @@ mod tests {
     fn book_edits_add_replace_delete_and_sign() {
         let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
         let kinds = |e: &[BookEdit]| e.iter().map(|e| (e.kind.clone(), e.page_number)).collect::<Vec<_>>();
-        let e = book_edits(4, &s(&["a", "b", "c"]), &s(&["a", "B", "c", "d"]), Some("T"), "Bot");
+        let e = book_edits(4, &s(&["a", "b", "c"]), &s(&["a", "B", "c", "d"]), Some("T"), "Bot", "2535400000000001");
         assert_eq!(
             kinds(&e),
             vec![("replace_page".into(), 1), ("add_page".into(), 3), ("replace_page".into(), 3), ("sign".into(), 0)]
         );
         assert!(e.iter().all(|e| e.inventory_slot == 4));
-        assert_eq!((e[3].title.as_str(), e[3].author.as_str()), ("T", "Bot"));
+        assert_eq!((e[3].title.as_str(), e[3].author.as_str(), e[3].xuid.as_str()), ("T", "Bot", "2535400000000001"));
         assert_eq!(e[2].text, "d");
-        let shorter = book_edits(0, &s(&["a", "b", "c"]), &s(&["a"]), None, "Bot");
+        let shorter = book_edits(0, &s(&["a", "b", "c"]), &s(&["a"]), None, "Bot", "");
         assert_eq!(kinds(&shorter), vec![("delete_page".into(), 2), ("delete_page".into(), 1)]);
-        assert!(book_edits(0, &s(&["a"]), &s(&["a"]), None, "Bot").is_empty());
+        assert!(book_edits(0, &s(&["a"]), &s(&["a"]), None, "Bot", "").is_empty());
     }
 }
