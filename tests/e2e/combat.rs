@@ -138,7 +138,12 @@ fn auto_eat_eats_the_most_saturating_food_and_auto_armour_wears_a_picked_up_piec
         p["policies"].as_array().expect("list").iter().map(|x| (x["name"].clone(), x["acted"].clone())).collect();
     assert_eq!(
         acted,
-        vec![(json!("auto_eat"), json!(1)), (json!("auto_armour"), json!(1)), (json!("auto_defend"), json!(0))],
+        vec![
+            (json!("auto_eat"), json!(1)),
+            (json!("auto_armour"), json!(1)),
+            (json!("auto_defend"), json!(0)),
+            (json!("auto_clutch"), json!(0))
+        ],
         "{p}"
     );
 }

@@ -2,7 +2,8 @@
 //! around the spawn, buckets, fall damage, a bow and arrows, walking targets. The peer rules each
 //! bucket use, fall and arrow itself (a source only, the bucket swap, ⌈distance − 3⌉ fall damage
 //! forgiven in water, the draw force, the arrow's flight and hit), so every receipt is checked
-//! against the peer's own account.
+//! against the peer's own account — auto_clutch's too: the water the peer placed, the fall it
+//! forgave, the health it kept.
 
 use crate::common;
 
@@ -237,4 +238,94 @@ fn abort_shoot_mid_draw_cancels_the_draw_at_the_server_and_the_next_shot_works()
         (json!("done"), json!(1), json!(8), json!(7)),
         "{d}"
     );
+}
+
+/// The bot's health as the server last sent it.
+fn health(bot: &mut Bot) -> f64 {
+    ok(bot, json!({"action": "vitals"}))["health"].as_f64().expect("health")
+}
+
+/// The water buckets in the bot's inventory.
+fn water_buckets(bot: &mut Bot) -> i64 {
+    let inv = ok(bot, json!({"action": "inventory", "view": "summary"}));
+    let items = inv["summary"]["items"].as_array().cloned().unwrap_or_default();
+    items.iter().filter(|i| i["name"] == "minecraft:water_bucket").filter_map(|i| i["totalCount"].as_i64()).sum()
+}
+
+/// The peer puts the bot's feet at (0.5, `feet`, 0.5) above the spawn's grass (top at −60).
+fn teleport(bot: &mut Bot, feet: f64) {
+    let r = ok(bot, json!({"action": "cmd", "cmd": format!("/tp 0.5 {feet} 0.5")}));
+    assert_eq!(r["success"], true, "{r}");
+}
+
+#[test]
+fn auto_clutch_breaks_falls_with_water_the_peer_forgives_and_picks_the_water_back_up() {
+    let (mut peer, mut bot) = ranged("Clutcher");
+    let r = ok(&mut bot, json!({"action": "policy", "name": "auto_clutch"}));
+    assert_eq!((r["enabled"].clone(), r["minFall"].clone()), (json!(true), json!(3.0)), "{r}");
+    assert_eq!(water_buckets(&mut bot), 1);
+    let mut last_action = Value::Null;
+    // 15 blocks (12 damage unbroken), then 60 blocks, falling ~2.7 blocks a tick at the end.
+    for feet in [-45.0, 0.0] {
+        teleport(&mut bot, feet);
+        let seen = last_action.clone();
+        let act = bot
+            .wait(|v| v["type"] == "policy_action" && v["policy"] == "auto_clutch" && v["actionId"] != seen, DONE)
+            .expect("auto_clutch acted");
+        assert_eq!(act["command"], "clutch", "{act}");
+        last_action = act["actionId"].clone();
+        let d = done(&mut bot, "clutch_done", &act["actionId"]);
+        let emptied = peer_event(&mut peer, "bucket_emptied");
+        let broken = peer_event(&mut peer, "fall_broken");
+        let filled = peer_event(&mut peer, "bucket_filled");
+        // The peer: water in the cell above the grass, before the input that reached it, and the
+        // fall forgiven there.
+        assert_eq!((xyz(&emptied["pos"]), emptied["liquid"].clone()), ([0, -60, 0], json!("water")), "{emptied}");
+        assert_eq!((broken["by"].clone(), xyz(&broken["cell"])), (json!("water"), [0, -60, 0]), "{broken}");
+        assert!(emptied["tick"].as_i64() < broken["tick"].as_i64(), "water first: {emptied} {broken}");
+        let fell = broken["distance"].as_f64().expect("distance");
+        // Forgiven where the feet entered the water cell: at most a block above the grass.
+        let drop = feet + 60.0;
+        assert!(fell <= drop + 0.01 && fell > drop - 1.0, "the peer's fall of {fell} blocks from {feet}: {broken}");
+        assert_eq!(xyz(&filled["pos"]), [0, -60, 0], "picked back up: {filled}");
+        // The receipt says what the peer did.
+        assert_eq!(d["status"], "done", "{d}");
+        assert_eq!(
+            (d["placed"].clone(), d["landed"].clone(), d["pickedUp"].clone()),
+            (json!(true), json!(true), json!(true)),
+            "{d}"
+        );
+        assert_eq!(
+            (d["hurt"].clone(), d["damage"].clone(), d["healthAfter"].clone()),
+            (json!(false), json!(0.0), json!(20.0))
+        );
+        assert_eq!(
+            (xyz(&d["water"]), xyz(&d["clicked"]), d["face"].clone()),
+            ([0, -60, 0], [0, -61, 0], json!(1)),
+            "{d}"
+        );
+        let receipt_fall = d["fallDistance"].as_f64().expect("fall");
+        assert!(receipt_fall <= drop + 0.01 && receipt_fall > drop - 1.0, "{d} {broken}");
+        assert!(d["reach"].as_f64().expect("reach") <= 5.0, "{d}");
+        assert_eq!(d["waterBuckets"], json!({"before": 1, "after": 1}), "{d}");
+        assert_eq!(health(&mut bot), 20.0);
+        assert_eq!(water_buckets(&mut bot), 1, "the bucket is full again");
+        let b = ok(&mut bot, json!({"action": "block", "x": 0, "y": -60, "z": 0}));
+        assert_eq!(b["block"]["name"], "minecraft:air", "{b}");
+    }
+}
+
+#[test]
+fn without_auto_clutch_the_same_fall_hurts() {
+    let (mut peer, mut bot) = ranged("Faller");
+    teleport(&mut bot, -45.0);
+    let landed = peer_event(&mut peer, "landed");
+    assert_eq!(landed["damage"], 12, "⌈15 − 3⌉: {landed}");
+    let deadline = Instant::now() + DONE;
+    while health(&mut bot) != 8.0 {
+        assert!(Instant::now() < deadline, "the bot never heard of the damage");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(bot.wait(|v| v["type"] == "policy_action" || v["type"] == "clutch_done", Duration::ZERO).is_none());
+    assert_eq!(water_buckets(&mut bot), 1, "no bucket used");
 }

@@ -8,7 +8,9 @@
 //! - [`bow`]: `shoot` / `abort_shoot` — draw a bow and release it at an entity (leading its
 //!   motion) or a point, ending in `shoot_done`.
 //! - [`wear`]: `wear` / `abort_wear` — put on an armour piece, ending in `wear_done`.
-//! - [`policy`]: `policy` / `policies` — auto_eat, auto_armour, auto_defend. They live here, not
+//! - [`clutch`]: auto_clutch's action — a water bucket poured under a fall, picked back up after,
+//!   ending in `clutch_done`.
+//! - [`policy`]: `policy` / `policies` — auto_eat, auto_armour, auto_defend, auto_clutch. They live here, not
 //!   in a crate of their own, because they are this crate's users: they decide with its tables
 //!   (armour defence) and its targets (hostile mobs), and act through its commands (`fight`,
 //!   `wear`) and interact's `eat`; a policy crate would depend on all of this and own nothing.
@@ -18,6 +20,7 @@
 //! difference), and a hit while falling is a ×1.5 critical hit.
 
 pub mod bow;
+pub mod clutch;
 pub mod data;
 pub mod fight;
 pub mod policy;
@@ -26,7 +29,7 @@ pub mod wear;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, CorePlugin, TickSet};
+use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
 
 pub use fight::{FIGHT_SLOT, Fight, FightDone, Fighting};
 
@@ -44,6 +47,7 @@ impl Plugin for CombatPlugin {
                 (fight::watch_fights, fight::step_fights).chain(),
                 wear::step_wearing,
                 (bow::watch_shots, bow::step_shots).chain(),
+                clutch::watch_clutches,
             )
                 .in_set(ActionSet::Step)
                 .in_set(clawcraft_core::gate::Gate::Actions),
@@ -68,12 +72,26 @@ impl Plugin for CombatPlugin {
             clawcraft_core::TickWork,
             policy::run_policies.in_set(TickSet::Actions).after(ActionSet::Watchdog).run_if(policy::any_policy),
         )
+        // After the watchdog, and after the policies: a clutch that ended this tick is seen.
+        .add_systems(
+            clawcraft_core::TickWork,
+            clutch::run_clutches
+                .in_set(TickSet::Actions)
+                .after(ActionSet::Watchdog)
+                .after(policy::run_policies)
+                .run_if(clutch::any_clutch),
+        )
+        .add_work_check("falling with auto_clutch", {
+            let mut state = None;
+            move |world| clutch::falling_with_clutch(world, &mut state)
+        })
         .add_agent_command::<fight::Fight>()
         .add_async_action::<fight::Fighting>()
         .add_agent_command::<bow::Shoot>()
         .add_async_action::<bow::Shooting>()
         .add_agent_command::<wear::Wear>()
         .add_async_action::<wear::Wearing>()
+        .add_async_action::<clutch::Clutching>()
         .add_agent_command::<policy::PolicyCmd>()
         .add_agent_command::<policy::PoliciesCmd>()
         .add_agent_event::<policy::PolicyAction>();

@@ -1,4 +1,5 @@
-//! Policies an agent turns on once instead of polling: `auto_eat`, `auto_armour`, `auto_defend`.
+//! Policies an agent turns on once instead of polling: `auto_eat`, `auto_armour`, `auto_defend`,
+//! `auto_clutch`.
 //!
 //! A policy watches the bot's state in busy ticks (its triggers — a health or hunger change, a
 //! pickup, a hurt — all arrive as packets) and, when its rule fires, runs the very command an
@@ -18,6 +19,13 @@
 //!   nearest hostile mob within `range` (default 8) — not when health is already below
 //!   `minHealth` (default 6), which is also the fight's retreat threshold; each fight lasts at most
 //!   30 s.
+//! - **auto_clutch**: while falling with a water bucket anywhere in the inventory, when the
+//!   landing the physics predicts ends a fall longer than `minFall` blocks (default 3: only a
+//!   landing that would hurt), pours water on the landing block's top face the tick it comes in
+//!   reach, and fills the bucket again after the landing: its own action `clutch` in the `use`
+//!   slot, ending in `clutch_done` (see [`crate::clutch`]). There is no one-shot command: the
+//!   tick to act comes during the fall, nearer the ground than an agent's round trip, and an agent
+//!   about to jump arms the very same thing by turning this policy on.
 //!
 //! A policy whose command is refused (`BUSY`: the agent's own action holds the slot) tries again
 //! a second later.
@@ -70,16 +78,19 @@ pub enum PolicyName {
     AutoEat,
     AutoArmour,
     AutoDefend,
+    AutoClutch,
 }
 
 impl PolicyName {
-    pub const ALL: [PolicyName; 3] = [PolicyName::AutoEat, PolicyName::AutoArmour, PolicyName::AutoDefend];
+    pub const ALL: [PolicyName; 4] =
+        [PolicyName::AutoEat, PolicyName::AutoArmour, PolicyName::AutoDefend, PolicyName::AutoClutch];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Self::AutoEat => "auto_eat",
             Self::AutoArmour => "auto_armour",
             Self::AutoDefend => "auto_defend",
+            Self::AutoClutch => "auto_clutch",
         }
     }
 }
@@ -96,12 +107,14 @@ pub struct Rule {
     pub range: f64,
     /// auto_defend: do not start a fight below this health; the fight retreats below it.
     pub min_health: f64,
+    /// auto_clutch: act only on falls longer than this many blocks.
+    pub min_fall: f64,
     /// Actions started.
     pub acted: u32,
     /// The request of the action started last, while its answer is due or it runs.
     pending: Option<CommandId>,
     /// Not before this tick (after a refusal).
-    retry_at: u64,
+    pub(crate) retry_at: u64,
 }
 
 impl Rule {
@@ -112,6 +125,7 @@ impl Rule {
             health: 14.0,
             range: 8.0,
             min_health: crate::fight::DEFAULT_MIN_HEALTH,
+            min_fall: crate::clutch::DEFAULT_MIN_FALL,
             acted: 0,
             pending: None,
             retry_at: 0,
@@ -125,6 +139,7 @@ pub struct Policies {
     pub eat: Rule,
     pub armour: Rule,
     pub defend: Rule,
+    pub clutch: Rule,
     /// The tick the bot was last hurt.
     last_hurt: Option<u64>,
     /// Mobs the server showed dying (their removal follows): never a target again.
@@ -133,7 +148,14 @@ pub struct Policies {
 
 impl Default for Policies {
     fn default() -> Self {
-        Self { eat: Rule::new(), armour: Rule::new(), defend: Rule::new(), last_hurt: None, dead: Vec::new() }
+        Self {
+            eat: Rule::new(),
+            armour: Rule::new(),
+            defend: Rule::new(),
+            clutch: Rule::new(),
+            last_hurt: None,
+            dead: Vec::new(),
+        }
     }
 }
 
@@ -143,19 +165,21 @@ impl Policies {
             PolicyName::AutoEat => &self.eat,
             PolicyName::AutoArmour => &self.armour,
             PolicyName::AutoDefend => &self.defend,
+            PolicyName::AutoClutch => &self.clutch,
         }
     }
 
-    fn rule_mut(&mut self, name: PolicyName) -> &mut Rule {
+    pub(crate) fn rule_mut(&mut self, name: PolicyName) -> &mut Rule {
         match name {
             PolicyName::AutoEat => &mut self.eat,
             PolicyName::AutoArmour => &mut self.armour,
             PolicyName::AutoDefend => &mut self.defend,
+            PolicyName::AutoClutch => &mut self.clutch,
         }
     }
 
     fn any_enabled(&self) -> bool {
-        self.eat.enabled || self.armour.enabled || self.defend.enabled
+        self.eat.enabled || self.armour.enabled || self.defend.enabled || self.clutch.enabled
     }
 
     /// A policy's state as the answers show it.
@@ -163,10 +187,11 @@ impl Policies {
         let r = self.rule(name);
         let (hunger, health, range, min_health) = match name {
             PolicyName::AutoEat => (Some(r.hunger), Some(r.health), None, None),
-            PolicyName::AutoArmour => (None, None, None, None),
+            PolicyName::AutoArmour | PolicyName::AutoClutch => (None, None, None, None),
             PolicyName::AutoDefend => (None, None, Some(r.range), Some(r.min_health)),
         };
-        PolicyState { name, enabled: r.enabled, hunger, health, range, min_health, acted: r.acted }
+        let min_fall = (name == PolicyName::AutoClutch).then_some(r.min_fall);
+        PolicyState { name, enabled: r.enabled, hunger, health, range, min_health, min_fall, acted: r.acted }
     }
 }
 
@@ -188,6 +213,9 @@ pub struct PolicyState {
     /// auto_defend: the fight's retreat threshold; no fight starts below it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_health: Option<f64>,
+    /// auto_clutch: acts only on falls longer than this many blocks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_fall: Option<f64>,
     /// Actions it started since the bot joined.
     pub acted: u32,
 }
@@ -196,7 +224,7 @@ pub struct PolicyState {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PolicyCmd {
-    /// `auto_eat`, `auto_armour` or `auto_defend`.
+    /// `auto_eat`, `auto_armour`, `auto_defend` or `auto_clutch`.
     pub name: PolicyName,
     /// On (default) or off.
     pub enabled: Option<bool>,
@@ -208,6 +236,9 @@ pub struct PolicyCmd {
     pub range: Option<f64>,
     /// auto_defend: the fight's retreat threshold; no fight starts below it (0-20, default 6).
     pub min_health: Option<f64>,
+    /// auto_clutch: act only on falls longer than this many blocks (0-400, default 3: Bedrock's
+    /// safe fall, so only a landing that would hurt).
+    pub min_fall: Option<f64>,
 }
 
 fn check(v: Option<f64>, name: &str, lo: f64, hi: f64) -> Result<Option<f64>, CommandError> {
@@ -221,7 +252,7 @@ fn check(v: Option<f64>, name: &str, lo: f64, hi: f64) -> Result<Option<f64>, Co
 
 impl AgentCommand for PolicyCmd {
     const NAME: &'static str = "policy";
-    const SUMMARY: &'static str = "Turn a policy on or off: auto_eat (hunger, health), auto_armour, auto_defend (range, minHealth); its actions end in the usual *_done receipts, announced by policy_action";
+    const SUMMARY: &'static str = "Turn a policy on or off: auto_eat (hunger, health), auto_armour, auto_defend (range, minHealth), auto_clutch (minFall: water bucket under a fall); its actions end in *_done receipts (clutch_done), announced by policy_action";
     const EXAMPLE: &'static str = r#"{"action":"policy","name":"auto_eat","hunger":14}"#;
     type Response = PolicyState;
 
@@ -245,10 +276,14 @@ impl AgentCommand for PolicyCmd {
         if self.min_health.is_some() {
             applies("minHealth", &[PolicyName::AutoDefend])?;
         }
+        if self.min_fall.is_some() {
+            applies("minFall", &[PolicyName::AutoClutch])?;
+        }
         let hunger = check(self.hunger, "hunger", 0.0, 20.0)?;
         let health = check(self.health, "health", 0.0, 20.0)?;
         let range = check(self.range, "range", 1.0, 32.0)?;
         let min_health = check(self.min_health, "minHealth", 0.0, 20.0)?;
+        let min_fall = check(self.min_fall, "minFall", 0.0, 400.0)?;
         let mut entity = ctx.world.get_entity_mut(ctx.bot).map_err(|_| CommandError::not_spawned())?;
         if !entity.contains::<Policies>() {
             entity.insert(Policies::default());
@@ -269,6 +304,9 @@ impl AgentCommand for PolicyCmd {
         if let Some(v) = min_health {
             rule.min_health = v;
         }
+        if let Some(v) = min_fall {
+            rule.min_fall = v;
+        }
         Ok(policies.state(self.name))
     }
 }
@@ -287,8 +325,7 @@ pub struct PoliciesResponse {
 
 impl AgentCommand for PoliciesCmd {
     const NAME: &'static str = "policies";
-    const SUMMARY: &'static str =
-        "Every policy (auto_eat, auto_armour, auto_defend): on or off, its settings, the actions it started";
+    const SUMMARY: &'static str = "Every policy (auto_eat, auto_armour, auto_defend, auto_clutch): on or off, its settings, the actions it started";
     const EXAMPLE: &'static str = r#"{"action":"policies"}"#;
     const QUERY: bool = true;
     type Response = PoliciesResponse;
@@ -306,7 +343,7 @@ pub struct PolicyAction {
     #[serde(skip)]
     pub bot: Entity,
     pub policy: PolicyName,
-    /// The command it ran (`eat`, `wear`, `fight`).
+    /// The command it ran (`eat`, `wear`, `fight`), or `clutch` (auto_clutch's own action).
     pub command: String,
     /// The request id: the action's completion event carries it.
     pub action_id: Value,
@@ -318,7 +355,7 @@ pub struct PolicyAction {
 clawcraft_core::event_kind!(
     PolicyAction,
     "policy_action",
-    "A policy (auto_eat, auto_armour, auto_defend) ran a command; the action's completion event carries actionId as its id"
+    "A policy (auto_eat, auto_armour, auto_defend, auto_clutch) ran a command; the action's completion event carries actionId as its id"
 );
 
 /// The food in the inventory that restores the most saturation.

@@ -397,31 +397,43 @@ impl CommandCtx<'_> {
         component: A,
         timeout_ticks: u64,
     ) -> Result<(), CommandError> {
-        let now = self.world.get_resource::<TickCount>().map_or(0, |t| t.0);
-        let bot = self.bot;
-        let mut entity = self.world.get_entity_mut(bot).map_err(|_| CommandError::not_spawned())?;
-        if !entity.contains::<ActiveActions>() {
-            entity.insert(ActiveActions::default());
-        }
-        let mut actions = entity.get_mut::<ActiveActions>().ok_or_else(CommandError::not_spawned)?;
-        if let Some(running) = actions.slots.get(A::SLOT.name) {
-            return Err(running.busy());
-        }
-        actions.slots.insert(
-            A::SLOT.name,
-            ActiveAction {
-                command,
-                id: self.id.clone(),
-                started_tick: now,
-                deadline_tick: now.saturating_add(timeout_ticks),
-                abort: A::SLOT.abort,
-                end: end_fn::<A>,
-                interrupt: interrupt_fn::<A>,
-            },
-        );
-        entity.insert(component);
-        Ok(())
+        start_action(self.world, self.bot, command, self.id.clone(), component, timeout_ticks)
     }
+}
+
+/// Starts action `A` on `bot` outside a command (a policy acting on its own): as
+/// [`CommandCtx::start`], under `command`'s name and request `id`.
+pub fn start_action<A: AsyncAction>(
+    world: &mut World,
+    bot: Entity,
+    command: &'static str,
+    id: Value,
+    component: A,
+    timeout_ticks: u64,
+) -> Result<(), CommandError> {
+    let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
+    let mut entity = world.get_entity_mut(bot).map_err(|_| CommandError::not_spawned())?;
+    if !entity.contains::<ActiveActions>() {
+        entity.insert(ActiveActions::default());
+    }
+    let mut actions = entity.get_mut::<ActiveActions>().ok_or_else(CommandError::not_spawned)?;
+    if let Some(running) = actions.slots.get(A::SLOT.name) {
+        return Err(running.busy());
+    }
+    actions.slots.insert(
+        A::SLOT.name,
+        ActiveAction {
+            command,
+            id,
+            started_tick: now,
+            deadline_tick: now.saturating_add(timeout_ticks),
+            abort: A::SLOT.abort,
+            end: end_fn::<A>,
+            interrupt: interrupt_fn::<A>,
+        },
+    );
+    entity.insert(component);
+    Ok(())
 }
 
 /// `command_timeout`: an async action overran its watchdog and was stopped.

@@ -41,7 +41,7 @@ use std::sync::{Arc, OnceLock};
 pub use action::{
     ActionDone, ActionSlot, ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, DoneOf, EndActionExt,
     Evidence, InterruptActions, Interruption, Outcome, RunnerCountsTicks, TickCount, advance_tick_count,
-    default_interruption, end_action,
+    default_interruption, end_action, start_action,
 };
 pub use bot::*;
 pub use bot_commands::{Answer, BotCommands, CommandId, PLUGIN_ORIGIN};

@@ -25,14 +25,15 @@ use clawcraft_core::{
 use clawcraft_inventory::{Inventory, InventoryJobs};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_world::ids::BlockIds;
+use clawcraft_world::query::Cell;
 use clawcraft_world::query::properties_json;
-use clawcraft_world::raycast::Face;
+use clawcraft_world::raycast::{Face, RayEnd, cast};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::common::{
     Aim, BlockXyz, REACH, Ready, Senses, aim_at_through, block_updates, cell_of, click_block, face_from_id, hand_free,
-    hold_item_of, inventory_of, job_outcome, swing, turn_to,
+    hold_item_of, inventory_of, job_outcome, out_of_reach, swing, turn_to,
 };
 use crate::place::support;
 use crate::use_slot::{ItemCount, USE_SLOT};
@@ -117,8 +118,54 @@ impl Bucket {
         }
     }
 
-    fn confirmed(&self) -> bool {
+    /// An owner's bucket use, built without the world: `ready` says whether the item is in hand
+    /// (the click goes out at the next [`advance_bucket`]) or an equip job comes first.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        mode: Mode,
+        pos: [i32; 3],
+        clicked: [i32; 3],
+        clicked_id: u32,
+        aim: Aim,
+        liquid: &'static str,
+        before: String,
+        ready: Ready,
+        now: u64,
+    ) -> Self {
+        Self {
+            mode,
+            pos,
+            clicked,
+            clicked_id,
+            aim,
+            liquid,
+            before,
+            after: None,
+            refused: false,
+            held: (None, None),
+            filled: ItemCount::default(),
+            buckets: ItemCount::default(),
+            phase: match ready {
+                Ready::Now => Phase::Click,
+                Ready::Job(j) => Phase::Equipping(j),
+            },
+            started: now,
+        }
+    }
+
+    /// True only when the server's block update showed the change at `pos`.
+    pub fn confirmed(&self) -> bool {
         self.after.as_deref().is_some_and(|a| self.wanted(a))
+    }
+
+    /// The face clicked (0 down … 5 east).
+    pub fn face(&self) -> u8 {
+        self.aim.face.id()
+    }
+
+    /// The point clicked.
+    pub fn point(&self) -> clawcraft_core::Vec3 {
+        self.aim.point
     }
 
     fn counts(&self, inv: &Inventory) -> (u16, u16) {
@@ -260,7 +307,7 @@ pub struct BucketResponse {
 }
 
 /// What stops a bucket's ray: any block but air, liquids included.
-fn bucket_obstacle<'a>(s: &'a Senses<'_>) -> impl Fn(u32) -> bool + 'a {
+pub fn bucket_obstacle<'a>(s: &'a Senses<'_>) -> impl Fn(u32) -> bool + 'a {
     let air = s.world.air_id();
     move |id| id != air && !s.ids.is_air(id)
 }
@@ -446,25 +493,36 @@ pub fn start_bucket(
     let ready = hold_item_of(world, bot, item)?;
     turn_to(world, bot, aim.point);
     let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
-    Ok(Bucket {
-        mode,
-        pos,
-        clicked,
-        clicked_id,
-        aim,
-        liquid,
-        before,
-        after: None,
-        refused: false,
-        held: (None, None),
-        filled: ItemCount::default(),
-        buckets: ItemCount::default(),
-        phase: match ready {
-            Ready::Now => Phase::Click,
-            Ready::Job(j) => Phase::Equipping(j),
-        },
-        started: now,
-    })
+    Ok(Bucket::new(mode, pos, clicked, clicked_id, aim, liquid, before, ready, now))
+}
+
+/// The click that pours onto the top face of `cell` looking straight down: the point of the
+/// face under the eye (kept a little inside the face when the eye is not above it), within
+/// [`REACH`] of the eye and seen by the bucket's ray (which stops at liquids too). The clutch
+/// aims so: the feet fall onto that face, so the point under the eye is the nearest one.
+pub fn aim_down(s: &Senses<'_>, cell: [i32; 3]) -> Result<Aim, CommandError> {
+    let eye = s.eye();
+    let inside = |v: f64, c: i32| v.clamp(f64::from(c) + 0.05, f64::from(c) + 0.95);
+    let point = clawcraft_core::Vec3::new(inside(eye.x, cell[0]), f64::from(cell[1]) + 1.0, inside(eye.z, cell[2]));
+    if eye.y <= point.y {
+        return Err(CommandError::new(
+            "NO_LINE_OF_SIGHT",
+            format!("The top of block {} {} {} is not below the eye", cell[0], cell[1], cell[2]),
+        ));
+    }
+    let distance = eye.distance(point);
+    if distance > REACH {
+        return Err(out_of_reach(distance));
+    }
+    let dir = [point.x - eye.x, point.y - eye.y, point.z - eye.z];
+    let ray = cast(s.world, [eye.x, eye.y, eye.z], dir, distance + 0.01, bucket_obstacle(s));
+    match ray.end {
+        RayEnd::Hit { cell: Cell { x, y, z }, .. } if [x, y, z] == cell => Ok(Aim { face: Face::Up, point, distance }),
+        _ => Err(CommandError::new(
+            "NO_LINE_OF_SIGHT",
+            format!("Something stands between the eye and the top of block {} {} {}", cell[0], cell[1], cell[2]),
+        )),
+    }
 }
 
 /// The server's block updates at the cell.

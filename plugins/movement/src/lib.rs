@@ -33,8 +33,8 @@ pub use blocks::{BlockTable, FULL_CUBE, WorldView};
 pub use clawcraft_physics as physics;
 pub use commands::{MovementInfo, ServerPos};
 pub use mover::{
-    Authority, MovementIntent, Mover, PositionDesync, apply_server_movement, standing_on, step_movement,
-    track_authority, track_speed, yaw_toward,
+    Authority, FallCourse, MovementIntent, Mover, PositionDesync, apply_server_movement, predict_fall, standing_on,
+    step_movement, track_authority, track_speed, yaw_toward,
 };
 
 /// Order inside `TickSet::HandlePackets`, after the player's own handlers.

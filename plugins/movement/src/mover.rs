@@ -441,6 +441,59 @@ pub fn standing_on(world: &World, bot: Entity) -> Option<NamedCell> {
     }
 }
 
+/// How a fall goes on if nobody presses a key: [`predict_fall`]'s answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FallCourse {
+    /// The feet stop on a block after `ticks` physics steps (1: the next step).
+    Lands {
+        ticks: u32,
+        /// The feet where they stop.
+        feet: CoreVec3,
+        /// The block that carries them ([`clawcraft_physics::supporting_cell`]).
+        support: [i32; 3],
+        /// Blocks fallen then: from where the fall began (the feet now plus the fall distance
+        /// so far) down to `feet`.
+        fall: f64,
+    },
+    /// The fall ends harmlessly after `ticks` steps: in water, on a climbable, in a block that
+    /// slows it (the physics resets the fall distance there).
+    Broken { ticks: u32 },
+    /// Still falling after the horizon (or the bot has no movement state or blocks).
+    Unknown,
+}
+
+/// The bot's fall stepped ahead by the movement plugin's own physics on its own blocks, from its
+/// current state, with no key pressed and the look `(yaw, pitch)`, for at most `horizon` steps.
+/// A server correction or a block change since makes the answer stale: ask again each tick.
+pub fn predict_fall(world: &World, bot: Entity, look: (f32, f32), horizon: u32) -> FallCourse {
+    let (Some(mover), Some(chunks), Some(ids)) =
+        (world.get::<Mover>(bot), world.get::<ChunkWorld>(bot), world.get::<BlockIds>(bot))
+    else {
+        return FallCourse::Unknown;
+    };
+    let table = BlockTable::of(&ids.0.registry);
+    let view = WorldView::new(chunks, &ids.0, &table);
+    let mut physics = mover.physics.clone();
+    let mut state = mover.state.clone();
+    let top = f64::from(state.position.y) + f64::from(state.fall_distance);
+    let input = Input { yaw: look.0, pitch: look.1, head_yaw: look.0, ..Input::default() };
+    for ticks in 1..=horizon {
+        let falling = state.fall_distance;
+        physics.tick(&mut state, &input, &view);
+        if state.on_ground {
+            let Some(support) = clawcraft_physics::supporting_cell(&view, &state) else {
+                return FallCourse::Unknown;
+            };
+            let feet = to_core(state.position);
+            return FallCourse::Lands { ticks, feet, support, fall: top - feet.y };
+        }
+        if state.in_water || (falling > 0.0 && state.fall_distance == 0.0) {
+            return FallCourse::Broken { ticks };
+        }
+    }
+    FallCourse::Unknown
+}
+
 /// The physics step of the tick: intent → keys → one tick → [`MoveFrame`], [`Position`],
 /// [`Rotation`].
 #[allow(clippy::type_complexity)]

@@ -4,6 +4,7 @@
 mod actions;
 mod bow;
 mod bucket;
+mod clutch;
 mod mine;
 pub mod world;
 mod writing;
