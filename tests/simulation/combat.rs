@@ -222,6 +222,42 @@ fn fight_retreats_when_health_is_low_and_refuses_what_it_cannot_do() {
 }
 
 #[test]
+fn the_retreat_walks_around_a_wall_behind_the_bot() {
+    // A wall three blocks high along x = −1 (z −4..4) right behind the bot; the zombie 2 blocks east.
+    let wall: Vec<world::Placed> =
+        (-4..=4).flat_map(|z| (-60..=-58).map(move |y| ("stone", Vec::new(), [-1, y, z]))).collect();
+    let mut w = world::world(&wall, &[(0, stack(WOOD_PICK, 1, 1)), (3, stack(IRON_SWORD, 1, 2))]);
+    w.sim.receive(&AddEntity {
+        unique_id: 600,
+        runtime_id: ZOMBIE,
+        entity_type: "minecraft:zombie".into(),
+        position: Vec3 { x: 2.5, y: -60.0, z: 0.5 },
+        ..AddEntity::default()
+    });
+    w.sim.tick();
+    w.ok(r#"{"action":"fight","entity":"zombie","minHealth":8,"crits":false}"#);
+    w.sim.ticks(3);
+    w.sim.receive(&health(SIM_RUNTIME_ID, 7.0, 20.0));
+    let zombie = clawcraft::core::Vec3::new(2.5, -60.0, 0.5);
+    let mut farthest_west = f64::MAX;
+    for _ in 0..38 {
+        w.sim.tick();
+        let p = w.sim.component::<clawcraft::core::Position>().expect("position").0;
+        farthest_west = farthest_west.min(p.x);
+    }
+    assert!(w.events_of("fight_done").is_empty(), "the retreat lasts 2 s");
+    let p = w.sim.component::<clawcraft::core::Position>().expect("position").0;
+    // Straight away (west) ends against the wall, about 2 blocks from the zombie; the planned way
+    // goes along the wall and around it.
+    assert!(p.distance(zombie) > 6.0, "the bot got away around the wall: at {p:?}");
+    assert!((p.z - 0.5).abs() > 4.0 || p.x < -2.0, "around the wall's end: {p:?}");
+    assert!(farthest_west > -1.0 || (p.z - 0.5).abs() > 4.5, "never through the wall: {farthest_west}");
+    w.sim.ticks(3);
+    let d = last(&w, "fight_done");
+    assert_eq!((d["reason"].clone(), d["retreated"].clone()), (json!("low_health"), json!(true)), "{d:?}");
+}
+
+#[test]
 fn auto_defend_fights_the_nearest_hostile_then_the_next_one_that_hurts() {
     let mut w = arena(2.5);
     w.sim.receive(&AddEntity {

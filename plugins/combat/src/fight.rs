@@ -16,7 +16,10 @@
 //!   most [`MAX_CRIT_WAIT`] ticks), so it lands on the way down. The server's `critical_hit`
 //!   animation for the target is counted as `crits`.
 //! - **Retreat**: once the bot's health falls below `minHealth` it runs away from the target for
-//!   [`RETREAT_TICKS`] and ends `failed`, `low_health`.
+//!   [`RETREAT_TICKS`] and ends `failed`, `low_health`. The way is the `flee` planner's
+//!   ([`Goal::Away`]: any position [`RETREAT_DISTANCE`] from the target), so a wall behind the bot
+//!   is walked around; re-planned when the target moved [`RETREAT_MOVED`] blocks. While the first
+//!   plan is searched, or when there is none, the bot runs straight away from the target.
 //!
 //! `fight_done` carries what the server showed: hits sent, hurt animations, critical hits,
 //! damage dealt (the target's health drops from its UpdateAttributes), damage taken (the bot's own
@@ -34,11 +37,15 @@ use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, w
 use clawcraft_inventory::{INVENTORY_SLOTS, Inventory, InventoryJobs};
 use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 use clawcraft_network::{ClientboundPacket, Connection};
-use clawcraft_pathfind::WALK_SLOT;
+use clawcraft_pathfind::plan::{Request, plan};
+use clawcraft_pathfind::walk::Tick;
+use clawcraft_pathfind::{Goal, Navigator, Options, WALK_SLOT};
 use clawcraft_protocol::packets::{
     Animate, EntityEvent, InventoryTransaction, RemoveEntity, UpdateAttributes, UseOnEntityData,
 };
 use clawcraft_vitals::Vitals;
+use clawcraft_world::chunk::World as ChunkWorld;
+use clawcraft_world::ids::BlockIds;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -63,6 +70,10 @@ pub const JUMP_LEAD: u64 = 7;
 pub const MAX_CRIT_WAIT: u64 = 4;
 /// Ticks the bot runs from the target once its health is low.
 pub const RETREAT_TICKS: u64 = 40;
+/// The retreat's goal: any position this far (blocks) from the target.
+pub const RETREAT_DISTANCE: f64 = 12.0;
+/// The target moved this far (blocks) from where the retreat was planned: plan again.
+pub const RETREAT_MOVED: f64 = 1.5;
 /// Default `minHealth`: three hearts.
 pub const DEFAULT_MIN_HEALTH: f64 = 6.0;
 /// Default and largest `seconds`.
@@ -71,8 +82,15 @@ pub const MAX_SECONDS: f64 = 600.0;
 /// A target farther than this (blocks) is not fought: walk closer first.
 pub const MAX_START_DISTANCE: f64 = 32.0;
 
+/// The retreat's way: the path away from where the target was when it was planned.
+#[derive(Debug)]
+struct Retreat {
+    nav: Navigator,
+    from: Vec3,
+}
+
 /// The running `fight`.
-#[derive(Component, Debug, Clone)]
+#[derive(Component, Debug)]
 pub struct Fighting {
     pub target: Target,
     /// The entity plugin's entity of the target.
@@ -97,6 +115,10 @@ pub struct Fighting {
     /// The swap bringing the weapon from the main inventory (inventory job id), until confirmed.
     equipping: Option<u64>,
     retreat_until: Option<u64>,
+    /// The planned way away (None: not planned yet, or no way found: straight away).
+    retreat: Option<Retreat>,
+    /// No way away was found: run straight away.
+    retreat_unplanned: bool,
     last_seen: Vec3,
 }
 
@@ -280,6 +302,8 @@ impl AgentCommand for Fight {
             weapon: weapon.clone(),
             equipping,
             retreat_until: None,
+            retreat: None,
+            retreat_unplanned: false,
             last_seen: found.pos,
         };
         ctx.start(Self::NAME, fighting, limit_ticks + RETREAT_TICKS + 100)?;
@@ -332,6 +356,8 @@ pub fn watch_fights(mut packets: MessageReader<ClientboundPacket>, mut bots: Que
 /// What a tick of the fight decided.
 enum Step {
     Go(MovementIntent),
+    /// Run from the target, which is at `.0`.
+    Retreat(Vec3),
     End(ActionStatus, Option<String>),
 }
 
@@ -373,14 +399,14 @@ fn decide(
         if now >= until {
             return (Step::End(ActionStatus::Failed, Some("low_health".into())), false);
         }
-        return (Step::Go(away(feet, at)), false);
+        return (Step::Retreat(at), false);
     }
     if now >= f.limit {
         return (Step::End(ActionStatus::Failed, Some("time_limit".into())), false);
     }
     if vitals.is_some_and(|v| v.alive && v.health < f.min_health) {
         f.retreat_until = Some(now + RETREAT_TICKS);
-        return (Step::Go(away(feet, at)), false);
+        return (Step::Retreat(at), false);
     }
     let eye = feet.offset_y(EYE_HEIGHT);
     let aim = at.offset_y(f.height * 0.5);
@@ -413,6 +439,42 @@ fn away(feet: Vec3, from: Vec3) -> MovementIntent {
     MovementIntent { direction: Some(yaw_toward(dx, dz)), sprint: true, ..MovementIntent::default() }
 }
 
+/// One tick of the retreat from the target at `at`: the planned way, else straight away.
+fn retreat_intent(
+    f: &mut Fighting,
+    now: u64,
+    feet: Vec3,
+    at: Vec3,
+    mover: &Mover,
+    world: Option<(&ChunkWorld, &BlockIds)>,
+) -> MovementIntent {
+    let Some((world, ids)) = world.filter(|_| !f.retreat_unplanned) else { return away(feet, at) };
+    let idle = f.retreat.as_ref().is_none_or(|r| r.nav.pending.is_none());
+    if idle && f.retreat.as_ref().is_none_or(|r| r.from.distance(at) > RETREAT_MOVED) {
+        let goal = Goal::Away { x: at.x, y: at.y, z: at.z, distance: RETREAT_DISTANCE };
+        let req = Request::from_feet(feet, goal, Options { sprint: true, ..Options::default() });
+        let mut nav = Navigator::new(req.clone(), now, mover.teleports);
+        nav.pending = Some(plan(req, world, ids.0.clone(), None));
+        f.retreat = Some(Retreat { nav, from: at });
+    }
+    let Some(r) = f.retreat.as_mut() else { return away(feet, at) };
+    r.nav.now = now;
+    // Plans go to no request: the responses stay empty.
+    match r.nav.tick(feet, mover, world, ids, &[], &mut Vec::new()) {
+        Tick::Go(i) => i,
+        // Far enough: stand until the target comes closer (it moved: a new plan).
+        Tick::Arrived => MovementIntent::default(),
+        Tick::Wait => away(feet, at),
+        // No way (or one that would change the world, which the options rule out).
+        Tick::Fail(_) | Tick::Work(_) => {
+            tracing::debug!("retreat: no way planned, running straight away");
+            f.retreat = None;
+            f.retreat_unplanned = true;
+            away(feet, at)
+        }
+    }
+}
+
 /// Steps every fight one tick: moves, hits on time, ends.
 #[allow(clippy::type_complexity)]
 pub fn step_fights(
@@ -430,11 +492,12 @@ pub fn step_fights(
         Option<&Vitals>,
         Option<&ActiveActions>,
         Option<&InventoryJobs>,
+        Option<(&ChunkWorld, &BlockIds)>,
     )>,
     targets: Query<(&EntityPosition, &SeenBy)>,
 ) {
     let now = ticks.0;
-    for (bot, mut f, pos, mover, mut intent, mut conn, ids, inv, vitals, actions, jobs) in &mut bots {
+    for (bot, mut f, pos, mover, mut intent, mut conn, ids, inv, vitals, actions, jobs, world) in &mut bots {
         let target = targets.get(f.entity).ok().filter(|(_, seen)| seen.0 == bot).map(|(p, _)| p.0);
         let walking = actions.is_some_and(|a| a.is_busy(WALK_SLOT.name));
         if let Some(job) = f.equipping {
@@ -452,6 +515,7 @@ pub fn step_fights(
         let (step, hit) = decide(&mut f, now, pos.0, mover, vitals, target, walking);
         match step {
             Step::Go(i) => *intent = i,
+            Step::Retreat(at) => *intent = retreat_intent(&mut f, now, pos.0, at, mover, world),
             Step::End(status, reason) => {
                 commands.end_action(bot, FIGHT_SLOT.name, status, reason);
                 continue;
