@@ -5,6 +5,9 @@
 //! the schedules too. Run with `cargo bench --bench tick`; prints JSON. `TICK_PACED=N` sets the paced ticks
 //! (default 200), `TICK_PACED_ONLY=1` skips the back-to-back run (to profile the paced one).
 //!
+//! Then auto_clutch's fall prediction: the movement physics stepped from 340 blocks up to the
+//! landing (what each tick of a fall with the policy on computes), µs a prediction.
+//!
 //! Then the machine's **floor** for any 20 Hz bot, paced the same way with no bot at all: a thread
 //! that only sleeps to the next deadline, one that also sends a datagram to a UDP echo (another
 //! thread on loopback, as the peer is another process), and one that also drains the echo's
@@ -44,6 +47,7 @@ fn main() {
         );
     }
     sim.app.world_mut().remove_resource::<FullTicks>();
+    fall_prediction(&mut sim);
     // Paced like the runner (a tick every 50 ms, sleeping in between): the same work from cold
     // caches, as an idle bot does it. The thread's CPU time, so the sleeps do not count.
     let paced: u32 = std::env::var("TICK_PACED").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
@@ -61,6 +65,33 @@ fn main() {
                "cpu_share_percent": (per_tick * 20.0 / 1e4 * 1000.0).round() / 1000.0})
     );
     floor(paced);
+}
+
+/// auto_clutch's prediction of a long fall (the bot put 340 blocks above the ground, falling).
+fn fall_prediction(sim: &mut clawcraft::sim::Simulation) {
+    use clawcraft::movement::{FallCourse, predict_fall};
+    sim.command(r#"{"action":"setpos","x":0.5,"y":280,"z":0.5}"#);
+    sim.ticks(2);
+    let bot = sim.bot;
+    let calls = 2_000u32;
+    let mut steps = 0;
+    let t = Instant::now();
+    for _ in 0..calls {
+        if let FallCourse::Lands { ticks, .. } = predict_fall(sim.app.world(), bot, (0.0, 90.0), 200) {
+            steps = ticks;
+        }
+    }
+    let per_call = t.elapsed().as_secs_f64() * 1e6 / f64::from(calls);
+    assert!(steps > 0, "the fall lands within the horizon");
+    println!(
+        "{}",
+        json!({"bench": "fall_prediction", "steps": steps, "calls": calls, "unit": "us",
+               "per_call": (per_call * 10.0).round() / 10.0,
+               "per_step_ns": (per_call * 1e3 / f64::from(steps)).round()})
+    );
+    sim.command(r#"{"action":"setpos","x":0.5,"y":-60,"z":0.5}"#);
+    sim.ticks(5);
+    let _ = sim.sent();
 }
 
 /// The floor: the runner's sleep, the input's `send`, the drain of the server's answer — without
