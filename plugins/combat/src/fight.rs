@@ -33,16 +33,14 @@ use clawcraft_core::{
 };
 use clawcraft_entity::{EntityPosition, SeenBy};
 use clawcraft_interact::common::Ready;
-use clawcraft_interact::common::{HandBorrowed, hand_free_of, held_wire, swing, wire};
+use clawcraft_interact::common::{EntityClick, HandBorrowed, click_entity, hand_free_of};
 use clawcraft_inventory::{INVENTORY_SLOTS, Inventory, InventoryJobs};
 use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_pathfind::plan::{Request, plan};
 use clawcraft_pathfind::walk::Tick;
 use clawcraft_pathfind::{Goal, Navigator, Options, WALK_SLOT};
-use clawcraft_protocol::packets::{
-    Animate, EntityEvent, InventoryTransaction, RemoveEntity, UpdateAttributes, UseOnEntityData,
-};
+use clawcraft_protocol::packets::{Animate, EntityEvent, RemoveEntity, UpdateAttributes};
 use clawcraft_vitals::Vitals;
 use clawcraft_world::chunk::World as ChunkWorld;
 use clawcraft_world::ids::BlockIds;
@@ -523,15 +521,8 @@ pub fn step_fights(
         }
         if hit {
             let aim = f.last_seen.offset_y(f.height * 0.5);
-            conn.send(&swing(ids.runtime_id, "attack"));
-            conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
-                entity_runtime_id: f.target.runtime_id,
-                action_type: "attack".into(),
-                hotbar_slot: inv.map_or(0, |i| i32::from(i.held_slot)),
-                held_item: inv.map_or_else(clawcraft_protocol::packets::ItemInstance::air, held_wire),
-                player_pos: wire(pos.0.offset_y(EYE_HEIGHT)),
-                click_pos: wire(aim),
-            }));
+            let eye = pos.0.offset_y(EYE_HEIGHT);
+            click_entity(&mut conn, ids.runtime_id, inv, eye, f.target.runtime_id, aim, EntityClick::Attack);
             f.hits += 1;
             f.next_hit = now + HIT_INTERVAL;
         }

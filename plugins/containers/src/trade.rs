@@ -421,7 +421,15 @@ pub fn step_trade_opening(
         let updates = window.updates;
         let Some(sent) = a.sent else {
             let eye = pos.0.offset_y(EYE_HEIGHT);
-            click_entity(&mut conn, ids.runtime_id, inv, eye, a.villager.runtime_id, a.point, EntityClick::Interact);
+            click_entity(
+                &mut conn,
+                ids.runtime_id,
+                Some(inv),
+                eye,
+                a.villager.runtime_id,
+                a.point,
+                EntityClick::Interact,
+            );
             a.sent = Some(now);
             a.updates_before = Some(updates);
             continue;

@@ -501,7 +501,7 @@ pub fn step_husbandry<A: Husbanding>(
                 }
                 let point = h.points[i];
                 let (eye, target) = (pos.0.offset_y(EYE_HEIGHT), h.animals[i].runtime_id);
-                click_entity(&mut conn, ids.runtime_id, inv, eye, target, point, EntityClick::Interact);
+                click_entity(&mut conn, ids.runtime_id, Some(inv), eye, target, point, EntityClick::Interact);
                 // One animal per tick, as a player turns from one to the next.
                 h.phase = if i + 1 < h.animals.len() { Phase::Use(i + 1) } else { Phase::Sent(now) };
             }

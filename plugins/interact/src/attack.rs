@@ -237,7 +237,15 @@ pub fn step_attacking(
         match a.sent {
             None => {
                 let eye = pos.0.offset_y(EYE_HEIGHT);
-                click_entity(&mut conn, ids.runtime_id, inv, eye, a.target.runtime_id, a.point, EntityClick::Attack);
+                click_entity(
+                    &mut conn,
+                    ids.runtime_id,
+                    Some(inv),
+                    eye,
+                    a.target.runtime_id,
+                    a.point,
+                    EntityClick::Attack,
+                );
                 a.sent = Some(now);
             }
             Some(_) if a.killed => commands.end_action(bot, USE_SLOT.name, ActionStatus::Done, None),

@@ -380,11 +380,11 @@ pub enum EntityClick {
 }
 
 /// Swings the arm (bot `own_runtime_id`) and clicks entity `target` at `point` from `eye` with
-/// the held item, as the client does.
+/// the held item, as the client does (an empty hand in slot 0 while the inventory is unknown).
 pub fn click_entity(
     conn: &mut Connection,
     own_runtime_id: u64,
-    inv: &Inventory,
+    inv: Option<&Inventory>,
     eye: Vec3,
     target: u64,
     point: Vec3,
@@ -398,8 +398,8 @@ pub fn click_entity(
     conn.send(&InventoryTransaction::use_on_entity(&UseOnEntityData {
         entity_runtime_id: target,
         action_type: action_type.into(),
-        hotbar_slot: i32::from(inv.held_slot),
-        held_item: held_wire(inv),
+        hotbar_slot: inv.map_or(0, |i| i32::from(i.held_slot)),
+        held_item: inv.map_or_else(ItemInstance::air, held_wire),
         player_pos: wire(eye),
         click_pos: wire(point),
     }));
