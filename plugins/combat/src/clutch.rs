@@ -94,7 +94,6 @@ pub struct Clutching {
     top: f64,
     /// The equip job taking the water bucket in hand, while the server has not answered.
     equip: Option<u64>,
-    landing: Option<Landing>,
     /// The pour, its end, and the prediction's steps to the landing when it was clicked.
     pour: Option<Bucket>,
     poured: Option<(ActionStatus, Option<String>)>,
@@ -246,11 +245,13 @@ pub fn falling_with_clutch(world: &mut World, state: &mut Option<QueryState<(&Po
     q.iter(world).any(|(p, m)| p.clutch.enabled && !m.state.on_ground && m.state.velocity.y < 0.0)
 }
 
+/// Bots a clutch may start or run on (kept between ticks: no query is built per tick).
+type ClutchCandidates = QueryState<Entity, Or<(With<Policies>, With<Clutching>)>>;
+
 /// Starts a clutch where a harmful landing comes, and steps the running ones.
-pub fn run_clutches(world: &mut World) {
+pub fn run_clutches(world: &mut World, candidates: &mut ClutchCandidates) {
     let now = world.resource::<TickCount>().0;
-    let mut q = world.query_filtered::<Entity, Or<(With<Policies>, With<Clutching>)>>();
-    let bots: Vec<Entity> = q.iter(world).collect();
+    let bots: Vec<Entity> = candidates.iter(world).collect();
     for bot in bots {
         // A clutch just started steps at once: its click may be due this very tick.
         if world.get::<Clutching>(bot).is_some() || maybe_start(world, bot, now) {
@@ -276,11 +277,21 @@ fn water_count(world: &World, bot: Entity) -> u16 {
 /// Starts the clutch when the rule fires: falling, a water bucket in the inventory, the hand
 /// free, and the predicted landing ends a fall longer than `minFall`.
 fn maybe_start(world: &mut World, bot: Entity, now: u64) -> bool {
-    let Some(rule) = world.get::<Policies>(bot).map(|p| p.clutch.clone()) else { return false };
-    let Some(state) = world.get::<Mover>(bot).map(|m| m.state.clone()) else { return false };
-    if state.on_ground || state.in_water {
+    // Runs every tick for every bot with the policy on: read the few fields, clone nothing.
+    let Some((enabled, retry_at, min_fall)) =
+        world.get::<Policies>(bot).map(|p| (p.clutch.enabled, p.clutch.retry_at, p.clutch.min_fall))
+    else {
+        return false;
+    };
+    let Some((grounded, falling, fall_distance)) = world
+        .get::<Mover>(bot)
+        .map(|m| (m.state.on_ground || m.state.in_water, m.state.velocity.y < 0.0, m.state.fall_distance))
+    else {
+        return false;
+    };
+    if grounded {
         // A new fall may be clutched again.
-        if rule.retry_at == u64::MAX
+        if retry_at == u64::MAX
             && let Some(mut p) = world.get_mut::<Policies>(bot)
         {
             p.clutch.retry_at = 0;
@@ -288,7 +299,7 @@ fn maybe_start(world: &mut World, bot: Entity, now: u64) -> bool {
         return false;
     }
     let alive = world.get::<Vitals>(bot).is_none_or(|v| v.alive);
-    if !rule.enabled || now < rule.retry_at || !alive || state.velocity.y >= 0.0 {
+    if !enabled || now < retry_at || !alive || !falling {
         return false;
     }
     if world.get::<Inventory>(bot).is_none_or(|i| i.count_of(WATER_BUCKET) == 0) || hand_free_of(world, bot).is_err() {
@@ -297,10 +308,10 @@ fn maybe_start(world: &mut World, bot: Entity, now: u64) -> bool {
     let FallCourse::Lands { ticks, support, fall, .. } = predict_fall(world, bot, look(world, bot), HORIZON) else {
         return false;
     };
-    if fall <= rule.min_fall {
+    if fall <= min_fall {
         return false;
     }
-    let top = world.get::<Position>(bot).map_or(0.0, |p| p.0.y) + f64::from(state.fall_distance);
+    let top = world.get::<Position>(bot).map_or(0.0, |p| p.0.y) + f64::from(fall_distance);
     let (equip, missed) = match hold_item_of(world, bot, WATER_BUCKET) {
         Ok(Ready::Now) => (None, None),
         Ok(Ready::Job(j)) => (Some(j), None),
@@ -311,7 +322,6 @@ fn maybe_start(world: &mut World, bot: Entity, now: u64) -> bool {
     let clutch = Clutching {
         top,
         equip,
-        landing: Some(Landing { ticks, support }),
         pour: None,
         poured: None,
         lead_ticks: None,
@@ -340,7 +350,7 @@ fn maybe_start(world: &mut World, bot: Entity, now: u64) -> bool {
         command: CLUTCH.into(),
         action_id: id,
         why: format!("falling {fall:.1} blocks onto block {x} {y} {z} in {ticks} ticks"),
-        params: serde_json::json!({ "minFall": rule.min_fall }),
+        params: serde_json::json!({ "minFall": min_fall }),
     }));
     true
 }
@@ -409,13 +419,8 @@ fn aim_and_pour(world: &mut World, bot: Entity, c: &mut Clutching, now: u64) {
     let course = predict_fall(world, bot, look(world, bot), HORIZON);
     let landing = match course {
         FallCourse::Lands { ticks, support, .. } => Landing { ticks, support },
-        FallCourse::Broken { .. } => {
-            c.landing = None;
-            return;
-        }
-        FallCourse::Unknown => return,
+        FallCourse::Broken { .. } | FallCourse::Unknown => return,
     };
-    c.landing = Some(landing);
     if let Some(job) = c.equip {
         let outcome = world.get::<InventoryJobs>(bot).and_then(|j| job_outcome(j, job));
         match outcome {
