@@ -28,6 +28,7 @@ mod refusals;
 mod settled;
 mod shared_world;
 mod skills;
+mod stop;
 mod swarm;
 mod team;
 mod trading;

@@ -29,7 +29,9 @@ pub mod wear;
 
 use bevy_app::{App, Plugin};
 use bevy_ecs::prelude::*;
-use clawcraft_core::{ActionSet, AppActionExt, AppCommandExt, AppEventExt, AppWorkExt, CorePlugin, TickSet};
+use clawcraft_core::{
+    ActionSet, AppActionExt, AppCommandExt, AppEventExt, AppPolicyExt, AppWorkExt, CorePlugin, TickSet,
+};
 
 pub use fight::{FIGHT_SLOT, Fight, FightDone, Fighting};
 
@@ -94,6 +96,7 @@ impl Plugin for CombatPlugin {
         .add_async_action::<clutch::Clutching>()
         .add_agent_command::<policy::PolicyCmd>()
         .add_agent_command::<policy::PoliciesCmd>()
-        .add_agent_event::<policy::PolicyAction>();
+        .add_agent_event::<policy::PolicyAction>()
+        .add_policy_switch(policy::switch_off);
     }
 }

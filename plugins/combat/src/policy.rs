@@ -568,6 +568,21 @@ pub fn run_policies(
     }
 }
 
+/// `stop`'s [`PolicySwitch`](clawcraft_core::PolicySwitch): the policies on for `bot`, each
+/// turned off first when `off` (as `policy` with `enabled:false` would).
+pub fn switch_off(world: &mut World, bot: Entity, off: bool) -> Vec<&'static str> {
+    let on: Vec<PolicyName> = match world.get::<Policies>(bot) {
+        Some(p) => PolicyName::ALL.into_iter().filter(|n| p.rule(*n).enabled).collect(),
+        None => return Vec::new(),
+    };
+    if off && let Some(mut p) = world.get_mut::<Policies>(bot) {
+        for name in &on {
+            p.rule_mut(*name).enabled = false;
+        }
+    }
+    on.into_iter().map(PolicyName::as_str).collect()
+}
+
 /// Whether any bot has a policy on.
 pub fn any_policy(bots: Query<&Policies>) -> bool {
     bots.iter().any(Policies::any_enabled)

@@ -534,22 +534,35 @@ impl<A: AsyncAction> AgentCommand for AbortAction<A> {
     type Response = AbortResponse;
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<AbortResponse, CommandError> {
-        let running = ctx
-            .world
-            .get::<ActiveActions>(ctx.bot)
-            .and_then(|a| a.slots.get(A::SLOT.name))
-            .map(|a| (a.command, a.id.clone()));
-        let Some((command, action_id)) = running else {
+        let Some(a) = abort_slot(ctx.world, ctx.bot, A::SLOT.name) else {
             return Err(CommandError::new("NOT_ACTIVE", A::SLOT.idle));
         };
-        let mut evidence =
-            end_action(ctx.world, ctx.bot, A::SLOT.name, ActionStatus::Aborted, Some("aborted by request".into()))
-                .unwrap_or_default();
-        for k in ["id", "status", "reason"] {
-            evidence.remove(k);
-        }
-        Ok(AbortResponse { aborted: true, action: command.into(), action_id, evidence })
+        Ok(AbortResponse { aborted: true, action: a.command.into(), action_id: a.action_id, evidence: a.evidence })
     }
+}
+
+/// An action ended by request ([`abort_slot`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aborted {
+    /// The command that started it.
+    pub command: &'static str,
+    /// Its request id.
+    pub action_id: Value,
+    /// Its completion event's fields besides `id`, `status` and `reason`.
+    pub evidence: Map<String, Value>,
+}
+
+/// Ends the action running in `slot` on `bot` as its `abort_<slot>` command does (`aborted`,
+/// reason `aborted by request`; its completion event is emitted). `None` when nothing ran there.
+pub fn abort_slot(world: &mut World, bot: Entity, slot: &str) -> Option<Aborted> {
+    let (command, action_id) =
+        world.get::<ActiveActions>(bot).and_then(|a| a.slots.get(slot)).map(|a| (a.command, a.id.clone()))?;
+    let mut evidence =
+        end_action(world, bot, slot, ActionStatus::Aborted, Some("aborted by request".into())).unwrap_or_default();
+    for k in ["id", "status", "reason"] {
+        evidence.remove(k);
+    }
+    Some(Aborted { command, action_id, evidence })
 }
 
 /// Registering action types on the `App`.

@@ -12,6 +12,7 @@
 //! - [`subscription`]: opt-in events.
 //! - [`action`]: long-running actions as components while active, one completion event each,
 //!   busy slots, `abort_*`, the watchdog and interruptions.
+//! - [`stop`]: `stop`, every running action of the bot aborted at once (and its policies off).
 
 pub mod action;
 pub mod bot;
@@ -23,6 +24,7 @@ pub mod event;
 pub mod gate;
 pub mod math;
 pub mod probe;
+pub mod stop;
 pub mod subscription;
 pub mod wait;
 
@@ -39,9 +41,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub use action::{
-    ActionDone, ActionSlot, ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, DoneOf, EndActionExt,
-    Evidence, InterruptActions, Interruption, Outcome, RunnerCountsTicks, TickCount, advance_tick_count,
-    default_interruption, end_action, start_action,
+    Aborted, ActionDone, ActionSlot, ActionStatus, ActiveAction, ActiveActions, AppActionExt, AsyncAction, DoneOf,
+    EndActionExt, Evidence, InterruptActions, Interruption, Outcome, RunnerCountsTicks, TickCount, abort_slot,
+    advance_tick_count, default_interruption, end_action, start_action,
 };
 pub use bot::*;
 pub use bot_commands::{Answer, BotCommands, CommandId, PLUGIN_ORIGIN};
@@ -55,6 +57,7 @@ pub use event::{AgentEvent, AppEventExt, EventBatch, EventKind, EventRegistry, E
 pub use gate::{AppWorkExt, QuietTicks, TickWork};
 pub use math::Vec3;
 pub use probe::{EntitySight, GroundProbe, NamedCell, SightRay, SightedEntity, entity_on_ray, standing_on};
+pub use stop::{AppPolicyExt, PolicySwitch, PolicySwitches, Stop, StopResponse, Stopped};
 pub use subscription::{OptIn, Subscriptions};
 
 /// A block, item or entity name without its `minecraft:` namespace (`minecraft:iron_sword` →
@@ -249,6 +252,7 @@ impl Plugin for CorePlugin {
             .init_resource::<CommandBudget>()
             .init_resource::<ResponseBudget>()
             .init_resource::<TickCount>()
+            .init_resource::<stop::PolicySwitches>()
             .init_resource::<wait::WaitingRequests>()
             .init_resource::<gate::LastActionEnd>()
             .init_resource::<gate::Arrivals>()
@@ -284,6 +288,7 @@ impl Plugin for CorePlugin {
             .add_systems(Interim, publish_events.after(InterimSet::Execute).before(InterimSet::Write))
             .add_agent_command::<builtin::Schema>()
             .add_agent_command::<builtin::Help>()
+            .add_agent_command::<stop::Stop>()
             .add_agent_command::<subscription::Subscribe>()
             .add_agent_command::<subscription::Unsubscribe>()
             .add_agent_command::<subscription::ListSubscriptions>()
