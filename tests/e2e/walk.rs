@@ -3,7 +3,7 @@
 //! CorrectPlayerMovePrediction, logs each authoritative position). A 20-block `walk` across the
 //! mixed map arrives — the peer's position within 0.5 block of the goal — with zero corrections;
 //! a position the peer refuses (a client-side `setpos` jump) is corrected once and the bot
-//! re-syncs instead of fighting it. Prints the walking figures (speed, input interval jitter,
+//! re-syncs instead of fighting it; `stop` ends a walk with its `aborted` receipt. Prints the walking figures (speed, input interval jitter,
 //! corrections per 100 blocks) for the README.
 
 use crate::common;
@@ -103,4 +103,19 @@ fn walking_across_the_mixed_map_is_accepted_by_a_movement_checking_server() {
     let corrected = peer.wait_line(|v| v["event"] == "movement_corrected", ANSWER);
     assert!(corrected.is_some(), "the peer did correct");
     assert!(new_corrections <= 3, "rejected inputs are only the ones in flight, not a fight: {new_corrections}");
+
+    // `stop` ends the walk on its way back: its walk_done says aborted; a second stop finds nothing.
+    let r = bot.request(json!({"action":"walk","x":0.5,"y":-60,"z":0.5}), ANSWER).expect("walk");
+    assert_eq!(r["walking"], true, "{r}");
+    let id = r["id"].clone();
+    let r = bot.request(json!({"action":"stop"}), ANSWER).expect("stop");
+    assert_eq!(
+        (r["stopped"][0]["slot"].clone(), r["stopped"][0]["actionId"].clone()),
+        (json!("walk"), id.clone()),
+        "{r}"
+    );
+    let done = bot.wait(|v| v["type"] == "walk_done" && v["id"] == id, ANSWER).expect("walk_done");
+    assert_eq!(done["status"], "aborted", "{done}");
+    let r = bot.request(json!({"action":"stop"}), ANSWER).expect("stop");
+    assert_eq!(r["stopped"], json!([]), "{r}");
 }
