@@ -35,6 +35,7 @@ pub use clawcraft_containers as containers;
 pub use clawcraft_core as core;
 pub use clawcraft_entity as entity;
 pub use clawcraft_farming as farming;
+pub use clawcraft_gather as gather;
 pub use clawcraft_interact as interact;
 pub use clawcraft_inventory as inventory;
 pub use clawcraft_io as io;
@@ -80,6 +81,7 @@ impl PluginGroup for ClawcraftPlugins {
             .add(swarm::SwarmPlugin)
             .add(clawcraft_containers::ContainersPlugin)
             .add(clawcraft_farming::FarmingPlugin)
+            .add(clawcraft_gather::GatherPlugin)
             .add(clawcraft_team::TeamPlugin)
             .add(clawcraft_view::ViewPlugin)
             .add(footprint::FootprintPlugin)

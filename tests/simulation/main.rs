@@ -9,6 +9,7 @@ mod actions;
 mod answers;
 mod basics;
 mod chat;
+mod collect;
 mod combat;
 mod commands;
 mod containers;

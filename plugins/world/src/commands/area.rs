@@ -243,24 +243,7 @@ impl AgentCommand for Find {
         if !(1..=MAX_FIND_COUNT).contains(&count) {
             return Err(CommandError::out_of_range(format!("count must be between 1 and {MAX_FIND_COUNT}")));
         }
-        let registry = &v.ids.registry;
-        let mut blocks = registry.search(&self.block);
-        if self.exact == Some(true) {
-            let bare = |n: &str| n.trim().to_ascii_lowercase().trim_start_matches("minecraft:").to_owned();
-            let want = bare(&self.block);
-            blocks.retain(|b| registry.block(*b).is_some_and(|i| bare(&i.name) == want));
-            if blocks.is_empty() {
-                return Err(CommandError::invalid_params(format!(
-                    "no block is named \"{}\" (leave out exact to match a part of a name)",
-                    self.block
-                )));
-            }
-        }
-        let wanted = v.ids.ids_of(blocks.iter().copied());
-        if wanted.is_empty() {
-            return Err(CommandError::invalid_params(format!("no block name contains \"{}\"", self.block)));
-        }
-        let names: Vec<String> = blocks.iter().filter_map(|b| registry.block(*b).map(|i| i.name.to_string())).collect();
+        let BlockQuery { wanted, names } = block_query(&v.ids, &self.block, self.exact == Some(true))?;
         let feet = [v.feet.x, v.feet.y, v.feet.z];
         let count_only = self.count_only.unwrap_or(false);
         let r = query::find_or_count(v.world, &v.ids, &wanted, feet, radius, count as usize, count_only);
@@ -274,6 +257,39 @@ impl AgentCommand for Find {
             unloaded_columns: r.unloaded_columns,
         })
     }
+}
+
+/// The blocks a name query matches, as `find` matches them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockQuery {
+    /// The network ids of every state of every matched block.
+    pub wanted: std::collections::HashSet<u32>,
+    /// The matched block names, the exact match first.
+    pub names: Vec<String>,
+}
+
+/// `find`'s matcher: the blocks whose name contains `query` (case-insensitive, `minecraft:`
+/// optional), or with `exact` only the block named exactly that (`bed` is then not `bedrock`).
+/// `INVALID_PARAMS` when no block matches.
+pub fn block_query(ids: &crate::ids::IdTable, query: &str, exact: bool) -> Result<BlockQuery, CommandError> {
+    let registry = &ids.registry;
+    let mut blocks = registry.search(query);
+    if exact {
+        let bare = |n: &str| n.trim().to_ascii_lowercase().trim_start_matches("minecraft:").to_owned();
+        let want = bare(query);
+        blocks.retain(|b| registry.block(*b).is_some_and(|i| bare(&i.name) == want));
+        if blocks.is_empty() {
+            return Err(CommandError::invalid_params(format!(
+                "no block is named \"{query}\" (leave out exact to match a part of a name)"
+            )));
+        }
+    }
+    let wanted = ids.ids_of(blocks.iter().copied());
+    if wanted.is_empty() {
+        return Err(CommandError::invalid_params(format!("no block name contains \"{query}\"")));
+    }
+    let names = blocks.iter().filter_map(|b| registry.block(*b).map(|i| i.name.to_string())).collect();
+    Ok(BlockQuery { wanted, names })
 }
 
 /// The names a query matched, those among `found` first (most found first), then the rest by

@@ -18,8 +18,8 @@ const FEET_SLACK: f64 = 1e-3;
 pub use ray::{Look, LookResponse, Raycast, RaycastResponse};
 mod area;
 pub use area::{
-    BlockCmd, BlockResponse, Blocks, BlocksResponse, Chunks, ChunksResponse, CompactScanCmd, Find, FindResponse,
-    ScanCmd,
+    BlockCmd, BlockQuery, BlockResponse, Blocks, BlocksResponse, Chunks, ChunksResponse, CompactScanCmd, Find,
+    FindResponse, ScanCmd, block_query,
 };
 
 /// Largest horizontal scan radius.
