@@ -180,6 +180,25 @@ fn restoration_hunger_and_effects() {
     );
     sim.ticks(9);
     let r = sim.command(r#"{"action":"vitals"}"#);
+    let keys: Vec<&str> = r.keys().map(String::as_str).collect();
+    let mut want = [
+        "type",
+        "id",
+        "health",
+        "maxHealth",
+        "hunger",
+        "maxHunger",
+        "saturation",
+        "absorption",
+        "breath",
+        "level",
+        "experience",
+        "alive",
+        "effects",
+        "attributes",
+    ];
+    want.sort_unstable();
+    assert_eq!(keys, want, "the vitals answer's fields: {r:?}");
     assert_eq!(r["health"], 19.0);
     assert_eq!(r["absorption"], 4.0);
     assert_eq!(r["level"], 3.0);

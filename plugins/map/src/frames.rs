@@ -90,22 +90,6 @@ fn panel_json(p: &Panel) -> Value {
         clawcraft_core::Lifecycle::Spawned => "spawned",
         clawcraft_core::Lifecycle::Disconnected => "disconnected",
     };
-    let vitals = p.vitals.as_ref().map(|v| {
-        json!({
-            "health": v.health,
-            "maxHealth": v.max_health,
-            "hunger": v.hunger,
-            "maxHunger": v.max_hunger,
-            "saturation": v.saturation,
-            "absorption": v.absorption,
-            "level": v.level,
-            "experience": v.experience,
-            "alive": v.alive,
-            "effects": v.effects.iter().map(|(name, amplifier, duration)| {
-                json!({"name": name, "amplifier": amplifier, "duration": duration})
-            }).collect::<Vec<_>>(),
-        })
-    });
     let inventory = p.inventory.as_ref().map(|i| {
         json!({
             "heldSlot": i.held_slot,
@@ -120,7 +104,7 @@ fn panel_json(p: &Panel) -> Value {
             "chunks": p.chunks,
             "entities": {"players": p.players, "mobs": p.mobs, "items": p.items},
         },
-        "vitals": vitals,
+        "vitals": p.vitals,
         "inventory": inventory,
     })
 }
@@ -316,5 +300,45 @@ fn run(hub: &Hub, snapshots: &Receiver<Snapshot>, events: &Receiver<Arc<[Stamped
                 hub.shared.want_snapshot(false);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{EffectView, VitalsView};
+    use clawcraft_vitals::Vitals;
+    use clawcraft_vitals::commands::VitalsResponse;
+
+    /// The panel's vitals carry the `vitals` answer's names and values (all but the ticks
+    /// left of an effect, its id and the other attributes).
+    #[test]
+    fn panel_vitals_are_named_as_the_vitals_answer() {
+        let mut v = Vitals::default();
+        (v.health, v.hunger, v.breath, v.level) = (13.5, 7.0, Some(300.0), 2.0);
+        v.effects.insert(
+            1,
+            clawcraft_vitals::ActiveEffect { id: 1, name: "speed".into(), amplifier: 1, duration: 600, since_tick: 0 },
+        );
+        let panel = Panel {
+            state: clawcraft_core::Lifecycle::Spawned,
+            chunks: 0,
+            players: 0,
+            mobs: 0,
+            items: 0,
+            vitals: Some(VitalsView {
+                bars: v.bars(),
+                effects: vec![EffectView { name: "speed".into(), amplifier: 1, duration: 600 }],
+            }),
+            inventory: None,
+        };
+        let shown = panel_json(&panel)["vitals"].clone();
+        let mut answer = json!(VitalsResponse { bars: v.bars(), effects: Vec::new(), attributes: Default::default() });
+        let answer = answer.as_object_mut().expect("object");
+        answer.remove("attributes");
+        answer.insert("effects".into(), json!([{"name": "speed", "amplifier": 1, "duration": 600}]));
+        assert_eq!(shown, Value::Object(answer.clone()));
+        assert_eq!(shown["breath"], 300.0);
+        assert_eq!(shown["maxHealth"], 20.0);
     }
 }

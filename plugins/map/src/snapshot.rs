@@ -18,10 +18,11 @@ use clawcraft_entity::{
 };
 use clawcraft_inventory::Inventory;
 use clawcraft_pathfind::{FollowAction, WalkAction};
-use clawcraft_vitals::Vitals;
+use clawcraft_vitals::{Bars, Vitals};
 use clawcraft_world::chunk::{SubChunk, World as ChunkWorld};
 use clawcraft_world::ids::{BlockIds, IdTable};
 use rustc_hash::{FxHashMap, FxHashSet};
+use serde::Serialize;
 
 use crate::MapLink;
 
@@ -67,20 +68,21 @@ pub struct Panel {
     pub inventory: Option<InventoryView>,
 }
 
-/// The panel's vitals.
-#[derive(Debug, Clone, PartialEq)]
+/// The panel's vitals, as the `vitals` answer names them (effects as announced, without the
+/// ticks left, so the panel changes when the server says something, not every tick).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct VitalsView {
-    pub health: f64,
-    pub max_health: f64,
-    pub hunger: f64,
-    pub max_hunger: f64,
-    pub saturation: f64,
-    pub absorption: f64,
-    pub level: f64,
-    pub experience: f64,
-    pub alive: bool,
-    /// Active effects: name, amplifier, duration in ticks as announced.
-    pub effects: Vec<(String, i32, i32)>,
+    #[serde(flatten)]
+    pub bars: Bars,
+    pub effects: Vec<EffectView>,
+}
+
+/// An active effect on the panel: duration in ticks as announced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EffectView {
+    pub name: String,
+    pub amplifier: i32,
+    pub duration: i32,
 }
 
 /// The panel's inventory.
@@ -295,16 +297,12 @@ fn panel(world: Option<&ChunkWorld>, item: &PanelItem) -> Panel {
         mobs,
         items,
         vitals: vitals.as_ref().map(|v| VitalsView {
-            health: v.health,
-            max_health: v.max_health,
-            hunger: v.hunger,
-            max_hunger: v.max_hunger,
-            saturation: v.saturation,
-            absorption: v.absorption,
-            level: v.level,
-            experience: v.experience,
-            alive: v.alive,
-            effects: v.effects.values().map(|e| (e.name.clone(), e.amplifier, e.duration)).collect(),
+            bars: v.bars(),
+            effects: v
+                .effects
+                .values()
+                .map(|e| EffectView { name: e.name.clone(), amplifier: e.amplifier, duration: e.duration })
+                .collect(),
         }),
         inventory: inventory.as_ref().filter(|i| i.synced).map(|i| InventoryView {
             held_slot: i.held_slot,
@@ -558,7 +556,7 @@ mod tests {
         let hurt = take(&mut app).expect("the panel changed");
         assert!(hurt.bots.is_none() && hurt.columns.is_empty() && hurt.entities.is_none(), "only the panel");
         assert_eq!(hurt.panels.len(), 1);
-        assert_eq!(hurt.panels[0].1.vitals.as_ref().map(|v| v.health), Some(14.0));
+        assert_eq!(hurt.panels[0].1.vitals.as_ref().map(|v| v.bars.health), Some(14.0));
         assert!(take(&mut app).is_none());
 
         // A block changes in column (1, 0): the sub-chunk the map holds is copied, so it differs.

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::events::Respawned;
-use crate::{DeathState, Vitals};
+use crate::{Bars, DeathState, Vitals};
 
 /// `{"action":"vitals"}`: health, hunger, saturation, absorption, breath, level and effects.
 #[derive(Deserialize, JsonSchema)]
@@ -29,17 +29,8 @@ pub struct EffectInfo {
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VitalsResponse {
-    pub health: f64,
-    pub max_health: f64,
-    pub hunger: f64,
-    pub max_hunger: f64,
-    pub saturation: f64,
-    pub absorption: f64,
-    /// Air supply; null (not tracked yet: it is entity metadata, not an attribute).
-    pub breath: Option<f64>,
-    pub level: f64,
-    pub experience: f64,
-    pub alive: bool,
+    #[serde(flatten)]
+    pub bars: Bars,
     pub effects: Vec<EffectInfo>,
     /// Other attributes by name (`minecraft:movement`, …).
     pub attributes: std::collections::BTreeMap<String, f64>,
@@ -66,20 +57,7 @@ impl AgentCommand for VitalsCmd {
                 remaining: (i64::from(e.duration) - now.saturating_sub(e.since_tick) as i64).max(0),
             })
             .collect();
-        Ok(VitalsResponse {
-            health: v.health,
-            max_health: v.max_health,
-            hunger: v.hunger,
-            max_hunger: v.max_hunger,
-            saturation: v.saturation,
-            absorption: v.absorption,
-            breath: v.breath,
-            level: v.level,
-            experience: v.experience,
-            alive: v.alive,
-            effects,
-            attributes: v.attributes,
-        })
+        Ok(VitalsResponse { bars: v.bars(), effects, attributes: v.attributes })
     }
 }
 

@@ -29,7 +29,7 @@ use clawcraft_core::gate::any_bot;
 
 use crate::events::*;
 use crate::packets::{DeathInfo, EntityEvent, MobEffect, PlayerAction, SetHealth};
-pub use crate::state::{ActiveEffect, DamageWindow, DangerDebounce, DeathState, LastDeath, Vitals, effect_name};
+pub use crate::state::{ActiveEffect, Bars, DamageWindow, DangerDebounce, DeathState, LastDeath, Vitals, effect_name};
 use crate::state::{WindowOutcome, cause_from_key, close_window, num};
 
 /// Ticks without DeathInfo after health 0 before `death` is reported with cause `unknown`.

@@ -131,6 +131,40 @@ impl Vitals {
     pub fn has_effect(&self, name: &str) -> bool {
         self.effects.values().any(|e| e.name == name)
     }
+
+    /// The bars as the `vitals` answer and the map's panel show them.
+    pub fn bars(&self) -> Bars {
+        Bars {
+            health: self.health,
+            max_health: self.max_health,
+            hunger: self.hunger,
+            max_hunger: self.max_hunger,
+            saturation: self.saturation,
+            absorption: self.absorption,
+            breath: self.breath,
+            level: self.level,
+            experience: self.experience,
+            alive: self.alive,
+        }
+    }
+}
+
+/// The bot's bars and whether it is alive: the head of the `vitals` answer and of the map's
+/// vitals panel (both flatten it, so these are their field names and order).
+#[derive(Serialize, JsonSchema, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Bars {
+    pub health: f64,
+    pub max_health: f64,
+    pub hunger: f64,
+    pub max_hunger: f64,
+    pub saturation: f64,
+    pub absorption: f64,
+    /// Air supply; null (not tracked yet: it is entity metadata, not an attribute).
+    pub breath: Option<f64>,
+    pub level: f64,
+    pub experience: f64,
+    pub alive: bool,
 }
 
 /// A bar's change within the grouping window: `old` from the first change, `new` from the last.
