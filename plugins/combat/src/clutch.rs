@@ -50,7 +50,7 @@ use clawcraft_core::{
     start_action,
 };
 use clawcraft_interact::bucket::{
-    BUCKET, Bucket, Mode, advance_bucket, aim_down, bucket_obstacle, observe_bucket, source_liquid,
+    BUCKET, Bucket, BucketClick, Mode, advance_bucket, aim_down, bucket_obstacle, observe_bucket, source_liquid,
 };
 use clawcraft_interact::common::{
     BlockXyz, Ready, Senses, aim_at_through, block_updates, hand_free_of, hold_item_of, job_outcome, turn_to,
@@ -177,8 +177,8 @@ impl AsyncAction for Clutching {
         let damage = self.damage();
         ClutchDone {
             fall_distance: round2(fall.max(0.0)),
-            water: pour.map(|p| p.pos.into()),
-            clicked: pour.map(|p| p.clicked.into()),
+            water: pour.map(|p| p.click.pos.into()),
+            clicked: pour.map(|p| p.click.clicked.into()),
             face: pour.map(Bucket::face),
             lead_ticks: self.lead_ticks,
             reach: self.reach.map(round2),
@@ -486,12 +486,21 @@ fn aim_and_pour(world: &mut World, bot: Entity, c: &mut Clutching, now: u64) {
     turn_to(world, bot, aim.point);
     c.lead_ticks = Some(landing.ticks);
     c.reach = Some(aim.distance);
-    c.pour = Some(Bucket::new(Mode::Empty, water, support, support_id, aim, "water", before, Ready::Now, now));
+    let click = BucketClick {
+        mode: Mode::Empty,
+        pos: water,
+        clicked: support,
+        clicked_id: support_id,
+        aim,
+        liquid: "water",
+        before,
+    };
+    c.pour = Some(Bucket::new(click, Ready::Now, now));
 }
 
 /// Landed with the water placed: fills the bucket again from it.
 fn start_refill(world: &mut World, bot: Entity, c: &mut Clutching, now: u64) {
-    let Some(cell) = c.pour.as_ref().map(|p| p.pos) else { return };
+    let Some(cell) = c.pour.as_ref().map(|p| p.click.pos) else { return };
     let found = Senses::of_bot(world, bot).and_then(|s| {
         let id = s.id_at(cell)?;
         if source_liquid(&s, id) != Some("water") {
@@ -518,7 +527,9 @@ fn start_refill(world: &mut World, bot: Entity, c: &mut Clutching, now: u64) {
         }
     };
     turn_to(world, bot, aim.point);
-    c.fill = Some(Bucket::new(Mode::Fill, cell, cell, id, aim, "water", before, ready, now));
+    let click =
+        BucketClick { mode: Mode::Fill, pos: cell, clicked: cell, clicked_id: id, aim, liquid: "water", before };
+    c.fill = Some(Bucket::new(click, ready, now));
 }
 
 /// One tick of a bucket use of the clutch's.

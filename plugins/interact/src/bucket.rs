@@ -85,20 +85,26 @@ pub fn source_liquid(s: &Senses<'_>, id: u32) -> Option<&'static str> {
     (depth == Some(0)).then_some(liquid)
 }
 
-/// A bucket use under way: where, what, and what the server showed.
+/// The click a bucket use makes: what it does, where, and what was there.
 #[derive(Debug, Clone)]
-pub struct Bucket {
+pub struct BucketClick {
     pub mode: Mode,
     /// The cell the liquid leaves (fill) or goes to (empty).
     pub pos: [i32; 3],
     /// The block clicked (the liquid itself for fill, the supporting block for empty).
     pub clicked: [i32; 3],
-    clicked_id: u32,
-    aim: Aim,
+    pub clicked_id: u32,
+    pub aim: Aim,
     /// `water` or `lava`.
     pub liquid: &'static str,
     /// The block at `pos` before.
     pub before: String,
+}
+
+/// A bucket use under way: its click and what the server showed.
+#[derive(Debug, Clone)]
+pub struct Bucket {
+    pub click: BucketClick,
     /// What the server put at `pos`.
     pub after: Option<String>,
     pub refused: bool,
@@ -112,34 +118,17 @@ pub struct Bucket {
 impl Bucket {
     /// Whether a block at `pos` is the one the use should leave there.
     fn wanted(&self, block: &str) -> bool {
-        match self.mode {
+        match self.click.mode {
             Mode::Fill => liquid_of(block).is_none(),
-            Mode::Empty => liquid_of(block) == Some(self.liquid),
+            Mode::Empty => liquid_of(block) == Some(self.click.liquid),
         }
     }
 
     /// An owner's bucket use, built without the world: `ready` says whether the item is in hand
     /// (the click goes out at the next [`advance_bucket`]) or an equip job comes first.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        mode: Mode,
-        pos: [i32; 3],
-        clicked: [i32; 3],
-        clicked_id: u32,
-        aim: Aim,
-        liquid: &'static str,
-        before: String,
-        ready: Ready,
-        now: u64,
-    ) -> Self {
+    pub fn new(click: BucketClick, ready: Ready, now: u64) -> Self {
         Self {
-            mode,
-            pos,
-            clicked,
-            clicked_id,
-            aim,
-            liquid,
-            before,
+            click,
             after: None,
             refused: false,
             held: (None, None),
@@ -160,22 +149,22 @@ impl Bucket {
 
     /// The face clicked (0 down … 5 east).
     pub fn face(&self) -> u8 {
-        self.aim.face.id()
+        self.click.aim.face.id()
     }
 
     /// The point clicked.
     pub fn point(&self) -> clawcraft_core::Vec3 {
-        self.aim.point
+        self.click.aim.point
     }
 
     fn counts(&self, inv: &Inventory) -> (u16, u16) {
         let n = |name: &str| u16::try_from(inv.count_of(name)).unwrap_or(u16::MAX);
-        (n(&bucket_of(self.liquid)), n(BUCKET))
+        (n(&bucket_of(self.click.liquid)), n(BUCKET))
     }
 
     /// Whether the inventory shows the swap yet (a filled bucket more for fill, less for empty).
     fn swapped(&self) -> bool {
-        match self.mode {
+        match self.click.mode {
             Mode::Fill => self.filled.after > self.filled.before,
             Mode::Empty => self.filled.after < self.filled.before,
         }
@@ -228,12 +217,12 @@ macro_rules! bucket_action {
             fn evidence(&self, _outcome: &Outcome, _bot: EntityRef<'_>) -> $done {
                 let b = &self.0;
                 $done {
-                    pos: b.pos.into(),
-                    clicked: b.clicked.into(),
-                    face: b.aim.face.id(),
-                    liquid: b.liquid.to_owned(),
+                    pos: b.click.pos.into(),
+                    clicked: b.click.clicked.into(),
+                    face: b.click.aim.face.id(),
+                    liquid: b.click.liquid.to_owned(),
                     confirmed: b.confirmed(),
-                    before: b.before.clone(),
+                    before: b.click.before.clone(),
                     after: b.after.clone(),
                     held_before: b.held.0.clone(),
                     held_after: b.held.1.clone(),
@@ -388,7 +377,8 @@ impl AgentCommand for Fill {
         }
         let (cell, id, liquid, aim) = fill_target(ctx, &self)?;
         let before = Senses::of(ctx)?.name(id);
-        let b = start_bucket(ctx.world, ctx.bot, Mode::Fill, cell, cell, id, aim, liquid, before, BUCKET)?;
+        let click = BucketClick { mode: Mode::Fill, pos: cell, clicked: cell, clicked_id: id, aim, liquid, before };
+        let b = start_bucket(ctx.world, ctx.bot, click, BUCKET)?;
         let response = response(&b);
         ctx.start(Self::NAME, Filling(b), EQUIP_TICKS + CONFIRM_TICKS + COUNT_WAIT_TICKS + 40)?;
         Ok(response)
@@ -413,7 +403,16 @@ impl AgentCommand for Empty {
         let item = pick_filled(inv, self.item.as_deref())?;
         let liquid = liquid_of(&item).unwrap_or("water");
         let (_, against, aim, against_id, before) = empty_target(ctx.world, ctx.bot, target, want)?;
-        let b = start_bucket(ctx.world, ctx.bot, Mode::Empty, target, against, against_id, aim, liquid, before, &item)?;
+        let click = BucketClick {
+            mode: Mode::Empty,
+            pos: target,
+            clicked: against,
+            clicked_id: against_id,
+            aim,
+            liquid,
+            before,
+        };
+        let b = start_bucket(ctx.world, ctx.bot, click, &item)?;
         let response = response(&b);
         ctx.start(Self::NAME, Emptying(b), EQUIP_TICKS + CONFIRM_TICKS + COUNT_WAIT_TICKS + 40)?;
         Ok(response)
@@ -423,10 +422,10 @@ impl AgentCommand for Empty {
 fn response(b: &Bucket) -> BucketResponse {
     BucketResponse {
         started: true,
-        liquid: b.liquid.to_owned(),
-        pos: b.pos.into(),
-        clicked: b.clicked.into(),
-        face: b.aim.face.id(),
+        liquid: b.click.liquid.to_owned(),
+        pos: b.click.pos.into(),
+        clicked: b.click.clicked.into(),
+        face: b.click.aim.face.id(),
     }
 }
 
@@ -477,23 +476,11 @@ pub fn empty_target(
 
 /// Takes the bucket item in hand (a hotbar pick, or a swap from the inventory the action waits
 /// for), turns to the click and builds the running state.
-#[allow(clippy::too_many_arguments)]
-pub fn start_bucket(
-    world: &mut World,
-    bot: Entity,
-    mode: Mode,
-    pos: [i32; 3],
-    clicked: [i32; 3],
-    clicked_id: u32,
-    aim: Aim,
-    liquid: &'static str,
-    before: String,
-    item: &str,
-) -> Result<Bucket, CommandError> {
+pub fn start_bucket(world: &mut World, bot: Entity, click: BucketClick, item: &str) -> Result<Bucket, CommandError> {
     let ready = hold_item_of(world, bot, item)?;
-    turn_to(world, bot, aim.point);
+    turn_to(world, bot, click.aim.point);
     let now = world.get_resource::<TickCount>().map_or(0, |t| t.0);
-    Ok(Bucket::new(mode, pos, clicked, clicked_id, aim, liquid, before, ready, now))
+    Ok(Bucket::new(click, ready, now))
 }
 
 /// The click that pours onto the top face of `cell` looking straight down: the point of the
@@ -544,7 +531,7 @@ pub fn observe_bucket(b: &mut Bucket, updates: &[([i32; 3], u32, u32)], ids: Opt
         return;
     }
     for &(cell, layer, id) in updates {
-        if cell != b.pos || layer != 0 {
+        if cell != b.click.pos || layer != 0 {
             continue;
         }
         let name = ids.map_or_else(|| format!("block#{id}"), |t| t.0.name(id).to_owned());
@@ -600,7 +587,7 @@ pub fn advance_bucket(
             b.filled.before = filled;
             b.buckets.before = buckets;
             b.held.0 = held_name(inv);
-            conn.send(&click_block(inv, feet.offset_y(EYE_HEIGHT), b.clicked, &b.aim, b.clicked_id));
+            conn.send(&click_block(inv, feet.offset_y(EYE_HEIGHT), b.click.clicked, &b.click.aim, b.click.clicked_id));
             conn.send(&swing(runtime_id, "useitem"));
             b.phase = Phase::Sent(now);
         }
