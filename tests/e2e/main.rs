@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod collect;
 mod combat;
 mod crafting;
 mod farming;
