@@ -3,7 +3,7 @@
 //! CorrectPlayerMovePrediction, logs each authoritative position). A 20-block `walk` across the
 //! mixed map arrives — the peer's position within 0.5 block of the goal — with zero corrections;
 //! a position the peer refuses (a client-side `setpos` jump) is corrected once and the bot
-//! re-syncs instead of fighting it; `stop` ends a walk with its `aborted` receipt. Prints the walking figures (speed, input interval jitter,
+//! re-syncs instead of fighting it; `stop` ends a walk with its `aborted` receipt; a walk near a block by name arrives. Prints the walking figures (speed, input interval jitter,
 //! corrections per 100 blocks) for the README.
 
 use crate::common;
@@ -118,4 +118,22 @@ fn walking_across_the_mixed_map_is_accepted_by_a_movement_checking_server() {
     assert_eq!(done["status"], "aborted", "{done}");
     let r = bot.request(json!({"action":"stop"}), ANSWER).expect("stop");
     assert_eq!(r["stopped"], json!([]), "{r}");
+
+    // A block target: near the map's diamond ore (two blocks under the grass at 8, -8), found in
+    // the loaded chunks; the peer has the bot within range of it.
+    let goal = json!({"near": {"block": "diamond_ore", "range": 3}});
+    let r = bot.request(json!({"action":"walk","goal":goal}), ANSWER).expect("walk");
+    assert_eq!(r["walking"], true, "{r}");
+    let id = r["id"].clone();
+    let done = bot.wait(|v| v["type"] == "walk_done" && v["id"] == id, Duration::from_secs(30)).expect("walk_done");
+    assert_eq!((done["status"].clone(), done["met"].clone()), (json!("done"), json!(["near[0]"])), "{done}");
+    let from_ore = |p: &Value| {
+        ((num(&p["x"]) - 8.5).powi(2) + (num(&p["y"]) - -62.0).powi(2) + (num(&p["z"]) - -7.5).powi(2)).sqrt()
+    };
+    let near = |log: &[Value]| {
+        log.iter().rfind(|p| p["name"] == "__auth_pos" && p["accepted"] == true).is_some_and(|p| from_ore(p) <= 3.3)
+    };
+    assert!(peer.wait_log(near, ANSWER), "the peer has the bot in range of the ore: {:?}", accepted(&peer).last());
+    let r = bot.request(json!({"action":"path","goal":{"near":{"block":"emerald_ore"}}}), ANSWER).expect("path");
+    assert_eq!(r["code"], "NOT_FOUND", "{r}");
 }

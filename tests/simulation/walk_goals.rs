@@ -1,6 +1,7 @@
 //! Goal forms and `flee` in simulation: `walk`/`path`/`reachable` with a `goal` object (near any
 //! of several targets, away from a point, within a box, combined), with `walk_done` saying which
-//! parts held; malformed and huge goals refused with a code. `flee` from a point and from a mob
+//! parts held; a `block` target (near the nearest matching block, away from every one), and
+//! malformed and huge goals refused with a code. `flee` from a point and from a mob
 //! that chases the bot (moved toward it every tick) or jumps to the other side (the flee
 //! re-plans), `hold` keeping the distance until the time is up, `NO_PATH` when walled in, `BUSY`
 //! against the walk slot and `abort_walk` ending it with one `flee_done`.
@@ -316,4 +317,74 @@ fn flee_is_refused_when_walled_in_or_busy_and_abort_walk_stops_it() {
     assert_eq!(done.len(), 1, "{done:?}");
     assert_eq!((done[0]["id"].clone(), done[0]["status"].clone()), (json!("f"), json!("aborted")));
     assert!(done_events(&sim, "walk_done").iter().all(|e| e["id"] == "w"), "the flee ends in flee_done only");
+}
+
+#[test]
+fn walk_near_a_block_heads_for_the_nearest_matching_one() {
+    let mut world = SimWorld::flat(2);
+    // Two oak logs, 6 blocks east and 14 west, and a dark oak log 4 blocks west: a part of its
+    // name is `oak_log`, its whole name is not.
+    world.set([6, -60, 0], "oak_log", &[]).set([-14, -60, 0], "oak_log", &[]).set([-4, -60, 0], "dark_oak_log", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let line = r#"{"action":"walk","id":"b","goal":{"near":{"block":"minecraft:oak_log","exact":true}}}"#;
+    let (r, done, stream) = run(&mut sim, line, "walk_done", 200);
+    assert_eq!((r["walking"].clone(), r["complete"].clone()), (json!(true), json!(true)), "{r:?}");
+    assert_eq!((done["status"].clone(), done["met"].clone()), (json!("done"), json!(["near[0]"])), "{done:?}");
+    // Range 1 of the block's bottom centre: the cell beside it, at its level.
+    let p = feet(&sim);
+    assert!(flat_distance(p, Vec3::new(5.5, -60.0, 0.5)) <= 0.3, "beside the east log: {p:?}");
+    assert_plausible(&stream);
+    // As `find` matches: without exact, a part of the name, so the dark oak log is the nearest.
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let r = sim.command(r#"{"action":"path","goal":{"near":{"block":"OAK_LOG","range":2}}}"#);
+    assert_eq!(r["complete"], true, "{r:?}");
+    assert!(r["end"]["x"].as_i64().is_some_and(|x| (-7..=-2).contains(&x)), "toward the dark oak log: {r:?}");
+    // A range that reaches the far log only when it is searched for: radius bounds the search.
+    let r = sim.command(r#"{"action":"reachable","goal":{"near":{"block":"oak_log","exact":true,"radius":10}}}"#);
+    assert_eq!(r["reachable"], true, "{r:?}");
+    let r = sim.command(r#"{"action":"path","goal":{"near":{"block":"oak_log","exact":true,"radius":3}}}"#);
+    assert_eq!(r["code"], "NOT_FOUND", "{r:?}");
+    assert!(r["error"].as_str().is_some_and(|e| e.contains("near[0]") && e.contains("oak_log")), "{r:?}");
+}
+
+#[test]
+fn walk_away_from_blocks_keeps_clear_of_every_match() {
+    let mut world = SimWorld::flat(2);
+    // Lava in the ground 3 blocks east and 3 west: away from both is north or south, never
+    // toward the other one.
+    world.set([3, -61, 0], "lava", &[]).set([-3, -61, 0], "lava", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    let line = r#"{"action":"walk","id":"l","goal":{"awayFrom":{"block":"lava","distance":6}}}"#;
+    let (r, done, stream) = run(&mut sim, line, "walk_done", 300);
+    assert_eq!(r["complete"], true, "{r:?}");
+    assert_eq!((done["status"].clone(), done["met"].clone()), (json!("done"), json!(["awayFrom[0]"])), "{done:?}");
+    let p = feet(&sim);
+    for lava in [Vec3::new(3.5, -61.0, 0.5), Vec3::new(-2.5, -61.0, 0.5)] {
+        assert!(p.distance(lava) >= 5.6, "6 blocks from the lava at {lava:?}: {p:?}");
+    }
+    assert_plausible(&stream);
+}
+
+#[test]
+fn block_targets_that_match_nothing_or_are_malformed_are_refused() {
+    let mut world = SimWorld::flat(2);
+    world.set([6, -60, 0], "oak_log", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    for (line, code) in [
+        (r#"{"action":"walk","goal":{"near":{"block":"diamond_ore"}}}"#, "NOT_FOUND"),
+        (r#"{"action":"reachable","goal":{"awayFrom":{"block":"lava"}}}"#, "NOT_FOUND"),
+        (r#"{"action":"path","goal":{"near":{"block":5}}}"#, "INVALID_PARAMS"),
+        (r#"{"action":"path","goal":{"near":{"block":"oak_log","exact":"yes"}}}"#, "INVALID_PARAMS"),
+        (r#"{"action":"path","goal":{"near":{"block":"oak_log","x":1,"y":1,"z":1}}}"#, "INVALID_PARAMS"),
+        (r#"{"action":"path","goal":{"near":{"block":"oak_log","player":"Alice"}}}"#, "INVALID_PARAMS"),
+        (r#"{"action":"path","goal":{"near":{"x":1,"y":1,"z":1,"radius":5}}}"#, "INVALID_PARAMS"),
+        (r#"{"action":"path","goal":{"near":{"block":"no_such_block_at_all"}}}"#, "INVALID_PARAMS"),
+        (r#"{"action":"path","goal":{"near":{"block":"oak_log","radius":1000}}}"#, "OUT_OF_RANGE"),
+        (r#"{"action":"path","goal":{"near":{"block":"oak_log","radius":0}}}"#, "OUT_OF_RANGE"),
+    ] {
+        assert_eq!(sim.command(line)["code"], code, "{line}");
+    }
+    let r = sim.command(r#"{"action":"walk","goal":{"near":{"block":"diamond_ore"}}}"#);
+    assert!(r["error"].as_str().is_some_and(|e| e.contains("diamond_ore") && e.contains("32 blocks")), "{r:?}");
+    assert!(done_events(&sim, "walk_done").is_empty(), "nothing started");
 }

@@ -104,7 +104,7 @@ pub const ERROR_CODES: &[(&str, &str)] = &[
         "the skill version is not in a state that allows this (e.g. skill_run on a candidate, a retired version)",
     ),
     ("NO_PATH", "walk found no way to move toward the goal (the reason says why)"),
-    ("NOT_FOUND", "the named player or entity is not in sight"),
+    ("NOT_FOUND", "the named player or entity is not in sight, or no block matches a goal's block target"),
     (
         "NOT_SUPPORTED",
         "the request needs a capability this build does not have (e.g. a path that places blocks, without the interaction plugin)",

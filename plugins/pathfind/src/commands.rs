@@ -56,7 +56,8 @@ pub struct Target {
     /// Instead of `x`/`y`/`z`: goal forms that combine. Every key given must hold at once:
     /// `near` (a target or a list, any one within its `range`), `awayFrom` (at least `distance`
     /// blocks from each), `within` (`{min:[x,y,z],max:[x,y,z]}`), `y`, `anyOf` (a list of goals).
-    /// Targets are points (`x`,`y`,`z`), a `player` or an `entity`, taken where they are now.
+    /// Targets are points (`x`,`y`,`z`), a `player`, an `entity` or a `block` (by name: the
+    /// matching blocks of the loaded chunks), taken where they are now.
     pub goal: Option<GoalSpec>,
     /// Sprint on the way (walk).
     #[serde(default)]
@@ -453,7 +454,7 @@ impl WalkCmd {
 
 impl AgentCommand for WalkCmd {
     const NAME: &'static str = "walk";
-    const SUMMARY: &'static str = "Path-find and walk to a point, column, y level or goal (near any of several targets, awayFrom, within a box, combined); re-plans when blocks change, when pushed or teleported; walk_done at the end";
+    const SUMMARY: &'static str = "Path-find and walk to a point, column, y level or goal (near any of several points, players, entities or blocks by name, awayFrom, within a box, combined); re-plans when blocks change, when pushed or teleported; walk_done at the end";
     const EXAMPLE: &'static str = r#"{"action":"walk","x":20.5,"y":-60,"z":0.5}"#;
     const ASYNC: Option<AsyncInfo> = Some(AsyncInfo::of::<WalkAction>());
     // Its first answer is the path: it goes out when the search ends, not at the next tick.

@@ -1,7 +1,8 @@
 //! The `goal` object of `walk`, `path` and `reachable`: goal forms that combine. Every key given
 //! must hold at once (all-of); `near` is met by any one of its targets (any-of), `awayFrom` by
 //! being far enough from each of its threats, `anyOf` by any one of its goals. Entities and players
-//! are resolved to where they are when the command runs (`follow` and `flee` track moving ones).
+//! are resolved to where they are when the command runs (`follow` and `flee` track moving ones);
+//! a `block` target to the matching blocks of the loaded chunks then (as `find` finds them).
 //! The result is a [`Goal`] for the search plus each part's label, so `walk_done` can say which
 //! parts held where the walk ended.
 
@@ -42,8 +43,9 @@ impl<T> OneOrMany<T> {
     }
 }
 
-/// A place or a thing: a point (`x`, `y`, `z`), a `player` by name, or an `entity` (a runtime id,
-/// or a mob type/name: the nearest one).
+/// A place or a thing: a point (`x`, `y`, `z`), a `player` by name, an `entity` (a runtime id,
+/// or a mob type/name: the nearest one), or a `block` by name (the matching blocks in the loaded
+/// chunks, nearest first).
 #[derive(Deserialize, JsonSchema, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Spot {
@@ -52,6 +54,15 @@ pub struct Spot {
     pub z: Option<f64>,
     pub player: Option<String>,
     pub entity: Option<Value>,
+    /// A block name as `find` matches it (a part of the name, case-insensitive, `minecraft:`
+    /// optional; the whole name with `exact`): `near` any of the nearest matching blocks,
+    /// `awayFrom` every one within `radius` (up to 16 targets in the list either way).
+    pub block: Option<String>,
+    /// `block`: only blocks named exactly so (`oak_log` is then not `dark_oak_log`).
+    pub exact: Option<bool>,
+    /// `block`: search this many blocks from the feet (default 32, at most 256), loaded chunks
+    /// only.
+    pub radius: Option<f64>,
     /// `near`: within this many blocks (feet to the point; default 1, 0..64).
     pub range: Option<f64>,
     /// `awayFrom`: at least this many blocks (default 16, 1..64).
@@ -109,22 +120,60 @@ fn coordinate(v: f64, what: &str) -> Result<f64, CommandError> {
     }
 }
 
-/// Where a spot is: its point, or the player's or entity's position now.
-fn locate(ctx: &mut CommandCtx<'_>, spot: &Spot, label: &str) -> Result<[f64; 3], CommandError> {
-    match (spot.x, spot.y, spot.z, &spot.player, &spot.entity) {
-        (Some(x), Some(y), Some(z), None, None) => Ok([
+/// Where a spot is: its point, the player's or entity's position now, or the points of up to
+/// `most` matching blocks, nearest first (a block's point is the centre of its bottom face, so
+/// range 1 is a cell beside it at its level, or on top of it).
+fn locate(ctx: &mut CommandCtx<'_>, spot: &Spot, label: &str, most: usize) -> Result<Vec<[f64; 3]>, CommandError> {
+    if spot.block.is_none() && (spot.exact.is_some() || spot.radius.is_some()) {
+        return Err(CommandError::invalid_params(format!("goal {label}: `exact` and `radius` are for a block target")));
+    }
+    match (spot.x, spot.y, spot.z, &spot.player, &spot.entity, &spot.block) {
+        (Some(x), Some(y), Some(z), None, None, None) => Ok(vec![[
             coordinate(x, &format!("{label}.x"))?,
             coordinate(y, &format!("{label}.y"))?,
             coordinate(z, &format!("{label}.z"))?,
-        ]),
-        (None, None, None, Some(_), None) | (None, None, None, None, Some(_)) => {
+        ]]),
+        (None, None, None, Some(_), None, None) | (None, None, None, None, Some(_), None) => {
             let feet = ctx.world.get::<Position>(ctx.bot).ok_or_else(CommandError::not_spawned)?.0;
             let (_, _, at) = crate::commands::find_entity(ctx, spot.player.as_deref(), spot.entity.as_ref(), feet)
                 .map_err(|e| CommandError::new(e.code, format!("goal {label}: {}", e.message)))?;
-            Ok([at.x, at.y, at.z])
+            Ok(vec![[at.x, at.y, at.z]])
         }
-        _ => Err(CommandError::invalid_params(format!("goal {label}: need x, y and z, or player, or entity"))),
+        (None, None, None, None, None, Some(block)) => {
+            let found =
+                clawcraft_world::commands::find_nearest(ctx, block, spot.exact == Some(true), spot.radius, most)
+                    .map_err(|e| CommandError::new(e.code, format!("goal {label}: {}", e.message)))?;
+            if found.blocks.is_empty() {
+                let radius = clawcraft_world::commands::find_radius(spot.radius)?;
+                let unloaded = match found.unloaded_columns {
+                    0 => String::new(),
+                    n => format!(" ({n} columns there have no data yet)"),
+                };
+                return Err(CommandError::new(
+                    "NOT_FOUND",
+                    format!("goal {label}: no block matching \"{block}\" within {radius} blocks{unloaded}"),
+                ));
+            }
+            Ok(found.blocks.iter().map(|b| [f64::from(b.x) + 0.5, f64::from(b.y), f64::from(b.z) + 0.5]).collect())
+        }
+        _ => {
+            Err(CommandError::invalid_params(format!("goal {label}: need x, y and z, or player, or entity, or block")))
+        }
     }
+}
+
+/// How many targets each spot of a list may become: one each, and the list's spare room (up to
+/// [`MAX_TARGETS`] in all) to the block spots, in order.
+fn shares(list: &[Spot]) -> impl Iterator<Item = usize> + '_ {
+    let mut spare = MAX_TARGETS.saturating_sub(list.len());
+    list.iter().map(move |spot| {
+        if spot.block.is_none() {
+            return 1;
+        }
+        let share = 1 + spare;
+        spare = 0;
+        share
+    })
 }
 
 fn bounded(v: Option<f64>, default: f64, lo: f64, what: &str) -> Result<f64, CommandError> {
@@ -153,7 +202,8 @@ fn resolve_in(ctx: &mut CommandCtx<'_>, spec: &GoalSpec, prefix: &str, depth: u8
     let mut parts = Vec::new();
     if let Some(list) = spec.near.clone() {
         let mut any = Vec::new();
-        for (i, spot) in targets(list, "near")?.iter().enumerate() {
+        let list = targets(list, "near")?;
+        for ((i, spot), most) in list.iter().enumerate().zip(shares(&list)) {
             let label = format!("{prefix}near[{i}]");
             if spot.distance.is_some() {
                 return Err(CommandError::invalid_params(format!(
@@ -161,15 +211,18 @@ fn resolve_in(ctx: &mut CommandCtx<'_>, spec: &GoalSpec, prefix: &str, depth: u8
                 )));
             }
             let range = bounded(spot.range, DEFAULT_NEAR, 0.0, &format!("{label}.range"))?;
-            let [x, y, z] = locate(ctx, spot, &label)?;
-            let g = Goal::Near { x, y, z, range };
-            parts.push((label, g.clone()));
-            any.push(g);
+            let near: Vec<Goal> =
+                locate(ctx, spot, &label, most)?.into_iter().map(|[x, y, z]| Goal::Near { x, y, z, range }).collect();
+            // One part per spot: near any of a block spot's blocks.
+            let g = if near.len() == 1 { near[0].clone() } else { Goal::Any(near.clone().into()) };
+            parts.push((label, g));
+            any.extend(near);
         }
         all.push(if any.len() == 1 { any.remove(0) } else { Goal::Any(any.into()) });
     }
     if let Some(list) = spec.away_from.clone() {
-        for (i, spot) in targets(list, "awayFrom")?.iter().enumerate() {
+        let list = targets(list, "awayFrom")?;
+        for ((i, spot), most) in list.iter().enumerate().zip(shares(&list)) {
             let label = format!("{prefix}awayFrom[{i}]");
             if spot.range.is_some() {
                 return Err(CommandError::invalid_params(format!(
@@ -177,10 +230,14 @@ fn resolve_in(ctx: &mut CommandCtx<'_>, spec: &GoalSpec, prefix: &str, depth: u8
                 )));
             }
             let distance = bounded(spot.distance, DEFAULT_AWAY, 1.0, &format!("{label}.distance"))?;
-            let [x, y, z] = locate(ctx, spot, &label)?;
-            let g = Goal::Away { x, y, z, distance };
-            parts.push((label, g.clone()));
-            all.push(g);
+            let away: Vec<Goal> = locate(ctx, spot, &label, most)?
+                .into_iter()
+                .map(|[x, y, z]| Goal::Away { x, y, z, distance })
+                .collect();
+            // One part per spot: away from every one of a block spot's blocks.
+            let g = if away.len() == 1 { away[0].clone() } else { Goal::All(away.clone().into()) };
+            parts.push((label, g));
+            all.extend(away);
         }
     }
     if let Some(Region { min, max }) = spec.within {
@@ -229,4 +286,21 @@ fn resolve_in(ctx: &mut CommandCtx<'_>, spec: &GoalSpec, prefix: &str, depth: u8
 /// Resolves a `goal` object into the search's goal and its labelled parts.
 pub fn resolve(ctx: &mut CommandCtx<'_>, spec: &GoalSpec) -> Result<Resolved, CommandError> {
     resolve_in(ctx, spec, "", 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_spots_share_the_lists_spare_room_in_order() {
+        let point = Spot { x: Some(0.0), y: Some(0.0), z: Some(0.0), ..Spot::default() };
+        let block = Spot { block: Some("lava".into()), ..Spot::default() };
+        // Three spots: one target each, and the 13 left over to the first block spot.
+        let list = [point.clone(), block.clone(), block.clone()];
+        assert_eq!(shares(&list).collect::<Vec<_>>(), [1, 14, 1]);
+        assert_eq!(shares(&list).sum::<usize>(), MAX_TARGETS);
+        assert_eq!(shares(std::slice::from_ref(&block)).collect::<Vec<_>>(), [MAX_TARGETS]);
+        assert_eq!(shares(&[point.clone(), point]).collect::<Vec<_>>(), [1, 1]);
+    }
 }

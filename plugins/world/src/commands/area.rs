@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    MAX_BOX_CELLS, MAX_CHUNKS_RADIUS, MAX_FIND_COUNT, MAX_FIND_RADIUS, MAX_SCAN_RADIUS, MAX_SCAN_RADIUS_Y, coord,
-    int_in, positive_up_to, view,
+    DEFAULT_FIND_RADIUS, MAX_BOX_CELLS, MAX_CHUNKS_RADIUS, MAX_FIND_COUNT, MAX_FIND_RADIUS, MAX_SCAN_RADIUS,
+    MAX_SCAN_RADIUS_Y, coord, int_in, positive_up_to, view,
 };
 use crate::chunk::BlockLookup;
 use crate::query::{self, BlockList, BlockReport, Bounds, Cell, ChunkEntry, CompactScan, Found, Scan};
@@ -238,7 +238,7 @@ impl AgentCommand for Find {
 
     fn run(self, ctx: &mut CommandCtx<'_>) -> Result<FindResponse, CommandError> {
         let v = view(ctx)?;
-        let radius = positive_up_to("radius", self.radius.unwrap_or(32.0), MAX_FIND_RADIUS)?;
+        let radius = find_radius(self.radius)?;
         let count = self.count.unwrap_or(5);
         if !(1..=MAX_FIND_COUNT).contains(&count) {
             return Err(CommandError::out_of_range(format!("count must be between 1 and {MAX_FIND_COUNT}")));
@@ -290,6 +290,26 @@ pub fn block_query(ids: &crate::ids::IdTable, query: &str, exact: bool) -> Resul
     }
     let names = blocks.iter().filter_map(|b| registry.block(*b).map(|i| i.name.to_string())).collect();
     Ok(BlockQuery { wanted, names })
+}
+
+/// `find`'s `radius`: default 32, `OUT_OF_RANGE` unless > 0 and ≤ 256.
+pub fn find_radius(radius: Option<f64>) -> Result<f64, CommandError> {
+    positive_up_to("radius", radius.unwrap_or(DEFAULT_FIND_RADIUS), MAX_FIND_RADIUS)
+}
+
+/// `find` for another command: up to `count` blocks matching `block` (as [`block_query`])
+/// within `radius` ([`find_radius`]) of the bot's feet, in loaded chunks, nearest first.
+pub fn find_nearest(
+    ctx: &CommandCtx<'_>,
+    block: &str,
+    exact: bool,
+    radius: Option<f64>,
+    count: usize,
+) -> Result<query::FindResult, CommandError> {
+    let v = view(ctx)?;
+    let radius = find_radius(radius)?;
+    let BlockQuery { wanted, .. } = block_query(&v.ids, block, exact)?;
+    Ok(query::find_or_count(v.world, &v.ids, &wanted, [v.feet.x, v.feet.y, v.feet.z], radius, count, false))
 }
 
 /// The names a query matched, those among `found` first (most found first), then the rest by

@@ -19,7 +19,7 @@ pub use ray::{Look, LookResponse, Raycast, RaycastResponse};
 mod area;
 pub use area::{
     BlockCmd, BlockQuery, BlockResponse, Blocks, BlocksResponse, Chunks, ChunksResponse, CompactScanCmd, Find,
-    FindResponse, ScanCmd, block_query,
+    FindResponse, ScanCmd, block_query, find_nearest, find_radius,
 };
 
 /// Largest horizontal scan radius.
@@ -28,6 +28,8 @@ pub const MAX_SCAN_RADIUS: i32 = 32;
 pub const MAX_SCAN_RADIUS_Y: i32 = 32;
 /// Most cells a `blocks` box may hold.
 pub const MAX_BOX_CELLS: u64 = 65_536;
+/// `find`'s radius when none is given.
+pub const DEFAULT_FIND_RADIUS: f64 = 32.0;
 /// Largest `find` radius.
 pub const MAX_FIND_RADIUS: f64 = 256.0;
 /// Most `find` results.
