@@ -445,6 +445,51 @@ fn assert_peer_at(peer: &Peer, at: [f64; 3]) {
 /// two ticks after `start_break` on dirt (15 ticks by hand) is refused and the block sent back;
 /// one fifteen ticks after is accepted with a dirt drop. (The bot never breaks early, so this is
 /// how the refusal path of the server side is shown to work.)
+/// A held-slot change ends an item use at the server (vanilla; the peer cancels the use): the
+/// bot's eat fails at once, and its receipt claims nothing eaten — the use's slot still holds
+/// all its bread and hunger did not move. The next eat is the next thing the peer feeds.
+#[test]
+fn a_held_slot_change_ends_an_eat_at_the_server_and_in_the_receipt() {
+    let mut peer = Peer::start("survival");
+    let mut bot = Bot::start(peer.port, "Eater");
+    bot.wait_event("spawn", SPAWN).expect("spawn");
+    peer.wait_line(|v| v["event"] == "survival_ready", SPAWN).expect("survival ready");
+    let deadline = Instant::now() + ANSWER;
+    while bot.request(json!({"action": "inventory"}), ANSWER).is_some_and(|r| r.get("code").is_some()) {
+        assert!(Instant::now() < deadline, "the inventory never arrived");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Bread (hotbar 2) is pulled into the hand and the use starts; then the sword's slot is held.
+    let r = ok(&mut bot, json!({"action": "eat", "item": "bread"}));
+    peer_event(&mut peer, "use_started", |v| v["item"] == "bread");
+    ok(&mut bot, json!({"action": "equip", "slot": 4}));
+    let cancelled = peer_event(&mut peer, "use_cancelled", |_| true);
+    assert_eq!(
+        (cancelled["item"].clone(), cancelled["from"].clone(), cancelled["to"].clone()),
+        (json!("bread"), json!(2), json!(4))
+    );
+    let d = done(&mut bot, "eat_done", &r["id"]);
+    assert_eq!(
+        (d["status"].clone(), d["reason"].clone(), d["confirmed"].clone()),
+        (json!("failed"), json!("held_slot_changed"), json!(false)),
+        "{d}"
+    );
+    assert_eq!(d["hunger"], json!({"before": 14.0, "after": 14.0}), "{d}");
+    assert_eq!(d["itemCount"], json!({"before": 5, "after": 5}), "nothing eaten from the use's slot: {d}");
+
+    // Eating again: the peer's next use is this one (nothing was fed in between), from 14.
+    let r = ok(&mut bot, json!({"action": "eat", "item": "bread"}));
+    let next = peer.wait_line(|v| v["event"] == "use_started" || v["event"] == "ate", DONE).expect("a use or a meal");
+    assert_eq!(next["event"], "use_started", "the cancelled use fed nothing: {next}");
+    let ate = peer_event(&mut peer, "ate", |_| true);
+    assert_eq!((ate["hunger_before"].clone(), ate["left"].clone()), (json!(14), json!(4)), "{ate}");
+    let d = done(&mut bot, "eat_done", &r["id"]);
+    assert_eq!((d["status"].clone(), d["confirmed"].clone()), (json!("done"), json!(true)), "{d}");
+    assert_eq!(d["hunger"], json!({"before": 14.0, "after": 19.0}), "{d}");
+    assert_eq!(d["itemCount"], json!({"before": 5, "after": 4}), "{d}");
+}
+
 #[test]
 fn the_peer_refuses_a_break_that_comes_too_early() {
     common::ensure_peer_installed();

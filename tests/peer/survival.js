@@ -358,6 +358,15 @@ function scenario (session, deps, ext = {}) {
     }
   }
 
+  // A held-slot change ends an item use in progress, as vanilla does (dragonfly Player.SetHeldSlot clears usingItem):
+  // nothing is eaten, and a later item_release finds no use.
+  function endUse (from) {
+    const u = s.using
+    if (!u) return
+    s.using = null
+    emitEvent({ event: 'use_cancelled', item: u.item, from, to: s.held, ticks: Number(s.tick - u.startTick) })
+  }
+
   // The server finishes an item use after its duration (counted in the player's ticks).
   function tickUse () {
     const u = s.using
@@ -675,6 +684,7 @@ function scenario (session, deps, ext = {}) {
             const from = s.held
             s.held = p.selected_slot
             emitEvent({ event: 'held', slot: s.held, item: heldItem()?.name || null })
+            if (from !== s.held) endUse(from)
             if (from !== s.held && ext.onHeldChange) ext.onHeldChange(from, s.held)
           }
           break

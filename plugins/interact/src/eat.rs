@@ -7,7 +7,9 @@
 //! the evidence that followed it: the hunger change (UpdateAttributes) and the stack shrinking
 //! (InventorySlot). No CompletedUsingItem within the use time plus two seconds → `failed`,
 //! `unconfirmed`. `abort_eat` (and any other end before completion) sends the `item_release`
-//! transaction, so the server stops the use too.
+//! transaction, so the server stops the use too. A change of the held slot ends the use at the
+//! server (as vanilla does): the action then fails with `held_slot_changed` and its receipt shows
+//! the use's slot, not the newly held one.
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::EntityRef;
@@ -15,7 +17,7 @@ use clawcraft_core::{
     ActionSlot, ActionStatus, AgentCommand, AsyncAction, AsyncInfo, CommandCtx, CommandError, EYE_HEIGHT, EndActionExt,
     Outcome, Position, TickCount,
 };
-use clawcraft_inventory::{Inventory, InventoryJobs, ItemIds};
+use clawcraft_inventory::{Inventory, InventoryJobs, ItemIds, SlotRef};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_player::InputExtras;
 use clawcraft_protocol::packets::CompletedUsingItem;
@@ -52,6 +54,8 @@ pub struct HungerChange {
 #[derive(Component, Debug, Clone)]
 pub struct Eating {
     pub item: String,
+    /// The hotbar slot the item is used from (the held one when the use starts).
+    pub slot: u8,
     pub use_ticks: u32,
     phase: Phase,
     started: u64,
@@ -97,7 +101,7 @@ impl AsyncAction for Eating {
             hunger.after = v.hunger;
         }
         if let Some(inv) = bot.get::<Inventory>() {
-            count.after = inv.held().filter(|i| *i.name == *self.item).map_or(0, |i| i.count);
+            count.after = self.count_in(inv);
         }
         EatDone {
             item: self.item.clone(),
@@ -159,8 +163,10 @@ impl AgentCommand for Eat {
         };
         let now = ctx.world.get_resource::<TickCount>().map_or(0, |t| t.0);
         let use_ticks = info.use_ticks.unwrap_or(32);
+        let slot = inventory(ctx)?.held_slot;
         let eating = Eating {
             item: item.name.to_string(),
+            slot,
             use_ticks,
             phase: match ready {
                 Ready::Now => Phase::Start,
@@ -175,6 +181,13 @@ impl AgentCommand for Eat {
         };
         ctx.start(Self::NAME, eating, u64::from(use_ticks) + GRACE_TICKS + 100)?;
         Ok(EatResponse { eating: true, item: item.name.to_string(), duration: u64::from(use_ticks) * 50 })
+    }
+}
+
+impl Eating {
+    /// How many of the item the use's slot holds (0 when it holds something else).
+    fn count_in(&self, inv: &Inventory) -> u16 {
+        inv.get(SlotRef::Inv(self.slot)).filter(|i| *i.name == *self.item).map_or(0, |i| i.count)
     }
 }
 
@@ -230,15 +243,21 @@ pub fn step_eating(
                 None => {}
             },
             Phase::Start => {
+                e.slot = inv.held_slot;
                 e.hunger.before = vitals.hunger;
-                e.count.before = inv.held().map_or(0, |i| i.count);
+                e.count.before = e.count_in(inv);
                 conn.send(&click_air(inv, eye));
                 input.flags.push("start_using_item");
                 trace.using = true;
                 e.phase = Phase::Using { since: now, last_click: now };
             }
             Phase::Using { since, last_click } => {
-                if now >= since + u64::from(e.use_ticks) + GRACE_TICKS {
+                if inv.held_slot != e.slot {
+                    // The server ends a use when the held slot changes: nothing more will be eaten
+                    // and there is no use left to release.
+                    trace.using = false;
+                    end(&mut commands, ActionStatus::Failed, Some("held_slot_changed".into()));
+                } else if now >= since + u64::from(e.use_ticks) + GRACE_TICKS {
                     end(&mut commands, ActionStatus::Failed, Some("unconfirmed".into()));
                 } else if now >= last_click + RECLICK_TICKS {
                     conn.send(&click_air(inv, eye));
@@ -247,7 +266,7 @@ pub fn step_eating(
             }
             Phase::Completed(at) => {
                 e.hunger.after = vitals.hunger;
-                e.count.after = inv.held().filter(|i| *i.name == *e.item).map_or(0, |i| i.count);
+                e.count.after = e.count_in(inv);
                 let shrank = e.count.after < e.count.before;
                 if shrank || now >= at + EVIDENCE_TICKS {
                     end(&mut commands, ActionStatus::Done, None);
