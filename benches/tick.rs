@@ -8,6 +8,10 @@
 //! Then auto_clutch's fall prediction: the movement physics stepped from 340 blocks up to the
 //! landing (what each tick of a fall with the policy on computes), µs a prediction.
 //!
+//! Then a running `collect`'s tick: the command's tick (the search over a radius of 32 for the
+//! nearest block, the path plan to it), and each tick of its walk there (path following, the
+//! collect's own step), µs a tick.
+//!
 //! Then the machine's **floor** for any 20 Hz bot, paced the same way with no bot at all: a thread
 //! that only sleeps to the next deadline, one that also sends a datagram to a UDP echo (another
 //! thread on loopback, as the peer is another process), and one that also drains the echo's
@@ -48,6 +52,7 @@ fn main() {
     }
     sim.app.world_mut().remove_resource::<FullTicks>();
     fall_prediction(&mut sim);
+    collect_tick();
     // Paced like the runner (a tick every 50 ms, sleeping in between): the same work from cold
     // caches, as an idle bot does it. The thread's CPU time, so the sleeps do not count.
     let paced: u32 = std::env::var("TICK_PACED").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
@@ -92,6 +97,45 @@ fn fall_prediction(sim: &mut clawcraft::sim::Simulation) {
     sim.command(r#"{"action":"setpos","x":0.5,"y":-60,"z":0.5}"#);
     sim.ticks(5);
     let _ = sim.sent();
+}
+
+/// A `collect` of stone 24 blocks east on the flat world: its first tick (the command, the
+/// search for the nearest block, the plan) and the ticks of its walk there.
+fn collect_tick() {
+    use clawcraft::protocol::packets::{FullContainerName, InventoryContent, ItemInstance};
+    let mut world = SimWorld::flat(2);
+    world.set([24, -60, 0], "stone", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    sim.receive(&InventoryContent {
+        window_id: "inventory".into(),
+        input: vec![ItemInstance::air(); 36],
+        container: FullContainerName::of("anvil_input"),
+        storage_item: ItemInstance::air(),
+    });
+    for _ in 0..100 {
+        sim.tick();
+        let _ = sim.sent();
+    }
+    let t = Instant::now();
+    let r = sim.command(r#"{"action":"collect","block":"stone","exact":true,"radius":32}"#);
+    let first = t.elapsed().as_secs_f64() * 1e6;
+    assert_eq!(r["collecting"], true, "{r:?}");
+    let ticks = 60u32;
+    let t = Instant::now();
+    for _ in 0..ticks {
+        sim.tick();
+    }
+    let per_tick = t.elapsed().as_secs_f64() * 1e6 / f64::from(ticks);
+    let _ = sim.sent();
+    let feet = sim.component::<clawcraft::core::Position>().map_or(0.0, |p| p.0.x);
+    assert!(feet > 5.0, "the collect walks toward the block (feet x {feet})");
+    assert!(!sim.event_types().iter().any(|t| t == "collect_done"), "still collecting");
+    println!(
+        "{}",
+        json!({"bench": "collect_tick", "mode": "walking to stone 24 blocks off", "ticks": ticks, "unit": "us",
+               "first_tick": (first * 10.0).round() / 10.0,
+               "per_tick": (per_tick * 10.0).round() / 10.0})
+    );
 }
 
 /// The floor: the runner's sleep, the input's `send`, the drain of the server's answer — without
