@@ -30,6 +30,8 @@ struct Server {
     tick: usize,
     /// The bot's feet, from its last PlayerAuthInput.
     feet: [f32; 3],
+    /// Blocks whose break the server refuses (it sends the block back).
+    refuse: Vec<[i32; 3]>,
 }
 
 impl Server {
@@ -43,6 +45,7 @@ impl Server {
             broken: Vec::new(),
             tick: 0,
             feet: [0.0; 3],
+            refuse: Vec::new(),
         }
     }
 
@@ -67,6 +70,11 @@ impl Server {
     }
 
     fn break_block(&mut self, w: &mut Sim, pos: [i32; 3]) {
+        if self.refuse.contains(&pos) {
+            let stone = w.id("stone", &[]);
+            w.set_block(pos, stone);
+            return;
+        }
         let air = w.id("air", &[]);
         w.set_block(pos, air);
         self.broken.push(pos);
@@ -274,4 +282,76 @@ fn a_waiting_collect_is_answered_with_its_completion() {
     assert_eq!(a["collecting"], true);
     assert_eq!(a["completion"]["type"], "collect_done", "{a:?}");
     assert_eq!(a["completion"]["collected"], json!({"minecraft:cobblestone": 1}));
+}
+
+#[test]
+fn blocks_it_must_not_break_or_cannot_see_are_passed_over() {
+    use clawcraft::world::block::StateValue::Int;
+    let mut w = world(
+        &[
+            // Water above: breaking it would let the water in.
+            ("stone", vec![], [1, -60, 0]),
+            ("water", vec![("liquid_depth", Int(0))], [1, -59, 0]),
+            // Buried under the grass: no open face.
+            ("stone", vec![], [0, -62, 1]),
+            // The one to take.
+            ("stone", vec![], [-3, -60, 0]),
+        ],
+        &[(0, stack(WOOD_PICK, 1, 1))],
+    );
+    let r = w.ok(r#"{"action":"collect","block":"stone","exact":true,"id":"c8"}"#);
+    assert_eq!(r["nearest"]["x"], 1, "find's nearest is the one under water: {r:?}");
+    let mut server = Server::new(at_block, 2.5);
+    server.run(&mut w, 300, |w| done(w).is_some());
+    let d = done(&w).expect("collect_done");
+    assert_eq!(d["status"], "done", "{d:?}");
+    assert_eq!(server.broken, vec![[-3, -60, 0]], "only the safe, open block");
+    assert_eq!(d["skipped"], json!([]), "passed over, not tried");
+}
+
+#[test]
+fn a_refused_break_is_given_up_on_and_the_next_block_taken() {
+    let mut w = quarry();
+    w.ok(r#"{"action":"collect","block":"stone","exact":true,"id":"c9"}"#);
+    let mut server = Server::new(at_block, 2.5);
+    server.refuse.push([1, -60, 0]);
+    server.run(&mut w, 400, |w| done(w).is_some());
+    let d = done(&w).expect("collect_done");
+    assert_eq!(d["status"], "done", "{d:?}");
+    assert_eq!(d["collected"], json!({"minecraft:cobblestone": 1}));
+    assert_eq!(d["blocks"][0]["x"], 4, "the second block: {d:?}");
+    assert_eq!(d["mined"], 1);
+    let skipped = d["skipped"].as_array().expect("skipped");
+    assert_eq!(skipped.len(), 1, "{d:?}");
+    assert_eq!(
+        (skipped[0]["x"].clone(), skipped[0]["reason"].clone(), skipped[0]["detail"].clone()),
+        (json!(1), json!("dig_refused"), json!("break: rejected"))
+    );
+}
+
+#[test]
+fn a_walk_started_meanwhile_ends_it() {
+    let mut w = world(&[("stone", vec![], [6, -60, 0])], &[(0, stack(WOOD_PICK, 1, 1))]);
+    w.ok(r#"{"action":"collect","block":"stone","exact":true,"id":"c10"}"#);
+    w.sim.ticks(5);
+    assert!(done(&w).is_none(), "walking to the block");
+    w.ok(r#"{"action":"move","x":-3.5,"y":-60,"z":0.5}"#);
+    w.sim.tick();
+    let d = done(&w).expect("collect_done");
+    assert_eq!((d["status"].clone(), d["reason"].clone()), (json!("failed"), json!("walk_started")));
+}
+
+#[test]
+fn a_full_inventory_fails_before_anything_is_broken() {
+    let full: Vec<(usize, clawcraft::protocol::packets::ItemInstance)> =
+        (0..36).map(|i| (i, stack(DIRT, 64, 100 + i as i32))).collect();
+    let mut w = world(&[("stone", vec![], [1, -60, 0])], &full);
+    w.ok(r#"{"action":"collect","block":"stone","exact":true,"id":"c11"}"#);
+    w.sim.ticks(2);
+    let d = done(&w).expect("collect_done");
+    assert_eq!(
+        (d["status"].clone(), d["reason"].clone(), d["mined"].clone()),
+        (json!("failed"), json!("inventory_full"), json!(0))
+    );
+    assert!(w.block_actions().iter().all(Vec::is_empty), "nothing was broken");
 }
