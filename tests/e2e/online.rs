@@ -1,7 +1,7 @@
 //! End-to-end online mode: the real `clawcraft` binary signs in against the loopback fake of the
 //! Microsoft/Xbox/Minecraft services (in this test process) and joins the bedrock-protocol peer
 //! running as an Xbox-authenticated server that trusts the fake's key (`--online-auth`), which
-//! verifies the multiplayer token the bot presents.
+//! verifies the multiplayer token the bot presents; a book the online bot signs carries its XUID.
 
 use crate::common;
 
@@ -170,4 +170,35 @@ fn auth_tools_sign_in_list_and_sign_out_without_printing_tokens() {
     assert_eq!(v["removed"].as_array().map(Vec::len), Some(1), "{v}");
     let v: Value = serde_json::from_slice(&common::run_tool(&["auth", "status"], &env).stdout).expect("json");
     assert_eq!(v["accounts"], json!([]));
+}
+
+/// A book signed by an online bot carries the XUID its Xbox Live sign-in gave (the `Xuid` the
+/// sign-in records on the bot), as the server receives it in `book_edit`.
+#[test]
+fn a_book_signed_online_carries_the_signed_in_xuid() {
+    let fake = FakeServices::start(FakeConfig::default());
+    let mut peer = Peer::start_args("writing", &["--online-auth", &fake.base_url()]);
+    let dir = TempDir::new("online-book");
+    let auth_dir = dir.path().to_string_lossy().into_owned();
+    let base = fake.base_url();
+    let mut bot = Bot::start_with(peer.port, "OnlineScribe", &online_env(&base, &auth_dir));
+    let required = bot.wait_event("auth_required", SPAWN_TIMEOUT).expect("auth_required");
+    assert!(fake.approve(required["code"].as_str().expect("code")));
+    bot.wait_event("spawn", SPAWN_TIMEOUT).expect("spawned on the online server");
+    peer.wait_line(|v| v["event"] == "writing_ready", SPAWN_TIMEOUT).expect("writing ready");
+    let deadline = std::time::Instant::now() + SPAWN_TIMEOUT;
+    while bot.request(json!({"action": "inventory"}), SPAWN_TIMEOUT).is_some_and(|r| r.get("code").is_some()) {
+        assert!(std::time::Instant::now() < deadline, "the inventory never arrived");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let r = bot.ok(json!({"action": "write_book", "pages": ["Signed online"], "title": "Online"}));
+    let d = bot.wait(|v| v["type"] == "book_done" && v["id"] == r["id"], SPAWN_TIMEOUT).expect("book_done");
+    assert_eq!((d["status"].clone(), d["stored"]["author"].clone()), (json!("done"), json!("Claw Fake")), "{d}");
+    let signed = peer.wait_line(|v| v["event"] == "book_signed", SPAWN_TIMEOUT).expect("book_signed");
+    assert_eq!(
+        (signed["author"].as_str(), signed["xuid"].as_str()),
+        (Some("Claw Fake"), Some("2535400000000001")),
+        "{signed}"
+    );
 }

@@ -234,7 +234,7 @@ function scenario (session, deps) {
         if (!p.title || [...p.title].length > TITLE_MAX_CHARS) return refuse('bad title')
         api.s.inv[slot] = { ...it, name: 'written_book', book: { pages: [...pages], title: p.title, author: p.author, xuid: p.xuid } }
         api.sendSlot('inventory', slot, api.s.inv[slot])
-        emitEvent({ event: 'book_signed', slot, title: p.title, author: p.author, pages })
+        emitEvent({ event: 'book_signed', slot, title: p.title, author: p.author, xuid: p.xuid, pages })
         return true
       default:
         return refuse('unknown action')
