@@ -355,3 +355,46 @@ fn a_full_inventory_fails_before_anything_is_broken() {
     );
     assert!(w.block_actions().iter().all(Vec::is_empty), "nothing was broken");
 }
+
+#[test]
+fn each_bot_of_a_swarm_collects_in_its_own_slot() {
+    use clawcraft::protocol::packets::{FullContainerName, InventoryContent, ItemInstance};
+    let mut world = clawcraft::simworld::SimWorld::flat(2);
+    world.set([10, -60, 0], "stone", &[]).set([-8, -60, 0], "stone", &[]);
+    let mut sim = world.spawn([0.5, -60.0, 0.5]);
+    world.join_bot(&mut sim, "Ann", [4.5, -60.0, 0.5], SIM_RUNTIME_ID + 1);
+    for name in ["ClawBot", "Ann"] {
+        sim.receive_for(
+            name,
+            &InventoryContent {
+                window_id: "inventory".into(),
+                input: vec![ItemInstance::air(); 36],
+                container: FullContainerName::of("anvil_input"),
+                storage_item: ItemInstance::air(),
+            },
+        );
+    }
+    sim.ticks(2);
+    let r = sim.command(r#"{"action":"collect","bot":"Ann","block":"stone","exact":true,"id":"ann"}"#);
+    assert_eq!(r["nearest"]["x"], 10, "Ann's nearest, from Ann's feet: {r:?}");
+    // Ann's slot is hers: ClawBot collects meanwhile, Ann cannot start a second one.
+    let r = sim.command(r#"{"action":"collect","bot":"ClawBot","block":"stone","exact":true,"id":"claw"}"#);
+    assert_eq!(r["collecting"], true, "{r:?}");
+    let r = sim.command(r#"{"action":"collect","bot":"Ann","block":"stone"}"#);
+    assert_eq!(r["code"], "BUSY", "{r:?}");
+    sim.ticks(10);
+    let r = sim.command(r#"{"action":"abort_collect","bot":"Ann"}"#);
+    assert_eq!(r["actionId"], "ann", "{r:?}");
+    sim.tick();
+    let done: Vec<_> = sim.events().into_iter().filter(|e| e["type"] == "collect_done").collect();
+    assert_eq!(done.len(), 1, "only Ann's ended: {done:?}");
+    assert_eq!((done[0]["bot"].as_str(), done[0]["status"].as_str()), (Some("Ann"), Some("aborted")));
+    // Each walked toward its own nearest block: Ann east, ClawBot west.
+    let ann = sim.bot_named("Ann").expect("Ann");
+    let claw = sim.bot_named("ClawBot").expect("ClawBot");
+    let x = |b| sim.app.world().get::<clawcraft::core::Position>(b).expect("position").0.x;
+    assert!(x(ann) > 4.6, "Ann walked east: {}", x(ann));
+    assert!(x(claw) < 0.4, "ClawBot walked west: {}", x(claw));
+    let r = sim.command(r#"{"action":"abort_collect","bot":"ClawBot"}"#);
+    assert_eq!(r["actionId"], "claw", "{r:?}");
+}
