@@ -3,7 +3,8 @@
 //!
 //! The use starts with a `click_air` item-use transaction and the `start_using_item` input flag;
 //! the click is repeated every second while the button is "held" (as a real client keeps the
-//! use alive). `eat_done` is `done` with `confirmed:true` on the server's CompletedUsingItem, with
+//! use alive). `eat_done` is `done` with `confirmed:true` on the server's CompletedUsingItem naming the item (one
+//! naming another item is not this use's), with
 //! the evidence that followed it: the hunger change (UpdateAttributes) and the stack shrinking
 //! (InventorySlot). No CompletedUsingItem within the use time plus two seconds → `failed`,
 //! `unconfirmed`. `abort_eat` (and any other end before completion) sends the `item_release`
@@ -54,6 +55,8 @@ pub struct HungerChange {
 #[derive(Component, Debug, Clone)]
 pub struct Eating {
     pub item: String,
+    /// The item's network id: the server's CompletedUsingItem names it.
+    pub network_id: i32,
     /// The hotbar slot the item is used from (the held one when the use starts).
     pub slot: u8,
     pub use_ticks: u32,
@@ -166,6 +169,7 @@ impl AgentCommand for Eat {
         let slot = inventory(ctx)?.held_slot;
         let eating = Eating {
             item: item.name.to_string(),
+            network_id: item.network_id,
             slot,
             use_ticks,
             phase: match ready {
@@ -200,6 +204,12 @@ pub fn watch_eating(
     for pkt in packets.read() {
         let Ok((mut e, mut trace)) = bots.get_mut(pkt.bot) else { continue };
         let Some(c) = pkt.view::<CompletedUsingItem>() else { continue };
+        // A completion of another item (one used before this eat, or by the server's own doing)
+        // is not this use's.
+        if i32::from(c.used_item_id) != e.network_id {
+            tracing::debug!(used = c.used_item_id, eating = e.network_id, "CompletedUsingItem for another item");
+            continue;
+        }
         if let Phase::Using { since, .. } = e.phase {
             trace.using = false;
             e.completed = true;

@@ -159,6 +159,11 @@ fn eat_ends_on_completed_using_item_with_hunger_and_count_and_abort_releases() {
     assert_eq!((data.action_type.as_str(), data.face, data.held_item.network_id), ("click_air", 255, BREAD));
     w.sim.ticks(21);
     assert_eq!(w.sim.sent_as::<InventoryTransaction>().len(), 1, "the click is repeated each second");
+    w.sim.receive(&CompletedUsingItem { used_item_id: SNOWBALL as i16, use_method: "throw".into() });
+    hunger(&mut w, 19.0);
+    w.sim.ticks(12);
+    assert!(w.events_of("eat_done").is_empty(), "another item's completion is not this eat's");
+    hunger(&mut w, 14.0);
     w.sim.receive(&CompletedUsingItem { used_item_id: BREAD as i16, use_method: "eat".into() });
     w.sim.tick();
     assert!(w.events_of("eat_done").is_empty(), "waits for the evidence");
