@@ -25,7 +25,13 @@ fn main() {
     }
     let linker_configured = env::var_os("RUSTC_LINKER").is_some() || var("CARGO_ENCODED_RUSTFLAGS").contains("linker");
     if var("TARGET") == "x86_64-unknown-linux-gnu" && !linker_configured && rustc_ships_default_lld() {
-        println!("cargo:rustc-link-arg-bin=clawcraft=-Wl,--symbol-ordering-file={}", list.display());
+        // The linker reads a copy in OUT_DIR: checkouts sharing one target dir share this script's
+        // output, which must not name a file in a checkout that may be gone.
+        let copy = Path::new(&var("OUT_DIR")).join("hot_symbols.txt");
+        if std::fs::copy(&list, &copy).is_err() {
+            return;
+        }
+        println!("cargo:rustc-link-arg-bin=clawcraft=-Wl,--symbol-ordering-file={}", copy.display());
         // Names the current code no longer has are expected in a list made from an older build.
         println!("cargo:rustc-link-arg-bin=clawcraft=-Wl,--no-warn-symbol-ordering");
     }
