@@ -214,6 +214,29 @@ fn no_matching_block_in_range_fails_with_a_reason() {
 }
 
 #[test]
+fn a_whole_block_name_means_that_block_and_a_part_every_block_containing_it() {
+    let cobbled = || {
+        world(&[("cobblestone", vec![], [1, -60, 0]), ("stone", vec![], [4, -60, 0])], &[(0, stack(WOOD_PICK, 1, 1))])
+    };
+    let mut w = cobbled();
+    let r = w.ok(r#"{"action":"collect","block":"stone"}"#);
+    assert_eq!(r["matched"], json!(["minecraft:stone"]), "{r:?}");
+    assert_eq!(r["nearest"]["x"], 4, "the stone, not the nearer cobblestone: {r:?}");
+
+    let mut w = cobbled();
+    let r = w.ok(r#"{"action":"collect","block":"minecraft:STONE","exact":false}"#);
+    let matched = r["matched"].as_array().expect("matched");
+    assert!(matched.len() > 2 && matched.contains(&json!("minecraft:redstone_lamp")), "{r:?}");
+    assert_eq!(r["nearest"]["x"], 1, "a part of the name: the cobblestone is nearest: {r:?}");
+
+    let mut w = cobbled();
+    let r = w.ok(r#"{"action":"collect","block":"log"}"#);
+    let matched = r["matched"].as_array().expect("matched");
+    assert!(matched.contains(&json!("minecraft:oak_log")) && matched.contains(&json!("minecraft:spruce_log")), "{r:?}");
+    assert_eq!(r["nearest"], Value::Null, "no log here");
+}
+
+#[test]
 fn bad_parameters_are_refused_with_codes_and_start_nothing() {
     let mut w = quarry();
     for (line, code) in [

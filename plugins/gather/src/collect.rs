@@ -303,9 +303,11 @@ impl AsyncAction for Collecting {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Collect {
-    /// The block: a case-insensitive part of its name (`minecraft:` optional), as `find` matches.
+    /// The block (`minecraft:` optional, any case): the block of that name when there is one
+    /// (`stone`, not `cobblestone`), else every block whose name contains it (`log`).
     pub block: String,
-    /// Only the block named exactly `block` (`oak_log`, not `stripped_oak_log`).
+    /// `true`: only the block of that name (an error when none has it); `false`: every block whose
+    /// name contains it, as `find` matches (`stone` takes cobblestone and redstone ore too).
     pub exact: Option<bool>,
     /// Items wanted (default 1, at most 256).
     pub count: Option<u32>,
@@ -364,7 +366,10 @@ impl AgentCommand for Collect {
         else {
             return Err(CommandError::not_spawned());
         };
-        let q = block_query(&ids.0, &self.block, self.exact == Some(true))?;
+        // A whole block name means that block: collecting "stone" should not dig up the
+        // cobblestone, stone bricks and redstone ore that also contain the word.
+        let exact = self.exact.unwrap_or_else(|| block_query(&ids.0, &self.block, true).is_ok());
+        let q = block_query(&ids.0, &self.block, exact)?;
         let nearest = query::find(chunks, &ids.0, &q.wanted, [feet.x, feet.y, feet.z], radius, 1).blocks.pop();
         let inv = inventory_of(ctx.world, ctx.bot)?;
         let mut start_counts: Vec<(String, u32)> = Vec::new();
