@@ -18,6 +18,11 @@ impl Vec3 {
         Self { x, y, z }
     }
 
+    /// The centre of the block at `cell`.
+    pub fn block_centre(cell: [i32; 3]) -> Self {
+        Self::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5)
+    }
+
     pub fn distance(self, other: Vec3) -> f64 {
         ((self.x - other.x).powi(2) + (self.y - other.y).powi(2) + (self.z - other.z).powi(2)).sqrt()
     }

@@ -373,7 +373,7 @@ pub fn prepare_mine(
 
 /// Item entities of `bot` within `radius` of `cell`'s centre: `(runtime id, position)`.
 fn items_near(world: &mut World, bot: Entity, cell: [i32; 3], radius: f64) -> Vec<(u64, Vec3)> {
-    let centre = Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5);
+    let centre = Vec3::block_centre(cell);
     let mut q = world.query::<(&SeenBy, &WorldEntity, &EntityPosition, &ItemEntity)>();
     q.iter(world)
         .filter(|(seen, _, p, _)| seen.0 == bot && p.0.distance(centre) <= radius)
@@ -480,7 +480,7 @@ pub fn observe_mining(
 }
 
 fn near(p: Vec3, cell: [i32; 3], radius: f64) -> bool {
-    p.distance(Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5)) <= radius
+    p.distance(Vec3::block_centre(cell)) <= radius
 }
 
 /// Advances every mining action one tick: the block actions of this tick's PlayerAuthInput,
