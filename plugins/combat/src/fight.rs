@@ -37,7 +37,7 @@ use clawcraft_interact::common::{EntityClick, HandBorrowed, click_entity, hand_f
 use clawcraft_inventory::{INVENTORY_SLOTS, Inventory, InventoryJobs};
 use clawcraft_movement::{MovementIntent, Mover, yaw_toward};
 use clawcraft_network::{ClientboundPacket, Connection};
-use clawcraft_pathfind::plan::{Request, plan};
+use clawcraft_pathfind::plan::Request;
 use clawcraft_pathfind::walk::Tick;
 use clawcraft_pathfind::{Goal, Navigator, Options, WALK_SLOT};
 use clawcraft_protocol::packets::{Animate, EntityEvent, RemoveEntity, UpdateAttributes};
@@ -451,8 +451,7 @@ fn retreat_intent(
     if idle && f.retreat.as_ref().is_none_or(|r| r.from.distance(at) > RETREAT_MOVED) {
         let goal = Goal::Away { x: at.x, y: at.y, z: at.z, distance: RETREAT_DISTANCE };
         let req = Request::from_feet(feet, goal, Options { sprint: true, ..Options::default() });
-        let mut nav = Navigator::new(req.clone(), now, mover.teleports);
-        nav.pending = Some(plan(req, world, ids.0.clone(), None));
+        let nav = Navigator::planned(req, now, mover.teleports, world, ids);
         f.retreat = Some(Retreat { nav, from: at });
     }
     let Some(r) = f.retreat.as_mut() else { return away(feet, at) };

@@ -52,7 +52,7 @@ use clawcraft_inventory::{Inventory, InventoryJobs, ItemData, ItemIds};
 use clawcraft_movement::{MovementIntent, Mover};
 use clawcraft_network::{ClientboundPacket, Connection};
 use clawcraft_pathfind::grid::{NavCell, NavTable};
-use clawcraft_pathfind::plan::{Request, plan};
+use clawcraft_pathfind::plan::Request;
 use clawcraft_pathfind::walk::Tick;
 use clawcraft_pathfind::{Goal, Navigator, Options, WALK_SLOT};
 use clawcraft_player::InputExtras;
@@ -246,7 +246,14 @@ impl Collecting {
         self.skipped.last().map_or("no_block", |s| s.reason)
     }
 
-    fn note_drop_name(&mut self, name: &str) {
+    /// Takes the item entity `runtime_id` at `pos` as a drop of the block being worked on when it
+    /// lies within [`DROP_RADIUS`] of it and was not there before the break.
+    fn take_as_drop(&mut self, runtime_id: u64, name: &str, count: u16, pos: Vec3, picked: bool) {
+        let Some(cell) = self.current else { return };
+        if pos.distance(Vec3::block_centre(cell)) > DROP_RADIUS || self.preexisting.contains(&runtime_id) {
+            return;
+        }
+        self.drops.push(Drop { runtime_id, name: name.to_owned(), count, pos, picked, gone: false });
         if !self.drop_names.iter().any(|n| n == name) {
             self.drop_names.push(name.to_owned());
         }
@@ -521,14 +528,13 @@ fn choose(world: &mut World, bot: Entity, now: u64) {
         let reason = c.exhausted();
         return end_now(world, bot, ActionStatus::Failed, reason);
     };
-    let centre = Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5);
+    let centre = Vec3::block_centre(cell);
     let stage = if feet.distance(centre) <= APPROACH {
         Stage::Reach { cell, walk_failed: None }
     } else {
         let goal = Goal::Near { x: centre.x, y: centre.y, z: centre.z, range: APPROACH };
         let req = Request::from_feet(feet, goal, Options::default());
-        let mut nav = Navigator::new(req.clone(), now, mover.teleports);
-        nav.pending = Some(plan(req, chunks, ids.0.clone(), None));
+        let nav = Navigator::planned(req, now, mover.teleports, chunks, ids);
         Stage::Approach { cell, nav: Box::new(nav) }
     };
     let reach = matches!(stage, Stage::Reach { .. });
@@ -620,8 +626,9 @@ pub fn prepare_collects(world: &mut World, mut bots: Local<Option<QueryState<(En
 
 /// Records the item entities near the block being broken (or just broken) as its drops.
 fn watch_drops(c: &mut Collecting, bot: Entity, items: &Query<(&SeenBy, &WorldEntity, &EntityPosition, &ItemEntity)>) {
-    let Some(cell) = c.current else { return };
-    let centre = Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5);
+    if c.current.is_none() {
+        return;
+    }
     let mut seen: Vec<u64> = Vec::new();
     for (by, w, p, item) in items {
         if by.0 != bot {
@@ -632,17 +639,7 @@ fn watch_drops(c: &mut Collecting, bot: Entity, items: &Query<(&SeenBy, &WorldEn
             d.pos = p.0;
             continue;
         }
-        if p.0.distance(centre) <= DROP_RADIUS && !c.preexisting.contains(&w.runtime_id) {
-            c.drops.push(Drop {
-                runtime_id: w.runtime_id,
-                name: item.name.clone(),
-                count: item.count,
-                pos: p.0,
-                picked: false,
-                gone: false,
-            });
-            c.note_drop_name(&item.name);
-        }
+        c.take_as_drop(w.runtime_id, &item.name, item.count, p.0, false);
     }
     for d in &mut c.drops {
         if !d.picked && !seen.contains(&d.runtime_id) {
@@ -700,19 +697,8 @@ pub fn step_collects(
         let c = &mut *c;
         if let Some(d) = c.drops.iter_mut().find(|d| d.runtime_id == p.item_runtime_id) {
             d.picked = true;
-        } else if let (Some(item), Some(pos), Some(cell)) = (&p.item, p.position, c.current) {
-            let centre = Vec3::new(f64::from(cell[0]) + 0.5, f64::from(cell[1]) + 0.5, f64::from(cell[2]) + 0.5);
-            if pos.distance(centre) <= DROP_RADIUS && !c.preexisting.contains(&p.item_runtime_id) {
-                c.drops.push(Drop {
-                    runtime_id: p.item_runtime_id,
-                    name: item.name.clone(),
-                    count: item.count,
-                    pos,
-                    picked: true,
-                    gone: false,
-                });
-                c.note_drop_name(&item.name);
-            }
+        } else if let (Some(item), Some(pos)) = (&p.item, p.position) {
+            c.take_as_drop(p.item_runtime_id, &item.name, item.count, pos, true);
         }
         if let Stage::Pickup(pu) = &mut c.stage {
             pu.last_pick = Some(now);
@@ -888,9 +874,7 @@ fn step_pickup(
         };
         let goal = Goal::Near { x: target.pos.x, y: target.pos.y, z: target.pos.z, range: DROP_REACH };
         let req = Request::from_feet(feet, goal, Options::default());
-        let mut nav = Navigator::new(req.clone(), now, mover.teleports);
-        nav.pending = Some(plan(req, world, ids.0.clone(), None));
-        p.walk = Some(Box::new(nav));
+        p.walk = Some(Box::new(Navigator::planned(req, now, mover.teleports, world, ids)));
     }
     let Some(nav) = p.walk.as_mut() else { return Next::Stay };
     nav.now = now;

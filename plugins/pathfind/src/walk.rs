@@ -112,6 +112,14 @@ impl Navigator {
         self.progress.reset_watchdog();
     }
 
+    /// A navigator for `request` whose first plan is under way (a walk an action drives as one of
+    /// its steps: a fight's retreat, a collect's approach).
+    pub fn planned(request: Request, now: u64, teleports: u64, world: &ChunkWorld, ids: &BlockIds) -> Self {
+        let mut nav = Self::new(request.clone(), now, teleports);
+        nav.pending = Some(plan(request, world, ids.0.clone(), None));
+        nav
+    }
+
     /// The response of the command that started this, once the first plan is in.
     pub fn response(&self) -> WalkResponse {
         WalkResponse {
