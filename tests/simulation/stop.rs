@@ -2,26 +2,12 @@
 //! its `abort_*` would end it; a second `stop` finds nothing (an empty list, no error); a policy
 //! starts its action again unless `policies:true` turned it off; a swarm's `stop` is one bot's.
 
-use clawcraft::protocol::packets::{Attribute, InventoryTransaction, UpdateAttributes};
+use clawcraft::protocol::packets::InventoryTransaction;
 use clawcraft::sim::SIM_RUNTIME_ID;
 use clawcraft::simworld::SimWorld;
 use serde_json::{Map, Value, json};
 
-use crate::interact::world::{BREAD, DIRT, Sim, stack, world};
-
-fn hunger(w: &mut Sim, value: f32) {
-    w.sim.receive(&UpdateAttributes {
-        runtime_entity_id: SIM_RUNTIME_ID,
-        attributes: vec![Attribute {
-            name: "minecraft:player.hunger".into(),
-            current: value,
-            max: 20.0,
-            ..Attribute::default()
-        }],
-        tick: 0,
-    });
-    w.sim.tick();
-}
+use crate::interact::world::{BREAD, DIRT, Sim, hunger, stack, world};
 
 /// A hungry bot holding bread, on the flat world.
 fn hungry() -> Sim {

@@ -3,10 +3,9 @@
 
 use clawcraft::protocol::codec::Value as WireValue;
 use clawcraft::protocol::packets::{
-    AddEntity, AddItemEntity, AddPlayer, Animate, Attribute, CompletedUsingItem, CorrectPlayerMovePrediction,
-    EntityEvent, InventorySlot, InventoryTransaction, ItemInstance, ItemStack, ItemStackRequest, ItemStackResponse,
-    MetadataEntry, MovePlayer, PlayerAction, PlayerList, PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity,
-    Text, UpdateAttributes, Vec3,
+    AddEntity, AddItemEntity, AddPlayer, Animate, CompletedUsingItem, CorrectPlayerMovePrediction, EntityEvent,
+    InventorySlot, InventoryTransaction, ItemInstance, ItemStack, ItemStackRequest, ItemStackResponse, MetadataEntry,
+    MovePlayer, PlayerAction, PlayerList, PlayerRecord, ResponseSlot, SetEntityData, TakeItemEntity, Text, Vec3,
 };
 use clawcraft::sim::SIM_RUNTIME_ID;
 use clawcraft::world::block::StateValue::{Byte, Int, Str};
@@ -43,20 +42,6 @@ fn home() -> Sim {
         ],
         &[(0, stack(DIRT, 5, 1)), (1, stack(BREAD, 5, 2)), (2, stack(SNOWBALL, 4, 3)), (3, stack(WOOD_PICK, 1, 4))],
     )
-}
-
-fn hunger(w: &mut Sim, value: f32) {
-    w.sim.receive(&UpdateAttributes {
-        runtime_entity_id: SIM_RUNTIME_ID,
-        attributes: vec![Attribute {
-            name: "minecraft:player.hunger".into(),
-            current: value,
-            max: 20.0,
-            ..Attribute::default()
-        }],
-        tick: 0,
-    });
-    w.sim.tick();
 }
 
 fn slot(w: &mut Sim, slot: u32, item: clawcraft::protocol::packets::ItemInstance) {

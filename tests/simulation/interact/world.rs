@@ -2,8 +2,8 @@
 //! item names of the server.
 
 use clawcraft::protocol::packets::{
-    ByteBuf, ChunkRadiusUpdate, FullContainerName, InventoryContent, ItemInstance, ItemRegistry, ItemState, LevelChunk,
-    PlayStatus, PlayerAuthInput, ResourcePackStack, ResourcePacksInfo,
+    Attribute, ByteBuf, ChunkRadiusUpdate, FullContainerName, InventoryContent, ItemInstance, ItemRegistry, ItemState,
+    LevelChunk, PlayStatus, PlayerAuthInput, ResourcePackStack, ResourcePacksInfo, UpdateAttributes,
 };
 use clawcraft::sim::{Simulation, start_game};
 use clawcraft::world::block::StateValue;
@@ -146,6 +146,21 @@ fn registry() -> ItemRegistry {
 }
 
 /// A stack with a stack id.
+/// The server sets the bot's hunger to `value` (and a tick passes).
+pub fn hunger(w: &mut Sim, value: f32) {
+    w.sim.receive(&UpdateAttributes {
+        runtime_entity_id: clawcraft::sim::SIM_RUNTIME_ID,
+        attributes: vec![Attribute {
+            name: "minecraft:player.hunger".into(),
+            current: value,
+            max: 20.0,
+            ..Attribute::default()
+        }],
+        tick: 0,
+    });
+    w.sim.tick();
+}
+
 pub fn stack(id: i32, count: u16, stack_id: i32) -> ItemInstance {
     ItemInstance { network_id: id, count, has_stack_id: true, stack_id: Some(stack_id), ..ItemInstance::default() }
 }
